@@ -1,0 +1,173 @@
+"""One GEMM kernel, described by a frozen, validated configuration with a stable name.
+
+The name is the kernel's file name in `generated/` and the stem of its cache entry; `from_name`
+parses it back, so a name alone identifies a kernel. Field order is fixed and is the name's order.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Tuple
+
+#: Bumped whenever the emitted source for an unchanged config would change.
+GENERATOR_VERSION = "1"
+
+SUPPORTED_SMS = (80, 89, 90)
+INPUT_DTYPES = ("int8", "e4m3")
+OUTPUT_DTYPES = ("bf16", "f16")
+VARIANTS = ("scaled", "scaled_bias", "scaled_azp", "scaled_azp_per_token")
+SCALE_A_KINDS = ("tensor", "token")
+SCALE_B_KINDS = ("tensor", "channel")
+SM90_SCHEDULES = ("pingpong", "cooperative")
+SM80_SCHEDULES = ("multistage",)
+
+INPUT_BITS = {"int8": 8, "e4m3": 8}
+OUTPUT_BITS = {"bf16": 16, "f16": 16}
+
+
+def _is_pow2(x: int) -> bool:
+    return x > 0 and (x & (x - 1)) == 0
+
+
+@dataclass(frozen=True)
+class KernelConfig:
+    """A fused quantized GEMM: D(M,N) = epilogue(A(M,K) row-major @ B(K,N) column-major).
+
+    `tile` is the tile computed by one CTA (threadblock), `cluster` the SM90 thread-block cluster
+    (always (1,1,1) before SM90). `stages` is the mainloop pipeline depth; 0 lets CUTLASS pick the
+    most that fit in shared memory (SM90 only). Alignments are in elements of A/B and of D.
+    """
+
+    sm: int
+    a_dtype: str = "int8"
+    out_dtype: str = "bf16"
+    variant: str = "scaled_bias"
+    scale_a: str = "token"
+    scale_b: str = "channel"
+    tile: Tuple[int, int, int] = (128, 128, 128)
+    cluster: Tuple[int, int, int] = (1, 1, 1)
+    schedule: str = "pingpong"
+    stages: int = 0
+    align_a: int = 16
+    align_b: int = 16
+    align_out: int = 8
+
+    def __post_init__(self):
+        # Tuples from JSON arrive as lists; normalise before validating so equality and hashing hold.
+        object.__setattr__(self, "tile", tuple(int(v) for v in self.tile))
+        object.__setattr__(self, "cluster", tuple(int(v) for v in self.cluster))
+        self.validate()
+
+    # ----------------------------------------------------------------- validation
+    def validate(self) -> None:
+        def bad(field: str, why: str):
+            raise ValueError(f"KernelConfig.{field}: {why} (config {self!r})")
+
+        if self.sm not in SUPPORTED_SMS:
+            bad("sm", f"must be one of {SUPPORTED_SMS}, got {self.sm}")
+        if self.a_dtype not in INPUT_DTYPES:
+            bad("a_dtype", f"must be one of {INPUT_DTYPES}, got {self.a_dtype!r}")
+        if self.a_dtype == "e4m3" and self.sm < 89:
+            bad("a_dtype", f"fp8 e4m3 needs SM89 or newer, got sm={self.sm}")
+        if self.out_dtype not in OUTPUT_DTYPES:
+            bad("out_dtype", f"must be one of {OUTPUT_DTYPES}, got {self.out_dtype!r}")
+        if self.variant not in VARIANTS:
+            bad("variant", f"must be one of {VARIANTS}, got {self.variant!r}")
+        if self.variant.startswith("scaled_azp") and self.a_dtype != "int8":
+            bad("variant", "zero-point (azp) epilogues take int8 activations only")
+        if self.scale_a not in SCALE_A_KINDS:
+            bad("scale_a", f"must be one of {SCALE_A_KINDS}, got {self.scale_a!r}")
+        if self.scale_b not in SCALE_B_KINDS:
+            bad("scale_b", f"must be one of {SCALE_B_KINDS}, got {self.scale_b!r}")
+        if len(self.tile) != 3 or any(v <= 0 for v in self.tile):
+            bad("tile", f"must be three positive ints, got {self.tile}")
+        if len(self.cluster) != 3 or any(not _is_pow2(v) for v in self.cluster):
+            bad("cluster", f"must be three powers of two, got {self.cluster}")
+        for field, bits in (("align_a", INPUT_BITS[self.a_dtype]), ("align_b", INPUT_BITS[self.a_dtype]),
+                            ("align_out", OUTPUT_BITS[self.out_dtype])):
+            v = getattr(self, field)
+            if not _is_pow2(v):
+                bad(field, f"must be a power of two, got {v}")
+            if v * bits > 128:
+                bad(field, f"{v} elements of {bits} bits exceed a 128-bit access")
+        tm, tn, tk = self.tile
+        k_bytes = tk * INPUT_BITS[self.a_dtype] // 8
+        if self.sm >= 90:
+            if self.schedule not in SM90_SCHEDULES:
+                bad("schedule", f"SM90 kernels take {SM90_SCHEDULES}, got {self.schedule!r}")
+            # TMA moves 16-byte rows; the epilogue's TMA store needs 16-byte aligned D rows too.
+            if self.align_a * INPUT_BITS[self.a_dtype] != 128 or self.align_b * INPUT_BITS[self.a_dtype] != 128:
+                bad("align_a", "SM90 TMA kernels need 16-byte aligned A and B (16 int8/fp8 elements)")
+            if self.align_out * OUTPUT_BITS[self.out_dtype] != 128:
+                bad("align_out", "SM90 TMA epilogues need 16-byte aligned D (8 bf16/f16 elements)")
+            need_m = 128 if self.schedule == "cooperative" else 64
+            if tm % need_m:
+                bad("tile", f"{self.schedule} needs tile M a multiple of {need_m}, got {tm}")
+            if tn % 16 or tn > 256:
+                bad("tile", f"tile N must be a multiple of 16 up to 256, got {tn}")
+            if k_bytes not in (64, 128, 256):
+                bad("tile", f"tile K must span 64, 128 or 256 bytes, got {tk} elements")
+            if self.cluster[2] != 1 or self.cluster[0] * self.cluster[1] > 8:
+                bad("cluster", f"SM90 clusters are (m, n, 1) with m*n <= 8, got {self.cluster}")
+            if self.stages not in (0,) and not (2 <= self.stages <= 8):
+                bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
+        else:
+            if self.schedule not in SM80_SCHEDULES:
+                bad("schedule", f"SM{self.sm} kernels take {SM80_SCHEDULES}, got {self.schedule!r}")
+            if self.cluster != (1, 1, 1):
+                bad("cluster", f"clusters need SM90, got {self.cluster} for sm={self.sm}")
+            if not (2 <= self.stages <= 10):
+                bad("stages", f"SM{self.sm} multistage kernels need 2..10 stages, got {self.stages}")
+            if tm % 32 or tn % 32 or k_bytes not in (64, 128):
+                bad("tile", f"SM{self.sm} tiles need M, N multiples of 32 and K of 64 or 128 bytes, got {self.tile}")
+
+    # ----------------------------------------------------------------- naming
+    @property
+    def name(self) -> str:
+        t = "x".join(map(str, self.tile))
+        c = "x".join(map(str, self.cluster))
+        return (f"sm{self.sm}_{self.a_dtype}_{self.out_dtype}_{self.variant}_{self.scale_a}_{self.scale_b}"
+                f"_t{t}_c{c}_{self.schedule}_s{self.stages}_a{self.align_a}x{self.align_b}x{self.align_out}")
+
+    _NAME_RE = re.compile(
+        r"^sm(?P<sm>\d+)_(?P<a_dtype>[a-z0-9]+)_(?P<out_dtype>[a-z0-9]+)_(?P<variant>scaled(?:_[a-z_]+?)?)"
+        r"_(?P<scale_a>tensor|token)_(?P<scale_b>tensor|channel)"
+        r"_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)_(?P<schedule>[a-z]+)_s(?P<stages>\d+)"
+        r"_a(?P<align_a>\d+)x(?P<align_b>\d+)x(?P<align_out>\d+)$")
+
+    @classmethod
+    def from_name(cls, name: str) -> "KernelConfig":
+        m = cls._NAME_RE.match(name)
+        if not m:
+            raise ValueError(f"not a cutlass_gemm kernel name: {name!r}")
+        g = m.groupdict()
+        return cls(sm=int(g["sm"]), a_dtype=g["a_dtype"], out_dtype=g["out_dtype"], variant=g["variant"],
+                   scale_a=g["scale_a"], scale_b=g["scale_b"],
+                   tile=tuple(int(v) for v in g["tile"].split("x")),
+                   cluster=tuple(int(v) for v in g["cluster"].split("x")),
+                   schedule=g["schedule"], stages=int(g["stages"]), align_a=int(g["align_a"]),
+                   align_b=int(g["align_b"]), align_out=int(g["align_out"]))
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["tile"] = list(self.tile)
+        d["cluster"] = list(self.cluster)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "KernelConfig":
+        return cls(**d)
+
+    def replace(self, **changes) -> "KernelConfig":
+        return dataclasses.replace(self, **changes)
+
+    # ----------------------------------------------------------------- caching
+    def cache_key(self, *, cutlass_version: str, nvcc_version: str, flags: Tuple[str, ...],
+                  source_sha256: str = "") -> str:
+        """Hash of everything that changes the binary: the config, the generator, CUTLASS, nvcc,
+        the compile flags (which include the target arch) and, when known, the emitted source."""
+        parts = [self.name, f"gen={GENERATOR_VERSION}", f"cutlass={cutlass_version}",
+                 f"nvcc={nvcc_version}", f"sm={self.sm}", "flags=" + " ".join(flags), f"src={source_sha256}"]
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]

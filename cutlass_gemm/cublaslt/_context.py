@@ -1,0 +1,129 @@
+"""Per-device cuBLASLt state: one handle per device, one workspace per (device, stream), the current torch
+stream, and a small bounded cache of cuBLASLt descriptors.
+
+A cuBLASLt handle is tied to the device that was current when it was created, and calls with it must run with
+that device current, so every entry point here makes the tensor's device current (``torch.cuda.device``).
+Work is enqueued on ``torch.cuda.current_stream(device)``. Workspaces are torch allocations, so they come from
+(and stay in) torch's caching allocator; one per stream keeps concurrent streams from sharing scratch memory.
+"""
+from __future__ import annotations
+
+import collections
+import ctypes
+import threading
+import weakref
+from typing import Callable, Dict, Hashable, Tuple
+
+import torch
+
+from . import _lib
+
+__all__ = ["WORKSPACE_BYTES", "handle", "workspace", "stream_ptr", "Descriptor", "DescriptorCache"]
+
+WORKSPACE_BYTES = 32 * 1024 * 1024
+
+_lock = threading.RLock()
+_handles: Dict[int, int] = {}
+_workspaces: Dict[Tuple[int, int], torch.Tensor] = {}
+
+
+def _index(device: torch.device) -> int:
+    return device.index if device.index is not None else torch.cuda.current_device()
+
+
+def handle(device: torch.device) -> int:
+    """The cublasLtHandle_t (as int) of the device, created on first use with that device current."""
+    idx = _index(device)
+    h = _handles.get(idx)
+    if h is not None:
+        return h
+    with _lock:
+        h = _handles.get(idx)
+        if h is None:
+            out = ctypes.c_void_p()
+            with torch.cuda.device(idx):
+                torch.cuda.init()
+                _lib.call("cublasLtCreate", ctypes.byref(out), detail=f"device cuda:{idx}")
+            h = int(out.value)
+            _handles[idx] = h
+        return h
+
+
+def stream_ptr(device: torch.device) -> int:
+    """cudaStream_t (as int) of torch's current stream on the device."""
+    return int(torch.cuda.current_stream(device).cuda_stream)
+
+
+def workspace(device: torch.device, stream: int) -> torch.Tensor:
+    """A WORKSPACE_BYTES uint8 tensor on the device, one per (device, stream), 256-byte aligned."""
+    idx = _index(device)
+    key = (idx, stream)
+    ws = _workspaces.get(key)
+    if ws is not None:
+        return ws
+    with _lock:
+        ws = _workspaces.get(key)
+        if ws is None:
+            ws = torch.empty(WORKSPACE_BYTES, dtype=torch.uint8, device=torch.device("cuda", idx))
+            if ws.data_ptr() % 256:
+                raise RuntimeError("torch returned a workspace that is not 256-byte aligned")
+            _workspaces[key] = ws
+        return ws
+
+
+class Descriptor:
+    """Owns one cuBLASLt descriptor (layout, matmul desc, transform desc, preference); ``destroy_fn`` (the
+    matching cublasLt*Destroy name) runs when the last Python reference goes away, so an entry evicted from a
+    cache while another thread still uses it stays valid until that thread drops it. Nothing runs at
+    interpreter exit (the process teardown frees host memory anyway)."""
+
+    __slots__ = ("ptr", "_finalizer", "__weakref__")
+
+    def __init__(self, ptr: int, destroy_fn: str):
+        self.ptr = int(ptr)
+        # bind the library object that created the descriptor: it alone may destroy it
+        self._finalizer = weakref.finalize(self, _destroy, _lib.lib(), destroy_fn, self.ptr)
+        self._finalizer.atexit = False
+
+    @property
+    def as_parameter(self) -> ctypes.c_void_p:
+        return ctypes.c_void_p(self.ptr)
+
+
+def _destroy(library, destroy_fn: str, ptr: int) -> None:
+    try:
+        getattr(library, destroy_fn)(ctypes.c_void_p(ptr))
+    except Exception:  # noqa: BLE001 - a failed release must never raise from a finalizer
+        pass
+
+
+class DescriptorCache:
+    """Thread-safe LRU map key -> value (values are Descriptor-owning objects, released by refcounting)."""
+
+    def __init__(self, capacity: int = 1024):
+        self._capacity = capacity
+        self._items: "collections.OrderedDict[Hashable, object]" = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, create: Callable[[], object]):
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+                return value
+        value = create()  # outside the lock: it calls cuBLASLt, which may raise
+        with self._lock:
+            existing = self._items.get(key)
+            if existing is not None:  # another thread won the race; keep theirs
+                return existing
+            self._items[key] = value
+            while len(self._items) > self._capacity:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)

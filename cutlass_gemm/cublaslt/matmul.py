@@ -1,0 +1,402 @@
+"""int8 GEMM through cuBLASLt: C = A @ B^T for A (M, K) int8 and B (N, K) int8, both row-major -- what
+``torch._int_mm(a, b.t())`` computes -- with int32, int8 or float32 output and an optional float32 alpha
+(scalar, or a per-output-channel vector of length N).
+
+Two pipelines (``order``):
+
+* ``"tn"`` -- regular column-major operands, "TN" (the one cuBLASLt documents for every IMMA-capable GPU,
+  and the only one on sm89/sm90). cuBLASLt is column-major; a row-major (R, C) tensor is, byte for byte, a
+  column-major C x R matrix with leading dimension C. So, with cuBLAS's D(m x n) = op(A') op(B'):
+
+    A' = b_nk's bytes = column-major K x N (ld K), TRANSA = T  ->  op(A') = B      (N x K)
+    B' = a's bytes    = column-major K x M (ld K), TRANSB = N  ->  op(B') = A^T    (K x M)
+    D  = B A^T = (A B^T)^T : column-major N x M (ld N) = row-major (M, N) C, byte for byte.
+
+  cuBLAS dims are therefore m = N, n = M, k = K. Documented IMMA requirements for regular ordering
+  (cuBLASLt docs, cublasLtMatmul): "m and k multiples of 4", leading dimensions of A, B, C multiples of 4,
+  pointers 4-byte aligned (16 preferred), TN only, pointer mode HOST, DEVICE or
+  ALPHA_DEVICE_VECTOR_BETA_HOST. Hence here: N % 4 == 0, K % 4 == 0, any M >= 1, data pointers 4-byte aligned;
+  other shapes raise InvalidArgumentError before any call. The alpha vector has "length equal to the number
+  of rows of D" = N: one scale per output channel.
+
+* IMMA orders (``Order.COL4_4R2_8C`` on sm75/sm80, ``Order.COL32_2R_4R4`` on sm80; documented not to run
+  on Hopper): cuBLASLt's "NT" with COL32 A, COL32 C/D and the tiled order for B. To keep the alpha vector
+  per output channel, the product is computed transposed, D' = B A^T (N x M): A' = B (N x K, COL32),
+  B' = A (M x K, tiled order, TRANSB = T), D' in COL32 (N x M, alpha vector length N), and D' is
+  untransformed straight into column-major N x M = row-major (M, N). Requesting these orders where cuBLASLt
+  cannot run them raises UnsupportedOrderError (from the status cuBLASLt returns).
+
+Data types (cuBLASLt docs, Table 1 / Table 2): int32 out = COMPUTE_32I + scale 32I (alpha must be None);
+int8 out = COMPUTE_32I + scale 32F (saturating); float32 out = COMPUTE_32F + scale 32F (regular order only).
+Descriptors and the heuristic's algorithm are cached per (device, pipeline, shape, out dtype, alpha kind,
+operand alignment); the workspace (32 MiB) per (device, stream); work runs on torch's current stream.
+"""
+from __future__ import annotations
+
+import ctypes
+import numbers
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple, Union
+
+import torch
+
+from cutlass_gemm.errors import InvalidArgumentError
+
+from . import _lib, layouts
+from ._context import WORKSPACE_BYTES, Descriptor, DescriptorCache, handle, stream_ptr, workspace
+from ._descriptors import LayoutSpec, matrix_layout, new_descriptor, set_matmul_int32, set_preference
+from ._lib import HeuristicResult
+from ._validate import alignment, cuda_tensor, same_device
+from .enums import (
+    ComputeType,
+    CudaDataType,
+    MatmulDescAttribute,
+    MatmulPreferenceAttribute,
+    Operation,
+    Order,
+    PointerMode,
+    Status,
+)
+from .errors import CublasLtError, UnsupportedOrderError, status_name
+from .transforms import transform, untransform_to_col_major
+
+__all__ = ["int8_matmul", "imma_matmul", "select_order", "OUT_DTYPES", "IMMA_B_ORDERS", "TN"]
+
+TN = "tn"
+OUT_DTYPES = (torch.int32, torch.int8, torch.float32)
+IMMA_B_ORDERS = (Order.COL4_4R2_8C, Order.COL32_2R_4R4)
+_IMMA_OUT_DTYPES = (torch.int32, torch.int8)
+_HEURISTIC_COUNT = 8
+_INT32_MAX = 2**31 - 1
+
+# out dtype -> (compute type, scale type)
+_TYPES = {
+    torch.int32: (ComputeType.CUBLAS_COMPUTE_32I, CudaDataType.CUDA_R_32I),
+    torch.int8: (ComputeType.CUBLAS_COMPUTE_32I, CudaDataType.CUDA_R_32F),
+    torch.float32: (ComputeType.CUBLAS_COMPUTE_32F, CudaDataType.CUDA_R_32F),
+}
+
+Alpha = Union[None, float, torch.Tensor]
+
+
+@dataclass
+class _Plan:
+    desc: Descriptor
+    a_layout: Descriptor
+    b_layout: Descriptor
+    d_layout: Descriptor
+    result: HeuristicResult
+    pointer_mode: PointerMode
+    scale_type: CudaDataType
+    description: str
+
+
+_plans = DescriptorCache(capacity=256)
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def select_order(device=None, out_dtype: torch.dtype = torch.int32):
+    """The pipeline ``order="auto"`` picks: COL4_4R2_8C on sm75, COL32_2R_4R4 on sm80-sm88 (as
+    FasterTransformer does), "tn" on sm89/sm90 and later (IMMA orders are not offered there) and for float32
+    output (not in cuBLASLt's IMMA-order table). Note cuBLASLt's docs call the regular "TN" ordering the
+    preferred one on every GPU; the IMMA orders are here for FasterTransformer-style pipelines."""
+    if out_dtype == torch.float32:
+        return TN
+    major, minor = torch.cuda.get_device_capability(device)
+    cc = 10 * major + minor
+    if cc == 75:
+        return Order.COL4_4R2_8C
+    if 80 <= cc < 89:
+        return Order.COL32_2R_4R4
+    return TN
+
+
+def _parse_order(order, device: torch.device, out_dtype: torch.dtype):
+    if isinstance(order, str) and order.strip().lower() == "auto":
+        return select_order(device, out_dtype)
+    if isinstance(order, str) and order.strip().lower() in (TN, "row", "col", "regular"):
+        return TN
+    o = Order.parse(order)
+    if o in (Order.ROW, Order.COL):
+        return TN
+    if o not in IMMA_B_ORDERS:
+        raise InvalidArgumentError(
+            "order", f"{o.name} cannot be the order of B; expected 'auto', 'tn', {[x.name for x in IMMA_B_ORDERS]}"
+        )
+    return o
+
+
+def _parse_out_dtype(out_dtype) -> torch.dtype:
+    if out_dtype not in OUT_DTYPES:
+        raise InvalidArgumentError(
+            "out_dtype", f"expected one of {[_dtype_name(d) for d in OUT_DTYPES]}, got {out_dtype!r}"
+        )
+    return out_dtype
+
+
+def _parse_alpha(alpha, out_dtype: torch.dtype, length: int, device: torch.device, length_name: str) -> str:
+    """Validate alpha; return its kind: "none", "scalar" or "vector"."""
+    if alpha is None:
+        return "none"
+    if out_dtype == torch.int32:
+        raise InvalidArgumentError(
+            "alpha", "int32 output uses cuBLASLt's integer scale type (alpha fixed to 1); pass alpha=None, or "
+                     "ask for out_dtype=torch.float32 / torch.int8 to scale"
+        )
+    if isinstance(alpha, torch.Tensor):
+        cuda_tensor(alpha, "alpha", (torch.float32,), ndim=1)
+        if alpha.device != device:
+            raise InvalidArgumentError("alpha", f"on {alpha.device}, but the operands are on {device}")
+        if alpha.numel() != length:
+            raise InvalidArgumentError(
+                "alpha", f"a vector alpha needs one float32 per {length_name} ({length}), got {alpha.numel()}"
+            )
+        if alpha.data_ptr() % 4:
+            raise InvalidArgumentError("alpha", "data pointer is not 4-byte aligned")
+        return "vector"
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+        raise InvalidArgumentError("alpha", f"expected None, a real number or a float32 CUDA vector, got {alpha!r}")
+    return "scalar"
+
+
+def _heuristic(h: int, desc: Descriptor, a: Descriptor, b: Descriptor, d: Descriptor,
+               aligns: Tuple[int, int, int]) -> Tuple[int, Optional[HeuristicResult], int]:
+    """(status, best usable result or None, number of results returned)."""
+    pref = new_descriptor("cublasLtMatmulPreferenceCreate", "cublasLtMatmulPreferenceDestroy", detail="preference")
+    set_preference(pref, MatmulPreferenceAttribute.MAX_WORKSPACE_BYTES, WORKSPACE_BYTES, "max workspace")
+    align_a, align_b, align_d = aligns
+    for attr, value in (
+        (MatmulPreferenceAttribute.MIN_ALIGNMENT_A_BYTES, align_a),
+        (MatmulPreferenceAttribute.MIN_ALIGNMENT_B_BYTES, align_b),
+        (MatmulPreferenceAttribute.MIN_ALIGNMENT_C_BYTES, align_d),
+        (MatmulPreferenceAttribute.MIN_ALIGNMENT_D_BYTES, align_d),
+    ):
+        set_preference(pref, attr, value, attr.name)
+    results = (HeuristicResult * _HEURISTIC_COUNT)()
+    count = ctypes.c_int(0)
+    status = int(_lib.lib().cublasLtMatmulAlgoGetHeuristic(
+        ctypes.c_void_p(h), desc.as_parameter, a.as_parameter, b.as_parameter, d.as_parameter, d.as_parameter,
+        pref.as_parameter, _HEURISTIC_COUNT, results, ctypes.byref(count),
+    ))
+    if status != 0:
+        return status, None, 0
+    for i in range(min(count.value, _HEURISTIC_COUNT)):
+        r = results[i]
+        if r.state == 0 and r.workspaceSize <= WORKSPACE_BYTES:
+            return 0, HeuristicResult.from_buffer_copy(r), count.value
+    return 0, None, count.value
+
+
+def _build_plan(device_index: int, h: int, a_spec: LayoutSpec, b_spec: LayoutSpec, d_spec: LayoutSpec,
+                transa: Operation, transb: Operation, out_dtype: torch.dtype,
+                pointer_modes: Sequence[PointerMode], aligns: Tuple[int, int, int], what: str):
+    """Try each pointer mode; return (_Plan, []) for the first one the heuristic serves, else (None, failures)."""
+    compute, scale = _TYPES[out_dtype]
+    a = matrix_layout(device_index, a_spec)
+    b = matrix_layout(device_index, b_spec)
+    d = matrix_layout(device_index, d_spec)
+    failures: List[Tuple[int, str]] = []
+    for mode in pointer_modes:
+        detail = (f"{what}; A={a_spec.describe()} op={transa.name}, B={b_spec.describe()} op={transb.name}, "
+                  f"D={d_spec.describe()}, compute={compute.name}, scale={scale.name}, pointer_mode={mode.name}, "
+                  f"alignment(A,B,D)={aligns}")
+        desc = new_descriptor("cublasLtMatmulDescCreate", "cublasLtMatmulDescDestroy", int(compute), int(scale),
+                              detail=detail)
+        set_matmul_int32(desc, MatmulDescAttribute.TRANSA, transa, detail)
+        set_matmul_int32(desc, MatmulDescAttribute.TRANSB, transb, detail)
+        set_matmul_int32(desc, MatmulDescAttribute.POINTER_MODE, mode, detail)
+        status, result, count = _heuristic(h, desc, a, b, d, aligns)
+        if result is not None:
+            return _Plan(desc, a, b, d, result, mode, scale, detail), []
+        if status == 0:  # the query ran but offered nothing usable: cuBLASLt cannot do this configuration
+            failures.append((int(Status.CUBLAS_STATUS_NOT_SUPPORTED),
+                             f"[{detail}] heuristic returned {count} algorithm(s), none usable"))
+        else:
+            failures.append((status, f"[{detail}] heuristic -> {status_name(status)}"))
+    return None, failures
+
+
+def _get_plan(key: tuple, build, imma: bool) -> _Plan:
+    failures_box: List[Tuple[int, str]] = []
+
+    def create():
+        plan, failures = build()
+        if plan is None:
+            failures_box.extend(failures)
+            raise _NoPlan()
+        return plan
+
+    try:
+        return _plans.get(key, create)
+    except _NoPlan:
+        status = failures_box[0][0]
+        detail = "; ".join(f for _, f in failures_box)
+        if imma:
+            raise UnsupportedOrderError(status, "cublasLtMatmulAlgoGetHeuristic",
+                                        "no cuBLASLt algorithm for this IMMA-order matmul on this device: " + detail
+                                        ) from None
+        raise CublasLtError(status, "cublasLtMatmulAlgoGetHeuristic", detail) from None
+
+
+class _NoPlan(Exception):
+    pass
+
+
+def _scalars(plan: _Plan, alpha, alpha_kind: str):
+    """(alpha argument, beta argument, objects to keep alive) for cublasLtMatmul."""
+    if plan.scale_type is CudaDataType.CUDA_R_32I:
+        a, b = ctypes.c_int32(1), ctypes.c_int32(0)
+        return ctypes.byref(a), ctypes.byref(b), (a, b)
+    beta = ctypes.c_float(0.0)
+    if alpha_kind == "vector":
+        return ctypes.c_void_p(alpha.data_ptr()), ctypes.byref(beta), (beta,)
+    a = ctypes.c_float(1.0 if alpha is None else float(alpha))
+    return ctypes.byref(a), ctypes.byref(beta), (a, beta)
+
+
+def _launch(plan: _Plan, device: torch.device, h: int, a_ptr: int, b_ptr: int, d_ptr: int, alpha, alpha_kind: str,
+            imma: bool) -> None:
+    stream = stream_ptr(device)
+    ws = workspace(device, stream)
+    alpha_arg, beta_arg, keep = _scalars(plan, alpha, alpha_kind)
+    status = int(_lib.lib().cublasLtMatmul(
+        ctypes.c_void_p(h), plan.desc.as_parameter, alpha_arg,
+        ctypes.c_void_p(a_ptr), plan.a_layout.as_parameter,
+        ctypes.c_void_p(b_ptr), plan.b_layout.as_parameter,
+        beta_arg,
+        ctypes.c_void_p(d_ptr), plan.d_layout.as_parameter,
+        ctypes.c_void_p(d_ptr), plan.d_layout.as_parameter,
+        ctypes.byref(plan.result.algo), ctypes.c_void_p(ws.data_ptr()), WORKSPACE_BYTES, ctypes.c_void_p(stream),
+    ))
+    del keep
+    if status != 0:
+        unsupported = status in (Status.CUBLAS_STATUS_NOT_SUPPORTED, Status.CUBLAS_STATUS_ARCH_MISMATCH,
+                                 Status.CUBLAS_STATUS_INVALID_VALUE)
+        if imma and unsupported:
+            raise UnsupportedOrderError(status, "cublasLtMatmul", plan.description)
+        raise CublasLtError(status, "cublasLtMatmul", plan.description)
+
+
+def _check_dim(value: int, name: str) -> None:
+    if value > _INT32_MAX:
+        raise InvalidArgumentError(name, f"dimension {value} exceeds int32, which cuBLASLt kernels index with")
+
+
+def int8_matmul(a: torch.Tensor, b_nk: torch.Tensor, alpha: Alpha = None, out_dtype: torch.dtype = torch.int32,
+                *, order="auto") -> torch.Tensor:
+    """C = alpha * (a @ b_nk.T) with a (M, K) int8 and b_nk (N, K) int8, both row-major CUDA tensors on one
+    device; returns a new row-major (M, N) tensor of ``out_dtype`` (int32, int8 or float32).
+
+    alpha: None (1), a real number, or a float32 CUDA vector of length N (one scale per output column /
+    weight row); not allowed with int32 output. int8 output saturates. ``order``: "auto" (select_order),
+    "tn", Order.COL4_4R2_8C or Order.COL32_2R_4R4 (IMMA pipeline; UnsupportedOrderError where cuBLASLt
+    cannot run it). Runs on torch.cuda.current_stream(a.device). For order "tn", N and K must be multiples
+    of 4 (cuBLASLt's IMMA requirement); other shapes raise InvalidArgumentError."""
+    cuda_tensor(a, "a", (torch.int8,), ndim=2)
+    cuda_tensor(b_nk, "b_nk", (torch.int8,), ndim=2)
+    same_device(b_nk, "b_nk", a)
+    m, k = (int(s) for s in a.shape)
+    n, k_b = (int(s) for s in b_nk.shape)
+    if k_b != k:
+        raise InvalidArgumentError("b_nk", f"shape {tuple(b_nk.shape)} does not match a {tuple(a.shape)}: "
+                                           f"expected (N, {k})")
+    for name, v in (("M", m), ("N", n), ("K", k)):
+        _check_dim(v, name)
+    out_dtype = _parse_out_dtype(out_dtype)
+    device = a.device
+    alpha_kind = _parse_alpha(alpha, out_dtype, n, device, "output column (N)")
+    path = _parse_order(order, device, out_dtype)
+
+    if path != TN:
+        if out_dtype not in _IMMA_OUT_DTYPES:
+            raise InvalidArgumentError("out_dtype", f"the IMMA orders offer int32 or int8 output only "
+                                                    f"(cuBLASLt Table 2), got {_dtype_name(out_dtype)}; use order='tn'")
+        w_t = transform(b_nk, Order.COL32)
+        x_t = transform(a, path)
+        d_t = imma_matmul(w_t, x_t, n, m, k, b_order=path, alpha=alpha, out_dtype=out_dtype)
+        return untransform_to_col_major(d_t, Order.COL32, n, m)  # column-major N x M == row-major (M, N)
+
+    if n % 4:
+        raise InvalidArgumentError("b_nk", f"N = {n} must be a multiple of 4 (cuBLASLt IMMA: m and the leading "
+                                           f"dimension of D are N here)")
+    if k % 4:
+        raise InvalidArgumentError("a", f"K = {k} must be a multiple of 4 (cuBLASLt IMMA: k and the leading "
+                                        f"dimensions of A and B are K here)")
+    for name, t in (("a", a), ("b_nk", b_nk)):
+        if t.data_ptr() % 4:
+            raise InvalidArgumentError(name, "data pointer is not 4-byte aligned (cuBLASLt IMMA requirement)")
+
+    out = torch.empty((m, n), dtype=out_dtype, device=device)
+    aligns = (alignment(b_nk.data_ptr()), alignment(a.data_ptr()), alignment(out.data_ptr()))
+    modes = ((PointerMode.ALPHA_DEVICE_VECTOR_BETA_HOST, PointerMode.ALPHA_DEVICE_VECTOR_BETA_ZERO)
+             if alpha_kind == "vector" else (PointerMode.HOST,))
+    with torch.cuda.device(device):
+        h = handle(device)
+        key = (device.index, TN, m, n, k, out_dtype, alpha_kind == "vector", aligns)
+        what = f"int8 TN matmul M={m} N={n} K={k} -> {_dtype_name(out_dtype)}, alpha={alpha_kind}"
+        plan = _get_plan(key, lambda: _build_plan(
+            device.index, h,
+            LayoutSpec(torch.int8, k, n, k, Order.COL),  # A' = b_nk, op T
+            LayoutSpec(torch.int8, k, m, k, Order.COL),  # B' = a, op N
+            LayoutSpec(out_dtype, n, m, n, Order.COL),   # D  = C^T column-major = C row-major
+            Operation.CUBLAS_OP_T, Operation.CUBLAS_OP_N, out_dtype, modes, aligns, what,
+        ), imma=False)
+        _launch(plan, device, h, b_nk.data_ptr(), a.data_ptr(), out.data_ptr(), alpha, alpha_kind, imma=False)
+    return out
+
+
+def imma_matmul(a_buf: torch.Tensor, b_buf: torch.Tensor, m: int, n: int, k: int, *, b_order,
+                alpha: Alpha = None, out_dtype: torch.dtype = torch.int32) -> torch.Tensor:
+    """cuBLASLt IMMA-order matmul on already transformed buffers, in cuBLASLt's own terms:
+    D (m x n, COL32) = alpha * A (m x k, COL32) @ B^T, B (n x k) in ``b_order`` (COL4_4R2_8C or COL32_2R_4R4).
+
+    Buffers are 1-D int8 CUDA tensors as made by ``transform``; returns a zero-initialised COL32 buffer of
+    ``layouts.buffer_size(m, n, COL32)`` elements of out_dtype (int32, or int8 with scale type float32). A vector
+    alpha has m entries (rows of D). Raises UnsupportedOrderError where cuBLASLt cannot run these orders
+    (documented: not on sm90)."""
+    o = Order.parse(b_order, "b_order")
+    if o not in IMMA_B_ORDERS:
+        raise InvalidArgumentError("b_order", f"expected one of {[x.name for x in IMMA_B_ORDERS]}, got {o.name}")
+    for name, v in (("m", m), ("n", n), ("k", k)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise InvalidArgumentError(name, f"expected a positive int, got {v!r}")
+        _check_dim(v, name)
+    cuda_tensor(a_buf, "a_buf", (torch.int8,))
+    cuda_tensor(b_buf, "b_buf", (torch.int8,))
+    same_device(b_buf, "b_buf", a_buf)
+    for name, buf, rows, order in (("a_buf", a_buf, m, Order.COL32), ("b_buf", b_buf, n, o)):
+        need = layouts.buffer_size(rows, k, order)
+        if buf.numel() < need:
+            raise InvalidArgumentError(name, f"{buf.numel()} elements; a {rows}x{k} {order.name} buffer needs {need}")
+    out_dtype = _parse_out_dtype(out_dtype)
+    if out_dtype not in _IMMA_OUT_DTYPES:
+        raise InvalidArgumentError("out_dtype", f"IMMA orders give int32 or int8 only, got {_dtype_name(out_dtype)}")
+    device = a_buf.device
+    alpha_kind = _parse_alpha(alpha, out_dtype, m, device, "row of D (m)")
+
+    out = torch.zeros(layouts.buffer_size(m, n, Order.COL32), dtype=out_dtype, device=device)
+    aligns = (alignment(a_buf.data_ptr()), alignment(b_buf.data_ptr()), alignment(out.data_ptr()))
+    modes = ((PointerMode.ALPHA_DEVICE_VECTOR_BETA_ZERO, PointerMode.ALPHA_DEVICE_VECTOR_BETA_HOST)
+             if alpha_kind == "vector" else (PointerMode.HOST,))
+    with torch.cuda.device(device):
+        h = handle(device)
+        key = (device.index, o, m, n, k, out_dtype, alpha_kind == "vector", aligns)
+        what = (f"int8 IMMA matmul (A COL32, B {o.name}, D COL32) m={m} n={n} k={k} -> {_dtype_name(out_dtype)}, "
+                f"alpha={alpha_kind}, device sm{''.join(map(str, torch.cuda.get_device_capability(device)))}")
+        plan = _get_plan(key, lambda: _build_plan(
+            device.index, h,
+            LayoutSpec(torch.int8, m, k, layouts.leading_dim(m, Order.COL32), Order.COL32),
+            LayoutSpec(torch.int8, n, k, layouts.leading_dim(n, o), o),
+            LayoutSpec(out_dtype, m, n, layouts.leading_dim(m, Order.COL32), Order.COL32),
+            Operation.CUBLAS_OP_N, Operation.CUBLAS_OP_T, out_dtype, modes, aligns, what,
+        ), imma=True)
+        _launch(plan, device, h, a_buf.data_ptr(), b_buf.data_ptr(), out.data_ptr(), alpha, alpha_kind, imma=True)
+    return out
+
+
+def clear_plans() -> None:
+    """Forget cached matmul plans (descriptors are destroyed once unreferenced)."""
+    _plans.clear()

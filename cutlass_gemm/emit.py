@@ -1,0 +1,298 @@
+"""Emit one kernel's CUDA C++ through the CUTLASS Python interface (`cutlass_cppgen`).
+
+cutlass_cppgen writes the kernel types (mainloop, EVT epilogue, GemmUniversal); we append a C-ABI
+launcher that builds the CUTLASS arguments from raw pointers, leading dimensions and the problem
+size given at call time. Nothing in the emitted text depends on the machine: cutlass_cppgen is told
+the target SM instead of querying a GPU, and the nvcc version it may consult is pinned.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from typing import Dict, List, Optional
+
+from . import _cuda_compat
+from .config import GENERATOR_VERSION, KernelConfig
+from .epilogues import EPILOGUES, LAUNCH_INPUTS, input_shapes
+
+#: cutlass_cppgen consults the nvcc version for a few emission choices; pin it so output is reproducible.
+EMIT_NVCC_VERSION = "13.0"
+#: Bumped when the launcher's C signature changes; checked when a library is loaded.
+LAUNCHER_ABI_VERSION = 1
+
+_target_cc: Dict[str, int] = {"cc": 90}
+_registries: Dict[int, object] = {}
+_cg = None
+
+
+def cutlass_version() -> str:
+    from importlib.metadata import version
+    return version("nvidia-cutlass")
+
+
+def cutlass_include_dirs() -> List[str]:
+    import cutlass_library
+    root = cutlass_library.source_path
+    return [os.path.join(root, "include"), os.path.join(root, "tools", "util", "include")]
+
+
+def _cutlass_cppgen(sm: int):
+    """Import cutlass_cppgen, GPU-free, with `sm` as the target of the next emission."""
+    global _cg
+    if _cg is None:
+        _cuda_compat.install()
+        os.environ.setdefault("CUDA_INSTALL_PATH", "/usr/local/cuda")
+        # cutlass_cppgen creates a sqlite cache in the working directory when imported: keep it out
+        # of the user's directory (we never use its compile path).
+        cwd = os.getcwd()
+        os.chdir(tempfile.mkdtemp(prefix="cutlass_gemm_cppgen_"))
+        try:
+            import cutlass_cppgen
+            import cutlass_cppgen.epilogue  # noqa: F401  (registers trace)
+        finally:
+            os.chdir(cwd)
+
+        def forced_cc(device=-1):
+            return _target_cc["cc"]
+
+        # Every module that imported device_cc by name gets the forced one: emission must not ask a GPU.
+        for name, mod in list(sys.modules.items()):
+            if name.startswith("cutlass_cppgen") and hasattr(mod, "device_cc"):
+                mod.device_cc = forced_cc
+        cutlass_cppgen._nvcc_version = EMIT_NVCC_VERSION
+        _cg = cutlass_cppgen
+    _target_cc["cc"] = sm
+    if sm not in _registries:
+        from cutlass_cppgen.library_defaults import OptionRegistry
+        _registries[sm] = OptionRegistry(sm)
+    _cg._option_registry = _registries[sm]
+    return _cg
+
+
+def trace_epilogue(variant: str, scale_a: str, scale_b: str, out_dtype: str, sm: int, m: int = 128, n: int = 256):
+    """Trace the variant's function into an EVT for `sm`. The example shapes only tell scalar from
+    broadcast: the launcher takes strides and sizes from the real tensors at call time."""
+    cg = _cutlass_cppgen(sm)
+    import torch
+    from cutlass_cppgen import LayoutType
+    tdt = {"bf16": torch.bfloat16, "f16": torch.float16}[out_dtype]
+    dtypes = {"scale_a": torch.float32, "scale_b": torch.float32, "bias": tdt,
+              "azp": torch.int32, "azp_adj": torch.int32, "azp_with_adj": torch.int32}
+    examples = {"accum": cg.Tensor(element=torch.float32, shape=(m, n), layout_tag=LayoutType.RowMajor)}
+    for name, shape in input_shapes(variant, scale_a, scale_b, m, n).items():
+        examples[name] = torch.zeros(shape, dtype=dtypes[name]) if shape else 1.0
+    examples["D"] = torch.zeros((m, n), dtype=tdt)
+    return cg.epilogue.trace(EPILOGUES[variant], examples)
+
+
+def _cppgen_types(cfg: KernelConfig):
+    from cutlass_cppgen import DataType
+    ab = {"int8": DataType.s8, "e4m3": DataType.e4m3}[cfg.a_dtype]
+    acc = DataType.s32 if cfg.a_dtype == "int8" else DataType.f32
+    out = {"bf16": DataType.bf16, "f16": DataType.f16}[cfg.out_dtype]
+    return ab, acc, out
+
+
+def _tile_description(cfg: KernelConfig, plan):
+    from cutlass_cppgen.utils import datatypes
+    from cutlass_library import EpilogueScheduleType, KernelScheduleType, TileSchedulerType
+    ops = plan.possible_operations.operations(cfg.align_a, cfg.align_b, cfg.align_out, None)
+    if not ops:
+        raise ValueError(f"KernelConfig: CUTLASS offers no {cfg.a_dtype} kernels with alignments "
+                         f"{cfg.align_a}/{cfg.align_b}/{cfg.align_out} on SM{cfg.sm}")
+    tds = [datatypes.td_from_profiler_op(o) for o in ops]
+    if cfg.sm >= 90:
+        fp8 = cfg.a_dtype == "e4m3"
+        kernel = {("pingpong", False): KernelScheduleType.TmaWarpSpecializedPingpong,
+                  ("cooperative", False): KernelScheduleType.TmaWarpSpecializedCooperative,
+                  ("pingpong", True): KernelScheduleType.TmaWarpSpecializedPingpongFP8FastAccum,
+                  ("cooperative", True): KernelScheduleType.TmaWarpSpecializedCooperativeFP8FastAccum}
+        epi = {"pingpong": EpilogueScheduleType.TmaWarpSpecialized,
+               "cooperative": EpilogueScheduleType.TmaWarpSpecializedCooperative}
+        # cutlass_cppgen's "threadblock_shape" on SM90 is the whole cluster's tile.
+        cluster_tile = [cfg.tile[i] * cfg.cluster[i] for i in range(3)]
+        return tds[0].clone_and_update({
+            "threadblock_shape": cluster_tile, "cluster_shape": list(cfg.cluster),
+            "stages": cfg.stages or None, "kernel_schedule": kernel[(cfg.schedule, fp8)],
+            "epilogue_schedule": epi[cfg.schedule], "tile_scheduler": TileSchedulerType.Default})
+    for td in tds:
+        if list(td.threadblock_shape) == list(cfg.tile) and td.stages == cfg.stages:
+            return td
+    offered = sorted({(tuple(td.threadblock_shape), td.stages) for td in tds})
+    raise ValueError(f"KernelConfig.tile: SM{cfg.sm} offers (tile, stages) in {offered}, "
+                     f"not ({cfg.tile}, {cfg.stages})")
+
+
+def _evt_initializer(dag_ir, node: str, sm: int) -> str:
+    """C++ brace initializer of the EVT arguments rooted at `node`. Sm90EVT/Sm80EVT argument tuples
+    list the children's arguments first, then the node's own."""
+    from cutlass_cppgen.backend.evt.ir.load_nodes import (
+        AccumulatorImpl, ColumnBroadcastImpl, RowBroadcastImpl, ScalarBroadcastImpl)
+    from cutlass_cppgen.backend.evt.ir.compute_nodes import ComputeImpl
+    from cutlass_cppgen.backend.evt.ir.store_nodes import AuxStoreImpl
+
+    meta = dag_ir.get_node_meta(node)
+    impl = meta.underlying_impl
+    t = meta.name_camel
+    if isinstance(impl, (AccumulatorImpl, ComputeImpl)):
+        own = "{}"
+    elif isinstance(impl, (ColumnBroadcastImpl, RowBroadcastImpl)):
+        field = "ptr_col" if isinstance(impl, ColumnBroadcastImpl) else "ptr_row"
+        _check_input(node)
+        own = f"{{static_cast<decltype({t}::Arguments::{field})>({node})}}"
+    elif isinstance(impl, ScalarBroadcastImpl):
+        _check_input(node)
+        own = f"{{{{}}, {{static_cast<decltype(+{t}::Arguments{{}}.scalar_ptrs[0])>({node})}}, {{}}}}"
+    elif isinstance(impl, AuxStoreImpl) and node == "D":
+        own = "{static_cast<ElementOut*>(d), stride_d}"
+    else:
+        raise NotImplementedError(f"launcher: EVT node {node} ({type(impl).__name__}) is not supported")
+    children = dag_ir.get_all_inputs(node)
+    if not children:
+        return own
+    inner = ", ".join(_evt_initializer(dag_ir, c, sm) for c in children)
+    return f"{{{inner}, {own}}}"
+
+
+def _check_input(name: str) -> None:
+    if name not in LAUNCH_INPUTS:
+        raise NotImplementedError(f"launcher: epilogue input {name!r} is not one of {LAUNCH_INPUTS}")
+
+
+_MAKE_ARGS_SIGNATURE = """\
+typename Gemm::Arguments make_args(void const* a, void const* b, void* d,
+                                   int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldd,
+                                   void const* scale_a, void const* scale_b, void const* azp,
+                                   void const* azp_adj, void const* azp_with_adj, void const* bias)"""
+
+_COMMON_PRELUDE = """\
+#include <cstdint>
+#include <cstdio>
+#include <cuda_runtime.h>
+#include "cutlass/gemm/device/gemm_universal_adapter.h"
+#include "cutlass/util/packed_stride.hpp"
+
+#define CG_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+thread_local char cg_error_text[512];
+int cg_fail(int code, char const* what, char const* detail) {
+  std::snprintf(cg_error_text, sizeof(cg_error_text), "%s: %s", what, detail);
+  return code;
+}
+}  // namespace
+"""
+
+_LAUNCH_FUNCTIONS = """\
+CG_EXPORT size_t cg_workspace_size(int64_t m, int64_t n, int64_t k) {
+  auto args = make_args(nullptr, nullptr, nullptr, m, n, k, k, k, n,
+                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  return Gemm::get_workspace_size(args);
+}
+
+CG_EXPORT int cg_launch(void const* a, void const* b, void* d,
+                        int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldd,
+                        void const* scale_a, void const* scale_b, void const* azp, void const* azp_adj,
+                        void const* azp_with_adj, void const* bias,
+                        void* workspace, size_t workspace_bytes, void* stream_handle) {
+  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias);
+  Gemm gemm;
+  cutlass::Status status = gemm.can_implement(args);
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(1, "can_implement", cutlass::cutlassGetStatusString(status));
+  if (Gemm::get_workspace_size(args) > workspace_bytes)
+    return cg_fail(2, "workspace", "the workspace passed is smaller than cg_workspace_size()");
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+  status = gemm.initialize(args, workspace, stream);
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(3, "initialize", cutlass::cutlassGetStatusString(status));
+  status = gemm.run(stream);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return cg_fail(4, "launch", cudaGetErrorString(err));
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(4, "run", cutlass::cutlassGetStatusString(status));
+  return 0;
+}
+"""
+
+
+def _launcher(cfg: KernelConfig, kernel_type: str, dag_ir) -> str:
+    if cfg.sm >= 90:
+        root = dag_ir.get_all_inputs("D")[0]
+        evt = _evt_initializer(dag_ir, root, cfg.sm)
+        body = f"""\
+  using StrideA = typename Gemm::GemmKernel::StrideA;
+  using StrideB = typename Gemm::GemmKernel::StrideB;
+  using StrideD = typename Gemm::GemmKernel::StrideD;
+  using ElementA = typename Gemm::GemmKernel::ElementA;
+  using ElementB = typename Gemm::GemmKernel::ElementB;
+  using ElementOut = typename Gemm::GemmKernel::ElementD;
+  // Leading dimensions come from the caller's tensors; only the dynamic modes are written.
+  StrideA stride_a{{}}; cute::get<0>(stride_a) = lda;
+  StrideB stride_b{{}}; cute::get<0>(stride_b) = ldb;
+  StrideD stride_d{{}}; cute::get<0>(stride_d) = ldd;
+  return typename Gemm::Arguments{{
+      cutlass::gemm::GemmUniversalMode::kGemm,
+      {{static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1}},
+      {{static_cast<ElementA const*>(a), stride_a, static_cast<ElementB const*>(b), stride_b}},
+      {{{evt},
+       nullptr, stride_d, static_cast<ElementOut*>(d), stride_d}}}};
+"""
+    else:
+        evt = _evt_initializer(dag_ir, "D", cfg.sm)
+        body = f"""\
+  using ElementOut = typename Gemm::ElementC;
+  using StrideD = cute::Stride<int64_t, cute::Int<1>, cute::Int<0>>;
+  StrideD stride_d{{}}; cute::get<0>(stride_d) = ldd;
+  return typename Gemm::Arguments(
+      cutlass::gemm::GemmUniversalMode::kGemm,
+      {{static_cast<int>(m), static_cast<int>(n), static_cast<int>(k)}}, 1,
+      typename Gemm::EpilogueOutputOp::Params{evt},
+      a, b, nullptr, nullptr, 0, 0, 0, 0, lda, ldb, 0, 0);
+"""
+    return f"""
+// ---- C-ABI launcher (cutlass_gemm) ----------------------------------------------------------
+namespace {{
+using Gemm = cutlass::gemm::device::GemmUniversalAdapter<{kernel_type}>;
+}}  // namespace
+
+CG_EXPORT int cg_abi_version() {{ return {LAUNCHER_ABI_VERSION}; }}
+CG_EXPORT char const* cg_kernel_name() {{ return "{cfg.name}"; }}
+CG_EXPORT char const* cg_last_error() {{ return cg_error_text; }}
+
+namespace {{
+{_MAKE_ARGS_SIGNATURE} {{
+{body}}}
+}}  // namespace
+
+{_LAUNCH_FUNCTIONS}"""
+
+
+def emit_source(cfg: KernelConfig) -> str:
+    """The complete, self-contained .cu text for one kernel."""
+    cg = _cutlass_cppgen(cfg.sm)
+    from cutlass_cppgen import LayoutType
+    ab, acc, out = _cppgen_types(cfg)
+    plan = cg.op.Gemm(element_A=ab, element_B=ab, element_C=out, element_D=out, element_accumulator=acc,
+                      layout_A=LayoutType.RowMajor, layout_B=LayoutType.ColumnMajor,
+                      layout_C=LayoutType.RowMajor, cc=cfg.sm, kernel_cc=cfg.sm)
+    visitor = trace_epilogue(cfg.variant, cfg.scale_a, cfg.scale_b, cfg.out_dtype, cfg.sm)
+    plan.epilogue_visitor = visitor
+    td = _tile_description(cfg, plan)
+    plan.tile_description = td
+    op = plan.construct(tile_description=td, alignment_A=cfg.align_a, alignment_B=cfg.align_b,
+                        alignment_C=cfg.align_out)
+    module = op.rt_module
+    kernel_src = module.emit()
+    match = re.search(r"struct (\w+_type) :", kernel_src)
+    if not match:
+        raise RuntimeError("cutlass_cppgen output has no named kernel type")
+    includes = "".join(f'#include "{inc}"\n' for inc in module.emitter.includes)
+    fields = "\n".join(f"//   {k} = {v}" for k, v in cfg.to_dict().items())
+    header = (f"// Generated by cutlass_gemm (generator {GENERATOR_VERSION}, nvidia-cutlass {cutlass_version()})."
+              f" Do not edit.\n// Kernel {cfg.name}\n{fields}\n")
+    launcher = _launcher(cfg, match.group(1), visitor.dag_ir)
+    text = header + _COMMON_PRELUDE + includes + kernel_src + launcher
+    return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

@@ -1,0 +1,90 @@
+"""The four fused dequantization epilogues, one Python function each.
+
+`cutlass_cppgen.epilogue.trace` parses these functions into an EVT (epilogue visitor tree); the same
+functions evaluated on numpy arrays give the formula, and `evaluate_dag` replays the traced graph so a
+test can compare the graph with an independent float64 reference. Whether a scale is per-tensor
+(a scalar) or per-token/per-channel (a broadcast vector) is decided by the example inputs built from
+the config, not by separate functions.
+
+Math (seed 000/001): out = scale_a * scale_b * (acc - azp * azp_adj) + bias, where for the per-tensor
+zero point the product azp * azp_adj is precomputed as the row vector `azp_with_adj`.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Tuple
+
+
+def scaled(accum, scale_a, scale_b):
+    D = scale_a * (scale_b * accum)
+    return D
+
+
+def scaled_bias(accum, scale_a, scale_b, bias):
+    D = scale_a * (scale_b * accum) + bias
+    return D
+
+
+def scaled_azp(accum, scale_a, scale_b, azp_with_adj, bias):
+    D = scale_a * (scale_b * (accum - azp_with_adj)) + bias
+    return D
+
+
+def scaled_azp_per_token(accum, scale_a, scale_b, azp, azp_adj, bias):
+    D = scale_a * (scale_b * (accum - azp * azp_adj)) + bias
+    return D
+
+
+EPILOGUES: Dict[str, Callable] = {
+    "scaled": scaled,
+    "scaled_bias": scaled_bias,
+    "scaled_azp": scaled_azp,
+    "scaled_azp_per_token": scaled_azp_per_token,
+}
+
+#: Every epilogue input the C launcher can receive, in its argument order.
+LAUNCH_INPUTS: Tuple[str, ...] = ("scale_a", "scale_b", "azp", "azp_adj", "azp_with_adj", "bias")
+
+
+def epilogue_inputs(variant: str) -> Tuple[str, ...]:
+    """Names of the epilogue's inputs (without the accumulator), in the function's order."""
+    fn = EPILOGUES[variant]
+    return tuple(fn.__code__.co_varnames[1:fn.__code__.co_argcount])
+
+
+def input_shapes(variant: str, scale_a: str, scale_b: str, m: int, n: int) -> Dict[str, Tuple[int, ...]]:
+    """Shape of each epilogue input for a config; () means a scalar (per-tensor)."""
+    shapes = {
+        "scale_a": (m, 1) if scale_a == "token" else (),
+        "scale_b": (1, n) if scale_b == "channel" else (),
+        "bias": (1, n),
+        "azp_with_adj": (1, n),
+        "azp": (m, 1),
+        "azp_adj": (1, n),
+    }
+    return {k: shapes[k] for k in epilogue_inputs(variant)}
+
+
+def evaluate_dag(dag_ir, inputs: Dict[str, "object"]):
+    """Replay a traced EVT graph on numpy arrays (float64), following its edges and operand order.
+
+    `inputs` maps load-node names ('accum', 'scale_a', ...) to arrays; returns the value stored to D."""
+    import numpy as np
+    from cutlass_cppgen.backend.library import FunctionalOp
+
+    binary = {FunctionalOp.Plus: np.add, FunctionalOp.Minus: np.subtract,
+              FunctionalOp.Multiplies: np.multiply, FunctionalOp.Divides: np.divide}
+    values = {}
+    for name in dag_ir.nodes_topological_order():
+        meta = dag_ir.get_node_meta(name)
+        args = [values[c] for c in dag_ir.get_all_inputs(name)]
+        if meta.op == "compute":
+            if meta.fn not in binary:
+                raise NotImplementedError(f"evaluate_dag: no numpy rule for {meta.fn}")
+            values[name] = binary[meta.fn](*args)
+        elif meta.op == "load":
+            values[name] = np.asarray(inputs[name], dtype=np.float64)
+        elif meta.op == "store":
+            values[name] = args[0]
+        else:
+            raise NotImplementedError(f"evaluate_dag: node {name} of kind {meta.op}")
+    return values["D"]

@@ -1,0 +1,64 @@
+"""Write the emitted sources of a kernel set into `generated/sm<NN>/` with a manifest.
+
+Reproducible byte for byte: configs in name order, no timestamps or absolute paths, a file is
+rewritten only when its text changed, and files of kernels no longer in the set are removed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Dict, Iterable, List
+
+from .config import GENERATOR_VERSION, KernelConfig
+
+MANIFEST = "manifest.json"
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    if path.exists() and path.read_text() == text:
+        return False
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+    return True
+
+
+def manifest_text(entries: Dict[str, dict]) -> str:
+    return json.dumps({"generator": GENERATOR_VERSION, "kernels": entries}, indent=1, sort_keys=True) + "\n"
+
+
+def generate(configs: Iterable[KernelConfig], out_dir: Path, *, prune: bool = True) -> List[Path]:
+    """Emit every config (all of one SM) into `out_dir/sm<NN>/`. Returns the paths written or kept."""
+    from .emit import cutlass_version, emit_source
+    configs = sorted(set(configs), key=lambda c: c.name)
+    by_sm: Dict[int, List[KernelConfig]] = {}
+    for cfg in configs:
+        by_sm.setdefault(cfg.sm, []).append(cfg)
+    paths: List[Path] = []
+    for sm, cfgs in sorted(by_sm.items()):
+        sm_dir = Path(out_dir) / f"sm{sm}"
+        sm_dir.mkdir(parents=True, exist_ok=True)
+        entries = {}
+        for cfg in cfgs:
+            text = emit_source(cfg)
+            path = sm_dir / f"{cfg.name}.cu"
+            _write_if_changed(path, text)
+            paths.append(path)
+            entries[cfg.name] = {"config": cfg.to_dict(), "sha256": hashlib.sha256(text.encode()).hexdigest(),
+                                 "cutlass": cutlass_version()}
+        if not prune and (sm_dir / MANIFEST).exists():
+            old = json.loads((sm_dir / MANIFEST).read_text())["kernels"]
+            entries = {**old, **entries}
+        _write_if_changed(sm_dir / MANIFEST, manifest_text(entries))
+        if prune:
+            keep = {p.name for p in paths} | {MANIFEST}
+            for stale in sm_dir.iterdir():
+                if stale.is_file() and stale.name not in keep:
+                    stale.unlink()
+    return paths
+
+
+def read_manifest(sm_dir: Path) -> Dict[str, KernelConfig]:
+    data = json.loads((Path(sm_dir) / MANIFEST).read_text())
+    return {name: KernelConfig.from_dict(e["config"]) for name, e in data["kernels"].items()}

@@ -1,0 +1,115 @@
+"""Load compiled kernel libraries and find (or build) the one a config names.
+
+A library exports a C ABI (see `emit.py`): `cg_launch` takes raw pointers, sizes, leading
+dimensions and a stream, and builds the CUTLASS arguments itself, so a call from Python is one
+ctypes call with integers.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Dict, Optional
+
+from . import build
+from .config import KernelConfig
+from .emit import LAUNCHER_ABI_VERSION
+from .errors import KernelLaunchError, KernelNotBuiltError
+
+JIT_ENV = "CUTLASS_GEMM_JIT"
+
+_P = ctypes.c_void_p
+_I = ctypes.c_int64
+_LAUNCH_ARGTYPES = [_P, _P, _P, _I, _I, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _P, ctypes.c_size_t, _P]
+
+
+class KernelLibrary:
+    """One compiled kernel. `launch` is the hot path: a single ctypes call."""
+
+    def __init__(self, config: KernelConfig, path: Path):
+        self.config = config
+        self.path = Path(path)
+        lib = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+        lib.cg_abi_version.restype = ctypes.c_int
+        lib.cg_kernel_name.restype = ctypes.c_char_p
+        lib.cg_last_error.restype = ctypes.c_char_p
+        abi = lib.cg_abi_version()
+        if abi != LAUNCHER_ABI_VERSION:
+            raise KernelNotBuiltError(f"{path} has launcher ABI {abi}, this library needs {LAUNCHER_ABI_VERSION}; "
+                                      f"rebuild it: {build_command(config)}")
+        name = lib.cg_kernel_name().decode()
+        if name != config.name:
+            raise KernelNotBuiltError(f"{path} holds kernel {name}, expected {config.name}")
+        lib.cg_workspace_size.restype = ctypes.c_size_t
+        lib.cg_workspace_size.argtypes = [_I, _I, _I]
+        lib.cg_launch.restype = ctypes.c_int
+        lib.cg_launch.argtypes = _LAUNCH_ARGTYPES
+        self._lib = lib
+        self._launch = lib.cg_launch
+
+    def workspace_size(self, m: int, n: int, k: int) -> int:
+        return int(self._lib.cg_workspace_size(m, n, k))
+
+    def launch(self, a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
+               workspace, workspace_bytes, stream) -> None:
+        rc = self._launch(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
+                          workspace, workspace_bytes, stream)
+        if rc:
+            raise KernelLaunchError(f"{self.config.name} (m={m}, n={n}, k={k}): "
+                                    f"{self._lib.cg_last_error().decode()}")
+
+
+def build_command(cfg: KernelConfig) -> str:
+    return (f"python tools/generate_kernels.py --sm {cfg.sm} --variant {cfg.variant} --compile"
+            f"   (or call cutlass_gemm.build.build(KernelConfig.from_name({cfg.name!r})))")
+
+
+def jit_enabled() -> bool:
+    return os.environ.get(JIT_ENV, "1") not in ("0", "false", "no", "off")
+
+
+_loaded: Dict[KernelConfig, KernelLibrary] = {}
+_lock = threading.Lock()
+#: (config name, seconds) of every kernel this process had to compile; read by the benchmark.
+jit_builds = []
+
+
+def cached_kernel(cfg: KernelConfig) -> Optional[KernelLibrary]:
+    """The kernel if it is loaded or in the disk cache; None otherwise (never builds)."""
+    lib = _loaded.get(cfg)
+    if lib is not None:
+        return lib
+    path = build.lookup(cfg)
+    if path is None:
+        return None
+    with _lock:
+        lib = _loaded.get(cfg)
+        if lib is None:
+            lib = _loaded[cfg] = KernelLibrary(cfg, path)
+    return lib
+
+
+def get_kernel(cfg: KernelConfig) -> KernelLibrary:
+    """Load `cfg`'s kernel, building it first (once, announced on stderr) if JIT is allowed."""
+    lib = cached_kernel(cfg)
+    if lib is not None:
+        return lib
+    if not jit_enabled():
+        raise KernelNotBuiltError(f"kernel {cfg.name} is not built and {JIT_ENV}=0 forbids building it now; "
+                                  f"build it with: {build_command(cfg)}")
+    if build.find_nvcc() is None:
+        raise KernelNotBuiltError(f"kernel {cfg.name} is not built and nvcc is not available to build it; "
+                                  f"on a machine with nvcc run: {build_command(cfg)}")
+    import sys
+    print(f"cutlass_gemm: building kernel {cfg.name} (first use; nvcc takes about a minute)...",
+          file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    path, _ = build.build(cfg)
+    jit_builds.append((cfg.name, time.perf_counter() - t0))
+    print(f"cutlass_gemm: built {cfg.name} in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+    with _lock:
+        lib = _loaded.get(cfg) or KernelLibrary(cfg, path)
+        _loaded[cfg] = lib
+    return lib

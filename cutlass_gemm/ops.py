@@ -1,0 +1,304 @@
+"""PyTorch ops `cutlass_gemm::scaled_mm` and `cutlass_gemm::scaled_mm_azp` (torch.library).
+
+    scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None)            -> (M, N)
+    scaled_mm_azp(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None) -> (M, N)
+
+    out = scale_a * scale_b * (a @ b - azp * azp_adj) + bias
+
+`a` is int8 (M, K) row-major; `b` is int8 (K, N) column-major (the `.t()` of a contiguous (N, K)
+weight); scales are float32 scalars (one element) or (M, 1) / (1, N) vectors; `bias` (N,) in the
+output dtype; `azp_adj` int32 (N,): the column sums of the weight, or, when `azp` is None (per-tensor
+zero point), the precomputed azp * column sums; `azp` int32 (M,) per-token zero points.
+Each op has an `.out` overload writing into a given (M, N) tensor.
+
+CUDA tensors run the CUTLASS kernels on the current stream of the tensors' device; CPU tensors run
+a float64 reference (slow, for tests and CPU-only code). Every argument is validated before any
+launch; problems raise InvalidArgumentError naming the argument.
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+import torch
+
+from . import heuristics, loader
+from .config import KernelConfig
+from .errors import InvalidArgumentError, UnsupportedDeviceError
+
+_OUT_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
+_IN_NAMES = {torch.int8: "int8"}
+if hasattr(torch, "float8_e4m3fn"):
+    _IN_NAMES[torch.float8_e4m3fn] = "e4m3"
+
+# Kernels take 16-byte aligned rows: K (A and B rows) in 16 one-byte elements, N (D rows) in 8 halves.
+K_ALIGN = 16
+N_ALIGN = 8
+
+
+# ---------------------------------------------------------------------------------------- validation
+def _vector_kind(t, name: str, length: int, dtype, scalar_kind: str, vector_kind: str, vector_shapes):
+    if not isinstance(t, torch.Tensor):
+        raise InvalidArgumentError(name, f"must be a torch.Tensor, got {type(t).__name__}")
+    if t.dtype != dtype:
+        raise InvalidArgumentError(name, f"must be {dtype}, got {t.dtype}")
+    if t.numel() == 1 and t.dim() <= 2:
+        return scalar_kind
+    if tuple(t.shape) not in vector_shapes:
+        raise InvalidArgumentError(name, f"must have one element or shape {' or '.join(map(str, vector_shapes))} "
+                                         f"(length {length}), got {tuple(t.shape)}")
+    if not t.is_contiguous():
+        raise InvalidArgumentError(name, "must be contiguous")
+    return vector_kind
+
+
+def _same_device(t, name: str, device) -> None:
+    if t.device != device:
+        raise InvalidArgumentError(name, f"must be on {device} like `a`, got {t.device}")
+
+
+def validate(a, b, scale_a, scale_b, out_dtype, bias=None, azp_adj=None, azp=None, out=None,
+             *, with_azp: bool = False) -> Tuple[int, int, int, str, str]:
+    """Check every argument; returns (M, N, K, scale_a kind, scale_b kind)."""
+    for name, t in (("a", a), ("b", b)):
+        if not isinstance(t, torch.Tensor):
+            raise InvalidArgumentError(name, f"must be a torch.Tensor, got {type(t).__name__}")
+        if t.dim() != 2:
+            raise InvalidArgumentError(name, f"must be 2-D, got {t.dim()}-D shape {tuple(t.shape)}")
+    if a.dtype not in _IN_NAMES:
+        raise InvalidArgumentError("a", f"dtype must be one of {list(_IN_NAMES)}, got {a.dtype}")
+    if b.dtype != a.dtype:
+        raise InvalidArgumentError("b", f"dtype must match a ({a.dtype}), got {b.dtype}")
+    if with_azp and a.dtype != torch.int8:
+        raise InvalidArgumentError("a", f"zero-point GEMMs take int8, got {a.dtype}")
+    if out_dtype not in _OUT_NAMES:
+        raise InvalidArgumentError("out_dtype", f"must be torch.bfloat16 or torch.float16, got {out_dtype}")
+    M, K = a.shape
+    if b.shape[0] != K:
+        raise InvalidArgumentError("b", f"must be (K, N) with K = a.shape[1] = {K}, got {tuple(b.shape)}")
+    N = b.shape[1]
+    device = a.device
+    _same_device(b, "b", device)
+    if a.stride(1) != 1 or (M > 1 and a.stride(0) < K):
+        raise InvalidArgumentError("a", f"must be row-major (stride (lda, 1)), got strides {a.stride()}")
+    if b.stride(0) != 1 or (N > 1 and b.stride(1) < K):
+        raise InvalidArgumentError("b", f"must be column-major, i.e. the .t() of a contiguous (N, K) "
+                                        f"weight (strides (1, ldb)), got strides {b.stride()}")
+    if K % K_ALIGN:
+        raise InvalidArgumentError("a", f"K = {K} must be a multiple of {K_ALIGN} (16-byte rows for the tensor "
+                                        f"cores); pad K with zeros in both a and b")
+    if N % N_ALIGN:
+        raise InvalidArgumentError("b", f"N = {N} must be a multiple of {N_ALIGN} (16-byte output rows); "
+                                        f"pad the weight with zero rows")
+    if M > 1 and a.stride(0) % K_ALIGN:
+        raise InvalidArgumentError("a", f"leading dimension {a.stride(0)} must be a multiple of {K_ALIGN}")
+    if N > 1 and b.stride(1) % K_ALIGN:
+        raise InvalidArgumentError("b", f"leading dimension {b.stride(1)} must be a multiple of {K_ALIGN}")
+    for name, t in (("a", a), ("b", b)):
+        if t.device.type == "cuda" and t.data_ptr() % 16:
+            raise InvalidArgumentError(name, "data pointer must be 16-byte aligned (slice offsets break this)")
+    sa = _vector_kind(scale_a, "scale_a", M, torch.float32, "tensor", "token", [(M, 1), (M,)])
+    sb = _vector_kind(scale_b, "scale_b", N, torch.float32, "tensor", "channel", [(1, N), (N,)])
+    _same_device(scale_a, "scale_a", device)
+    _same_device(scale_b, "scale_b", device)
+    if bias is not None:
+        if not isinstance(bias, torch.Tensor) or tuple(bias.shape) not in ((N,), (1, N)):
+            raise InvalidArgumentError("bias", f"must have shape ({N},), got "
+                                               f"{tuple(bias.shape) if isinstance(bias, torch.Tensor) else bias}")
+        if bias.dtype != out_dtype:
+            raise InvalidArgumentError("bias", f"dtype must be the output dtype {out_dtype}, got {bias.dtype}")
+        if not bias.is_contiguous():
+            raise InvalidArgumentError("bias", "must be contiguous")
+        _same_device(bias, "bias", device)
+    if with_azp:
+        if not isinstance(azp_adj, torch.Tensor) or azp_adj.dtype != torch.int32 \
+                or tuple(azp_adj.shape) not in ((N,), (1, N)) or not azp_adj.is_contiguous():
+            raise InvalidArgumentError("azp_adj", f"must be a contiguous int32 tensor of shape ({N},), got "
+                                                  f"{_describe(azp_adj)}")
+        _same_device(azp_adj, "azp_adj", device)
+        if azp is not None:
+            if not isinstance(azp, torch.Tensor) or azp.dtype != torch.int32 \
+                    or tuple(azp.shape) not in ((M,), (M, 1)) or not azp.is_contiguous():
+                raise InvalidArgumentError("azp", f"must be a contiguous int32 tensor of shape ({M},), got "
+                                                  f"{_describe(azp)}")
+            _same_device(azp, "azp", device)
+    if out is not None:
+        if not isinstance(out, torch.Tensor) or tuple(out.shape) != (M, N) or out.dtype != out_dtype:
+            raise InvalidArgumentError("out", f"must be a ({M}, {N}) {out_dtype} tensor, got {_describe(out)}")
+        _same_device(out, "out", device)
+        if out.stride(1) != 1 or (M > 1 and (out.stride(0) < N or out.stride(0) % N_ALIGN)) \
+                or (out.device.type == "cuda" and out.data_ptr() % 16):
+            raise InvalidArgumentError("out", f"must be row-major with a leading dimension that is a multiple of "
+                                              f"{N_ALIGN} and a 16-byte aligned pointer, got strides {out.stride()}")
+    return M, N, K, sa, sb
+
+
+def _describe(t) -> str:
+    if isinstance(t, torch.Tensor):
+        return f"{t.dtype} {tuple(t.shape)} strides {t.stride()} on {t.device}"
+    return repr(t)
+
+
+# ---------------------------------------------------------------------------------------- reference
+def reference(a, b, scale_a, scale_b, out_dtype, bias=None, azp_adj=None, azp=None) -> torch.Tensor:
+    """float64 evaluation of the epilogue formula, rounded once to out_dtype (the CPU path)."""
+    M, N = a.shape[0], b.shape[1]
+    acc = a.to(torch.float64) @ b.to(torch.float64)  # exact: |sums| < 2^53
+    if azp_adj is not None:
+        zp = azp.reshape(M, 1).to(torch.float64) if azp is not None else 1.0
+        acc = acc - zp * azp_adj.reshape(1, N).to(torch.float64)
+    res = scale_a.reshape(-1, 1).to(torch.float64) * scale_b.reshape(1, -1).to(torch.float64) * acc
+    if bias is not None:
+        res = res + bias.reshape(1, N).to(torch.float64)
+    return res.to(out_dtype)
+
+
+# ---------------------------------------------------------------------------------------- CUDA path
+_device_sm: Dict[int, int] = {}
+_selected: Dict[tuple, Tuple[loader.KernelLibrary, str, str]] = {}
+
+
+def kernel_sm(device_index: int) -> int:
+    """The kernel family that runs on a device: SM90 kernels on 9.0, SM80 kernels on 8.x."""
+    sm = _device_sm.get(device_index)
+    if sm is None:
+        major, minor = torch.cuda.get_device_capability(device_index)
+        if major == 9 and minor == 0:
+            sm = 90
+        elif major == 8:
+            sm = 80  # sm_80 machine code runs on every 8.x GPU
+        else:
+            raise UnsupportedDeviceError(f"cutlass_gemm has no kernels for SM{major}{minor} "
+                                         f"(device {device_index}); supported: SM80-SM89 and SM90")
+        _device_sm[device_index] = sm
+    return sm
+
+
+def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, sb: str, m: int):
+    """(kernel, scale_a kind it takes, scale_b kind it takes) for a problem; memoised per M bucket.
+
+    A kernel built for per-tensor scales is used when it is in the cache; otherwise the
+    per-token/per-channel kernel of the default set serves, with the scalar broadcast to a vector."""
+    choice = heuristics.choose_tile(sm, m)
+    key = (sm, variant, a_dtype, out_dtype, sa, sb, choice)
+    hit = _selected.get(key)
+    if hit is not None:
+        return hit
+    exact = heuristics.make_config(sm, variant, out_dtype, choice, a_dtype=a_dtype, scale_a=sa, scale_b=sb)
+    lib = loader.cached_kernel(exact)
+    if lib is not None:
+        hit = (lib, sa, sb)
+    else:
+        vec = exact.replace(scale_a="token", scale_b="channel")
+        hit = (loader.get_kernel(vec), "token", "channel")
+    _selected[key] = hit
+    return hit
+
+
+def _ptr(t: Optional[torch.Tensor]) -> Optional[int]:
+    return None if t is None else t.data_ptr()
+
+
+def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb):
+    dev = a.device.index
+    if out is None:
+        out = torch.empty((M, N), dtype=out_dtype, device=a.device)
+    if M == 0 or N == 0:
+        return out
+    if K == 0:  # nothing for the tensor cores to do; the epilogue alone is cheap in torch
+        out.copy_(reference(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp))
+        return out
+    if torch.cuda.current_device() != dev:
+        with torch.cuda.device(dev):
+            return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb)
+    sm = _device_sm.get(dev) or kernel_sm(dev)
+    lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a.dtype], _OUT_NAMES[out_dtype], sa, sb, M)
+    if want_a != sa:
+        scale_a = scale_a.reshape(1, 1).expand(M, 1).contiguous()
+    if want_b != sb:
+        scale_b = scale_b.reshape(1, 1).expand(1, N).contiguous()
+    per_tensor_azp = variant == "scaled_azp"
+    # With one row a leading dimension is meaningless (and may be any stride); give the packed one.
+    lda, ldd = (a.stride(0), out.stride(0)) if M > 1 else (K, N)
+    lib.launch(a.data_ptr(), b.data_ptr(), out.data_ptr(), M, N, K, lda, b.stride(1), ldd,
+               scale_a.data_ptr(), scale_b.data_ptr(), _ptr(azp),
+               None if per_tensor_azp else _ptr(azp_adj), _ptr(azp_adj) if per_tensor_azp else None,
+               _ptr(bias), None, 0, torch._C._cuda_getCurrentRawStream(dev))
+    return out
+
+
+def _dispatch(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out):
+    M, N, K, sa, sb = validate(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out,
+                               with_azp=variant.startswith("scaled_azp"))
+    if a.device.type == "cuda":
+        return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb)
+    res = reference(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp)
+    if out is None:
+        return res
+    out.copy_(res)
+    return out
+
+
+def _variant(bias, azp_adj=None, azp=None, with_azp=False) -> str:
+    if with_azp:
+        return "scaled_azp" if azp is None else "scaled_azp_per_token"
+    return "scaled" if bias is None else "scaled_bias"
+
+
+# ---------------------------------------------------------------------------------------- registration
+_lib = torch.library.Library("cutlass_gemm", "DEF")
+_SIG = "Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, ScalarType out_dtype"
+_lib.define(f"scaled_mm({_SIG}, Tensor? bias=None) -> Tensor")
+_lib.define(f"scaled_mm.out({_SIG}, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)")
+_lib.define(f"scaled_mm_azp({_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None) -> Tensor")
+_lib.define(f"scaled_mm_azp.out({_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None, *, "
+            f"Tensor(a!) out) -> Tensor(a!)")
+
+
+def _scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None):
+    return _dispatch(_variant(bias), a, b, scale_a, scale_b, out_dtype, bias, None, None, None)
+
+
+def _scaled_mm_out(a, b, scale_a, scale_b, out_dtype, bias=None, *, out):
+    return _dispatch(_variant(bias), a, b, scale_a, scale_b, out_dtype, bias, None, None, out)
+
+
+def _scaled_mm_azp(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None):
+    return _dispatch(_variant(bias, azp_adj, azp, True), a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, None)
+
+
+def _scaled_mm_azp_out(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, *, out):
+    return _dispatch(_variant(bias, azp_adj, azp, True), a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out)
+
+
+for _key in ("CPU", "CUDA"):
+    _lib.impl("scaled_mm", _scaled_mm, _key)
+    _lib.impl("scaled_mm.out", _scaled_mm_out, _key)
+    _lib.impl("scaled_mm_azp", _scaled_mm_azp, _key)
+    _lib.impl("scaled_mm_azp.out", _scaled_mm_azp_out, _key)
+
+
+@torch.library.register_fake("cutlass_gemm::scaled_mm")
+def _scaled_mm_fake(a, b, scale_a, scale_b, out_dtype, bias=None):
+    validate(a, b, scale_a, scale_b, out_dtype, bias)
+    return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
+
+
+@torch.library.register_fake("cutlass_gemm::scaled_mm_azp")
+def _scaled_mm_azp_fake(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None):
+    validate(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, with_azp=True)
+    return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
+
+
+# ---------------------------------------------------------------------------------------- public API
+def scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None, out=None):
+    """out = scale_a * scale_b * (a @ b) + bias. See the module docstring for layouts."""
+    if out is None:
+        return torch.ops.cutlass_gemm.scaled_mm.default(a, b, scale_a, scale_b, out_dtype, bias)
+    return torch.ops.cutlass_gemm.scaled_mm.out(a, b, scale_a, scale_b, out_dtype, bias, out=out)
+
+
+def scaled_mm_azp(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, out=None):
+    """out = scale_a * scale_b * (a @ b - azp * azp_adj) + bias (azp None: azp_adj holds azp*colsum)."""
+    if out is None:
+        return torch.ops.cutlass_gemm.scaled_mm_azp.default(a, b, scale_a, scale_b, out_dtype, azp_adj, azp, bias)
+    return torch.ops.cutlass_gemm.scaled_mm_azp.out(a, b, scale_a, scale_b, out_dtype, azp_adj, azp, bias, out=out)

@@ -1,0 +1,72 @@
+"""Quantization toolkit: quantizers, zero-point terms, calibrators and linear-layer conversion.
+
+Everything here produces tensors shaped exactly as the scaled GEMM ops take
+them (see :mod:`cutlass_gemm.quant.quantize` for the conventions: float32
+math, round-half-to-even, saturation, shapes).
+"""
+
+from .azp import azp_adj, azp_with_adj
+from .calibrate import (
+    DEFAULT_NUM_BINS,
+    DEFAULT_NUM_QUANT_BINS,
+    Calibrator,
+    EntropyCalibrator,
+    HistogramCalibrator,
+    MaxCalibrator,
+    MSECalibrator,
+    NotCalibratedError,
+    PercentileCalibrator,
+    make_calibrator,
+)
+from .linear import QuantizedLinear, quantize_linear
+from .quantize import (
+    FP8_E4M3_MAX,
+    INT8_MAX,
+    INT8_MIN,
+    BlockQuantized,
+    QuantizedActivation,
+    QuantizedWeight,
+    dequantize,
+    dequantize_per_block,
+    quantize_activation,
+    quantize_per_block,
+    quantize_static,
+    quantize_weight,
+    scale_azp_from_range,
+    scale_from_amax,
+)
+
+__all__ = [
+    # quantize
+    "INT8_MIN",
+    "INT8_MAX",
+    "FP8_E4M3_MAX",
+    "QuantizedActivation",
+    "QuantizedWeight",
+    "BlockQuantized",
+    "quantize_activation",
+    "quantize_weight",
+    "quantize_static",
+    "quantize_per_block",
+    "scale_from_amax",
+    "scale_azp_from_range",
+    "dequantize",
+    "dequantize_per_block",
+    # azp
+    "azp_adj",
+    "azp_with_adj",
+    # calibrate
+    "Calibrator",
+    "MaxCalibrator",
+    "HistogramCalibrator",
+    "PercentileCalibrator",
+    "MSECalibrator",
+    "EntropyCalibrator",
+    "NotCalibratedError",
+    "make_calibrator",
+    "DEFAULT_NUM_BINS",
+    "DEFAULT_NUM_QUANT_BINS",
+    # linear
+    "QuantizedLinear",
+    "quantize_linear",
+]

@@ -1,0 +1,532 @@
+"""Quantizers producing tensors shaped exactly as the scaled GEMM ops take them.
+
+Conventions (shared by every function in this module)
+-----------------------------------------------------
+* **Dequantization.**  ``x ~= scale * (q - azp)`` (``azp`` only for asymmetric
+  int8; symmetric quantization has no zero point), and for per-block asymmetric
+  quantization the *offset form* ``x ~= scale * q + offset``.
+* **Arithmetic.**  The input is first converted to float32 (exact for float16,
+  bfloat16 and float32 inputs; float64 inputs are rounded to float32).  Scales
+  are computed in float64 from exact float32 reductions (min/max/absmax) and
+  then rounded to float32, the dtype the kernels take.  The element-wise
+  quantization is done in float32 with one IEEE operation per torch op
+  (correctly rounded divide ``x / scale`` -- never a multiply by a reciprocal,
+  and never a division by a Python/CPU scalar, which CUDA would turn into a
+  reciprocal multiply), so CPU and CUDA produce bit-identical results.
+* **Rounding.**  int8: ``torch.round``, i.e. round-half-to-even
+  (``0.5 -> 0``, ``1.5 -> 2``, ``2.5 -> 2``, ``-2.5 -> -2``).  fp8 e4m3: the
+  float32 -> ``torch.float8_e4m3fn`` cast, which rounds to the nearest
+  representable value, ties to even mantissa (``1.0625 -> 1.0``,
+  ``1.1875 -> 1.25``).
+* **Saturation.**  Values beyond the representable range are clamped, never
+  wrapped: int8 results are clamped to ``[-128, 127]`` (the full int8 range, as
+  the kernels' own quantizers do; a symmetric scale ``amax / 127`` only reaches
+  -128 for values below ``-amax``, e.g. with static scales), fp8 results to
+  ``[-448, 448]`` (``float8_e4m3fn`` has no infinity; an unclamped cast of a
+  large value would give NaN).
+* **Shapes.**  Activations ``x`` are ``(M, K)``; ``scale_a`` is a 0-dim float32
+  tensor (per-tensor) or ``(M, 1)`` (per-token); ``azp`` is a 0-dim or
+  ``(M, 1)`` int32 tensor.  Weights are given as ``(N, K)`` (like
+  ``nn.Linear.weight``); the op takes ``b = w_q.t()``, a ``(K, N)``
+  column-major view of the contiguous ``(N, K)`` quantized weight, and
+  ``scale_b`` is a 0-dim float32 tensor (per-tensor) or ``(1, N)``
+  (per-channel).  Per-block scales are ``(rows, K // block_size)``.
+* **Degenerate groups.**  A group (tensor, row or block) whose values are all
+  zero gets scale 1.0 (and azp 0), so it quantizes to 0 exactly.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import torch
+
+from cutlass_gemm.errors import InvalidArgumentError
+
+from ._checks import check_choice, check_float_tensor, check_positive_int, check_quant_dtype
+
+__all__ = [
+    "INT8_MIN",
+    "INT8_MAX",
+    "FP8_E4M3_MAX",
+    "QuantizedActivation",
+    "QuantizedWeight",
+    "BlockQuantized",
+    "quantize_activation",
+    "quantize_weight",
+    "quantize_static",
+    "quantize_per_block",
+    "scale_from_amax",
+    "scale_azp_from_range",
+    "dequantize",
+    "dequantize_per_block",
+]
+
+INT8_MIN = -128
+INT8_MAX = 127
+#: Largest finite value of ``torch.float8_e4m3fn``.
+FP8_E4M3_MAX = 448.0
+
+_FLT_TINY = torch.finfo(torch.float32).tiny  # smallest normal float32, 2**-126
+_MAX_SCALE_NUDGES = 64
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class QuantizedActivation:
+    """A quantized activation as ``scaled_mm`` / ``scaled_mm_azp`` take it.
+
+    Attributes:
+        a: ``(M, K)`` int8 or float8_e4m3fn, contiguous (row-major).
+        scale_a: float32, 0-dim (per-tensor) or ``(M, 1)`` (per-token).
+        azp: int32 zero point, 0-dim or ``(M, 1)``; ``None`` for symmetric.
+    """
+
+    a: torch.Tensor
+    scale_a: torch.Tensor
+    azp: Optional[torch.Tensor] = None
+
+    def dequantize(self) -> torch.Tensor:
+        """``scale_a * (a - azp)`` in float64, shape ``(M, K)``."""
+        return dequantize(self.a, self.scale_a, self.azp)
+
+
+@dataclass(frozen=True)
+class QuantizedWeight:
+    """A symmetrically quantized weight.
+
+    Attributes:
+        w_q: ``(N, K)`` int8 or float8_e4m3fn, contiguous.
+        scale_b: float32, 0-dim (per-tensor) or ``(1, N)`` (per-channel).
+    """
+
+    w_q: torch.Tensor
+    scale_b: torch.Tensor
+
+    @property
+    def b(self) -> torch.Tensor:
+        """The ``(K, N)`` column-major view ``w_q.t()`` that the GEMM ops take as ``b``."""
+        return self.w_q.t()
+
+    def dequantize(self) -> torch.Tensor:
+        """The dequantized weight ``(N, K)`` in float64."""
+        return dequantize(self.b, self.scale_b).t()
+
+
+@dataclass(frozen=True)
+class BlockQuantized:
+    """A per-block (along K) quantized ``(R, K)`` tensor (activation ``R=M`` or weight ``R=N``).
+
+    Attributes:
+        q: ``(R, K)`` int8 or float8_e4m3fn, contiguous.
+        scale: ``(R, K // block_size)`` float32.
+        offset: ``(R, K // block_size)`` float32 for asymmetric (offset form
+            ``x ~= scale * q + offset``), ``None`` for symmetric.
+        block_size: number of consecutive K elements sharing one scale.
+    """
+
+    q: torch.Tensor
+    scale: torch.Tensor
+    offset: Optional[torch.Tensor]
+    block_size: int
+
+    def dequantize(self) -> torch.Tensor:
+        """``scale * q (+ offset)`` per block, float64, shape ``(R, K)``."""
+        return dequantize_per_block(self.q, self.scale, self.offset, self.block_size)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _const(value: float, like: torch.Tensor) -> torch.Tensor:
+    """A 0-dim tensor on ``like``'s device and dtype (so CUDA divides, not multiplies by a reciprocal)."""
+    return torch.full((), value, dtype=like.dtype, device=like.device)
+
+
+def _qmax(dtype: torch.dtype) -> float:
+    return float(INT8_MAX) if dtype == torch.int8 else FP8_E4M3_MAX
+
+
+def _as_float_tensor(value, name: str) -> torch.Tensor:
+    if isinstance(value, torch.Tensor):
+        if not value.is_floating_point():
+            raise InvalidArgumentError(name, f"expected a floating-point tensor, got dtype {value.dtype}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidArgumentError(name, f"expected a float or a floating-point tensor, got {type(value).__name__}")
+    return torch.tensor(float(value), dtype=torch.float64)
+
+
+def _scale_from_amax_f32(amax: torch.Tensor, qmax: float) -> torch.Tensor:
+    """float32 scale ``amax / qmax`` (computed in float64, rounded once), 1.0 where ``amax == 0``."""
+    a64 = amax.to(torch.float64)
+    s = torch.div(a64, _const(qmax, a64)).to(torch.float32)
+    s = torch.clamp_min(s, _FLT_TINY)
+    return torch.where(a64 > 0, s, torch.ones_like(s))
+
+
+def _scale_azp_f32(mn: torch.Tensor, mx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Asymmetric int8 scale and zero point for the range ``[min(mn, 0), max(mx, 0)]`` (float32 in).
+
+    See :func:`scale_azp_from_range` for the formula and its guarantees.
+    """
+    mn = torch.clamp_max(mn.to(torch.float32), 0.0)
+    mx = torch.clamp_min(mx.to(torch.float32), 0.0)
+    rng = mx.to(torch.float64) - mn.to(torch.float64)
+    degenerate = rng == 0
+    s = torch.div(rng, _const(255.0, rng)).to(torch.float32)
+    s = torch.clamp_min(s, _FLT_TINY)
+    s = torch.where(degenerate, torch.ones_like(s), s)
+    zero = torch.zeros_like(s)
+    for _ in range(_MAX_SCALE_NUDGES):
+        lo = torch.round(torch.div(mn, s))
+        hi = torch.round(torch.div(mx, s))
+        bad = (hi - lo < 255.0) & ~degenerate
+        if not bool(bad.any()):
+            break
+        # Shrink the scale by one ulp where max would not reach 127: the spread
+        # max/s - min/s grows, so after a step or two both ends saturate.
+        s = torch.where(bad, torch.nextafter(s, zero), s)
+    else:  # pragma: no cover - mathematically unreachable
+        raise RuntimeError("asymmetric scale search did not converge")
+    azp = torch.where(degenerate, torch.zeros_like(lo), -128.0 - lo).to(torch.int32)
+    return s, azp
+
+
+def _quantize_elementwise(
+    x32: torch.Tensor, scale: torch.Tensor, azp: Optional[torch.Tensor], dtype: torch.dtype
+) -> torch.Tensor:
+    """``q = saturate(round(x / scale) + azp)`` with float32 ops; ``scale``/``azp`` broadcast on x's device."""
+    y = torch.div(x32, scale)
+    if dtype == torch.int8:
+        y = torch.round(y)
+        if azp is not None:
+            y = y + azp.to(torch.float32)
+        return torch.clamp(y, INT8_MIN, INT8_MAX).to(torch.int8)
+    return torch.clamp(y, -FP8_E4M3_MAX, FP8_E4M3_MAX).to(torch.float8_e4m3fn)
+
+
+def _check_symmetric_for_dtype(symmetric, dtype) -> bool:
+    if not isinstance(symmetric, bool):
+        raise InvalidArgumentError("symmetric", f"expected a bool, got {type(symmetric).__name__}")
+    if not symmetric and dtype != torch.int8:
+        raise InvalidArgumentError("symmetric", "asymmetric quantization (zero points) is only supported for torch.int8")
+    return symmetric
+
+
+# --------------------------------------------------------------------------- scales
+
+
+def scale_from_amax(amax, dtype: torch.dtype = torch.int8) -> torch.Tensor:
+    """Symmetric scale for an absolute maximum: ``scale = amax / qmax`` as float32.
+
+    ``qmax`` is 127 for int8 and 448 for fp8 e4m3.  The division is done in
+    float64 and rounded once to float32.  ``amax == 0`` gives scale 1.0; a
+    positive ``amax`` whose scale would underflow gets the smallest normal
+    float32.  Works element-wise on a tensor of amaxes (same shape out).
+
+    Raises:
+        InvalidArgumentError: ``amax`` negative, NaN or Inf; ``dtype`` unsupported.
+    """
+    check_quant_dtype(dtype)
+    amax_t = _as_float_tensor(amax, "amax")
+    if amax_t.numel() == 0:
+        raise InvalidArgumentError("amax", "tensor is empty")
+    if not bool(torch.isfinite(amax_t).all()) or bool((amax_t < 0).any()):
+        raise InvalidArgumentError("amax", "must be finite and >= 0")
+    return _scale_from_amax_f32(amax_t, _qmax(dtype))
+
+
+def scale_azp_from_range(min_val, max_val) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Asymmetric int8 scale (float32) and zero point (int32) for a range ``[min_val, max_val]``.
+
+    The range is first widened to contain 0 (``lo = min(min_val, 0)``,
+    ``hi = max(max_val, 0)``) and rounded to float32, so 0 is exactly
+    representable (it quantizes to ``azp``) and ``azp`` always lies in
+    ``[-128, 127]``.  Then::
+
+        scale = (hi - lo) / 255            # float64, rounded to float32
+        azp   = -128 - round(lo / scale)   # round-half-to-even, float32 division
+
+    If, through rounding, ``round(hi / scale) + azp < 127``, the scale is
+    decreased by one float32 ulp at a time until ``round(hi / scale) + azp >= 127``
+    (usually zero or one step).  Consequently quantizing with these parameters
+    (``q = clamp(round(x / scale) + azp, -128, 127)``) maps ``lo`` to exactly
+    -128 and ``hi`` to exactly 127, i.e. a tensor's min and max land on the
+    integer ends whenever it contains both signs (or 0); a tensor that is
+    exactly symmetric (``min == -max``) gets ``azp == 0``.  A zero-width range
+    gives scale 1.0 and azp 0.
+
+    Element-wise on tensors: ``min_val`` and ``max_val`` must broadcast.
+
+    Raises:
+        InvalidArgumentError: NaN/Inf, or ``min_val > max_val``.
+    """
+    mn = _as_float_tensor(min_val, "min_val")
+    mx = _as_float_tensor(max_val, "max_val")
+    for t, name in ((mn, "min_val"), (mx, "max_val")):
+        if t.numel() == 0:
+            raise InvalidArgumentError(name, "tensor is empty")
+        if not bool(torch.isfinite(t).all()):
+            raise InvalidArgumentError(name, "contains NaN or Inf values")
+    if mn.device != mx.device:
+        mn = mn.to(mx.device)
+    if bool((mn > mx).any()):
+        raise InvalidArgumentError("min_val", "must be <= max_val")
+    mn, mx = torch.broadcast_tensors(mn, mx)
+    return _scale_azp_f32(mn, mx)
+
+
+# --------------------------------------------------------------------------- quantizers
+
+
+def quantize_activation(
+    x: torch.Tensor,
+    *,
+    dtype: torch.dtype = torch.int8,
+    granularity: str = "per_token",
+    symmetric: bool = True,
+) -> QuantizedActivation:
+    """Dynamically quantize an ``(M, K)`` activation.
+
+    Args:
+        x: ``(M, K)`` float16/bfloat16/float32/float64 tensor (CPU or CUDA).
+        dtype: ``torch.int8`` or ``torch.float8_e4m3fn``.
+        granularity: ``"per_tensor"`` (``scale_a`` 0-dim) or ``"per_token"``
+            (one scale per row, ``scale_a`` ``(M, 1)``).
+        symmetric: symmetric (``scale = amax / qmax``, no zero point) or
+            asymmetric int8 (``scale``/``azp`` from :func:`scale_azp_from_range`
+            over the group's ``[min, max]``, widened to contain 0: min -> -128,
+            max -> 127 exactly).
+
+    Returns:
+        :class:`QuantizedActivation` ``(a, scale_a, azp)``; ``a`` contiguous,
+        rounded half-to-even and saturated (see module docstring).
+
+    Raises:
+        InvalidArgumentError: wrong type/dtype/rank, empty, NaN/Inf, bad option.
+    """
+    check_float_tensor(x, "x", ndim=2)
+    check_quant_dtype(dtype)
+    check_choice(granularity, "granularity", ("per_tensor", "per_token"))
+    _check_symmetric_for_dtype(symmetric, dtype)
+
+    x32 = x.detach().to(torch.float32).contiguous()
+    per_token = granularity == "per_token"
+    if symmetric:
+        amax = x32.abs().amax(dim=1, keepdim=True) if per_token else x32.abs().amax()
+        scale = _scale_from_amax_f32(amax, _qmax(dtype))
+        return QuantizedActivation(_quantize_elementwise(x32, scale, None, dtype), scale, None)
+    if per_token:
+        mn, mx = x32.amin(dim=1, keepdim=True), x32.amax(dim=1, keepdim=True)
+    else:
+        mn, mx = x32.amin(), x32.amax()
+    scale, azp = _scale_azp_f32(mn, mx)
+    return QuantizedActivation(_quantize_elementwise(x32, scale, azp, dtype), scale, azp)
+
+
+def quantize_weight(
+    w: torch.Tensor,
+    *,
+    dtype: torch.dtype = torch.int8,
+    granularity: str = "per_channel",
+) -> QuantizedWeight:
+    """Symmetrically quantize an ``(N, K)`` weight (``nn.Linear.weight`` layout).
+
+    Args:
+        w: ``(N, K)`` floating-point tensor.
+        dtype: ``torch.int8`` (``scale = amax / 127``) or ``torch.float8_e4m3fn``
+            (``scale = amax / 448``).
+        granularity: ``"per_channel"`` (one scale per output channel ``n``,
+            ``scale_b`` ``(1, N)``) or ``"per_tensor"`` (``scale_b`` 0-dim).
+
+    Returns:
+        :class:`QuantizedWeight` with ``w_q`` ``(N, K)`` contiguous; its ``b``
+        property is the ``(K, N)`` column-major view the ops take.
+
+    Raises:
+        InvalidArgumentError: wrong type/dtype/rank, empty, NaN/Inf, bad option.
+    """
+    check_float_tensor(w, "w", ndim=2)
+    check_quant_dtype(dtype)
+    check_choice(granularity, "granularity", ("per_tensor", "per_channel"))
+
+    w32 = w.detach().to(torch.float32).contiguous()
+    qmax = _qmax(dtype)
+    if granularity == "per_channel":
+        scale_rows = _scale_from_amax_f32(w32.abs().amax(dim=1, keepdim=True), qmax)  # (N, 1)
+        w_q = _quantize_elementwise(w32, scale_rows, None, dtype)
+        return QuantizedWeight(w_q, scale_rows.reshape(1, -1).contiguous())
+    scale = _scale_from_amax_f32(w32.abs().amax(), qmax)
+    return QuantizedWeight(_quantize_elementwise(w32, scale, None, dtype), scale)
+
+
+def quantize_static(
+    x: torch.Tensor,
+    scale,
+    azp=None,
+    *,
+    dtype: torch.dtype = torch.int8,
+) -> QuantizedActivation:
+    """Quantize an ``(M, K)`` activation with given (e.g. calibrated) scale and zero point.
+
+    ``q = clamp(round(x / scale) + azp, -128, 127)`` for int8 (round half to
+    even; values beyond the range saturate), ``q = fp8(clamp(x / scale, -448,
+    448))`` for fp8.
+
+    Args:
+        x: ``(M, K)`` floating-point tensor.
+        scale: positive float, or float tensor with one element (per-tensor,
+            returned as 0-dim) or shape ``(M, 1)`` (per-token).  Converted to
+            float32 (the value the kernels see) and moved to ``x``'s device.
+        azp: ``None`` (symmetric), an int, or an integer tensor with one element
+            or shape ``(M, 1)``; int8 only.  Returned as int32.
+        dtype: ``torch.int8`` or ``torch.float8_e4m3fn``.
+
+    Raises:
+        InvalidArgumentError: bad ``x``, ``scale`` (shape, non-positive, NaN/Inf),
+            ``azp`` (dtype, shape, out of int32) or ``dtype``.
+    """
+    check_float_tensor(x, "x", ndim=2)
+    check_quant_dtype(dtype)
+    m = x.shape[0]
+
+    s = _as_float_tensor(scale, "scale")
+    if s.numel() == 1:
+        s = s.reshape(())
+    elif tuple(s.shape) != (m, 1):
+        raise InvalidArgumentError("scale", f"expected one element or shape ({m}, 1), got {tuple(s.shape)}")
+    s = s.to(device=x.device, dtype=torch.float32)
+    if not bool(torch.isfinite(s).all()) or not bool((s > 0).all()):
+        raise InvalidArgumentError("scale", "must be finite and > 0 (after conversion to float32)")
+
+    z = None
+    if azp is not None:
+        if dtype != torch.int8:
+            raise InvalidArgumentError("azp", "zero points are only supported for torch.int8")
+        if isinstance(azp, torch.Tensor):
+            if azp.dtype.is_floating_point or azp.dtype.is_complex or azp.dtype == torch.bool:
+                raise InvalidArgumentError("azp", f"expected an integer tensor, got dtype {azp.dtype}")
+            z64 = azp.to(torch.int64)
+        elif isinstance(azp, numbers.Integral) and not isinstance(azp, bool):
+            z64 = torch.tensor(int(azp), dtype=torch.int64)
+        else:
+            raise InvalidArgumentError("azp", f"expected an int or an integer tensor, got {type(azp).__name__}")
+        if z64.numel() == 1:
+            z64 = z64.reshape(())
+        elif tuple(z64.shape) != (m, 1):
+            raise InvalidArgumentError("azp", f"expected one element or shape ({m}, 1), got {tuple(z64.shape)}")
+        if bool((z64.abs() > 2**31 - 1).any()):
+            raise InvalidArgumentError("azp", "does not fit in int32")
+        z = z64.to(device=x.device, dtype=torch.int32)
+
+    x32 = x.detach().to(torch.float32).contiguous()
+    return QuantizedActivation(_quantize_elementwise(x32, s, z, dtype), s, z)
+
+
+def quantize_per_block(
+    x: torch.Tensor,
+    block_size: int,
+    *,
+    symmetric: bool = True,
+    dtype: torch.dtype = torch.int8,
+) -> BlockQuantized:
+    """Per-block quantization along K of an ``(R, K)`` activation (``R = M``) or weight (``R = N``).
+
+    Each row is cut into ``K // block_size`` blocks of consecutive K elements;
+    each block gets its own parameters, stored as ``(R, K // block_size)``.
+
+    * symmetric: ``scale = amax / qmax`` (127 int8, 448 fp8), ``q = round(x / scale)``.
+    * asymmetric (int8 only), the *offset form* of the per-block seed::
+
+          scale  = (max - min) / 255
+          offset = max - 127 * scale          # max -> 127, min -> -128
+          q      = clamp(round((x - offset) / scale), -128, 127)
+          x     ~= scale * q + offset
+
+      ``scale`` is computed in float64 and rounded to float32; ``offset`` is
+      computed in float64 from the float32 scale and rounded to float32.  The
+      range is *not* widened to contain 0 (the offset is a float, not an
+      integer zero point).  Unlike the seed, which falls back to ``scale = 1,
+      offset = max`` whenever ``scale <= 1e-5``, the fallback is used only for
+      a constant block (``max == min``), so small-magnitude blocks keep full
+      resolution; a constant block then quantizes to 0 and dequantizes exactly.
+
+    Rounding is half-to-even and results saturate (see module docstring).
+
+    Raises:
+        InvalidArgumentError: bad ``x``; ``block_size`` not a positive int or
+            not dividing K; asymmetric fp8; bad ``dtype``.
+    """
+    check_float_tensor(x, "x", ndim=2)
+    check_positive_int(block_size, "block_size")
+    check_quant_dtype(dtype)
+    _check_symmetric_for_dtype(symmetric, dtype)
+    r, k = x.shape
+    if k % block_size != 0:
+        raise InvalidArgumentError("block_size", f"must divide K={k}, got {block_size}")
+
+    g = k // block_size
+    xb = x.detach().to(torch.float32).contiguous().reshape(r, g, block_size)
+    if symmetric:
+        scale = _scale_from_amax_f32(xb.abs().amax(dim=2), _qmax(dtype))  # (R, G)
+        q = _quantize_elementwise(xb, scale.unsqueeze(-1), None, dtype)
+        return BlockQuantized(q.reshape(r, k), scale, None, int(block_size))
+
+    mn = xb.amin(dim=2).to(torch.float64)
+    mx = xb.amax(dim=2).to(torch.float64)
+    rng = mx - mn
+    constant = rng == 0
+    scale = torch.div(rng, _const(255.0, rng)).to(torch.float32)
+    scale = torch.clamp_min(scale, _FLT_TINY)
+    scale = torch.where(constant, torch.ones_like(scale), scale)
+    offset64 = mx - _const(127.0, mx) * scale.to(torch.float64)
+    offset = torch.where(constant, mx, offset64).to(torch.float32)
+    y = torch.div(xb - offset.unsqueeze(-1), scale.unsqueeze(-1))
+    q = torch.clamp(torch.round(y), INT8_MIN, INT8_MAX).to(torch.int8)
+    return BlockQuantized(q.reshape(r, k), scale, offset, int(block_size))
+
+
+# --------------------------------------------------------------------------- dequantize
+
+
+def dequantize(q: torch.Tensor, scale, azp=None) -> torch.Tensor:
+    """Reference dequantization ``scale * (q - azp)`` in float64 (broadcasting).
+
+    ``q`` is int8 or float8_e4m3fn of any shape; ``scale`` (and ``azp``)
+    broadcast against it, e.g. ``(M, 1)`` per-token or ``(1, N)`` per-channel
+    against a ``(K, N)`` ``b``.
+    """
+    if not isinstance(q, torch.Tensor) or q.dtype not in (torch.int8, torch.float8_e4m3fn):
+        raise InvalidArgumentError("q", "expected an int8 or float8_e4m3fn tensor")
+    s = _as_float_tensor(scale, "scale").to(device=q.device, dtype=torch.float64)
+    out = q.to(torch.float64)
+    if azp is not None:
+        z = azp if isinstance(azp, torch.Tensor) else torch.tensor(azp)
+        out = out - z.to(device=q.device, dtype=torch.float64)
+    return out * s
+
+
+def dequantize_per_block(
+    q: torch.Tensor, scale: torch.Tensor, offset: Optional[torch.Tensor], block_size: int
+) -> torch.Tensor:
+    """Reference per-block dequantization ``scale * q (+ offset)`` in float64, shape ``(R, K)``."""
+    if not isinstance(q, torch.Tensor) or q.dim() != 2:
+        raise InvalidArgumentError("q", "expected a 2-D tensor")
+    check_positive_int(block_size, "block_size")
+    r, k = q.shape
+    if k % block_size != 0:
+        raise InvalidArgumentError("block_size", f"must divide K={k}, got {block_size}")
+    g = k // block_size
+    if not isinstance(scale, torch.Tensor) or tuple(scale.shape) != (r, g):
+        raise InvalidArgumentError("scale", f"expected shape ({r}, {g})")
+    out = q.to(torch.float64).reshape(r, g, block_size) * scale.to(q.device, torch.float64).unsqueeze(-1)
+    if offset is not None:
+        if not isinstance(offset, torch.Tensor) or tuple(offset.shape) != (r, g):
+            raise InvalidArgumentError("offset", f"expected shape ({r}, {g})")
+        out = out + offset.to(q.device, torch.float64).unsqueeze(-1)
+    return out.reshape(r, k)

@@ -1,0 +1,88 @@
+"""The generator is deterministic, keeps generated/ in sync, and its manifest round-trips."""
+import filecmp
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from cutlass_gemm import heuristics
+from cutlass_gemm.config import KernelConfig, OUTPUT_DTYPES, VARIANTS
+from cutlass_gemm.generate import MANIFEST, generate, read_manifest
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL_SET = [heuristics.default_configs(90)[0], heuristics.default_configs(80)[-1]]
+
+
+def _tree_bytes(root: Path):
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_two_runs_write_identical_bytes(tmp_path):
+    generate(SMALL_SET, tmp_path / "one")
+    generate(SMALL_SET, tmp_path / "two")
+    one, two = _tree_bytes(tmp_path / "one"), _tree_bytes(tmp_path / "two")
+    assert one == two
+    assert len(one) == 4  # one source and one manifest per SM
+
+
+def test_output_has_no_timestamps_or_absolute_paths(tmp_path):
+    generate(SMALL_SET[:1], tmp_path)
+    text = next((tmp_path / "sm90").glob("*.cu")).read_text()
+    assert str(tmp_path) not in text and str(Path.home()) not in text and "site-packages" not in text
+    assert "2026" not in text  # no dates
+
+
+def test_unchanged_files_are_not_rewritten_and_stale_ones_removed(tmp_path):
+    paths = generate(SMALL_SET[:1], tmp_path)
+    src = paths[0]
+    stamp = src.stat().st_mtime_ns
+    stale = tmp_path / "sm90" / "sm90_old_kernel.cu"
+    stale.write_text("// stale")
+    generate(SMALL_SET[:1], tmp_path)
+    assert src.stat().st_mtime_ns == stamp
+    assert not stale.exists()
+
+
+def test_manifest_round_trips_configs_and_hashes(tmp_path):
+    paths = generate(SMALL_SET, tmp_path)
+    for sm_dir in (tmp_path / "sm90", tmp_path / "sm80"):
+        configs = read_manifest(sm_dir)
+        data = json.loads((sm_dir / MANIFEST).read_text())
+        for name, cfg in configs.items():
+            assert cfg.name == name and KernelConfig.from_name(name) == cfg
+            source = (sm_dir / f"{name}.cu").read_bytes()
+            assert data["kernels"][name]["sha256"] == hashlib.sha256(source).hexdigest()
+    assert {p.stem for p in paths} == {c.name for c in SMALL_SET}
+
+
+@pytest.mark.parametrize("sm", heuristics.DEFAULT_SMS)
+def test_committed_generated_sources_match_the_generator(sm, tmp_path):
+    """CI's drift check: regenerate the default set into a temp dir and compare with generated/."""
+    generate(heuristics.default_configs(sm), tmp_path)
+    committed, fresh = ROOT / "generated" / f"sm{sm}", tmp_path / f"sm{sm}"
+    assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in fresh.iterdir()), \
+        "generated/ lists other kernels than the generator emits: run tools/generate_kernels.py"
+    cmp = filecmp.dircmp(committed, fresh)
+    different = [n for n in cmp.common_files if (committed / n).read_bytes() != (fresh / n).read_bytes()]
+    assert not different, f"stale generated sources {different}: run tools/generate_kernels.py --sm {sm}"
+
+
+def test_default_set_is_exactly_what_the_selection_table_uses():
+    for sm in heuristics.DEFAULT_SMS:
+        configs = set(heuristics.default_configs(sm))
+        used = {heuristics.make_config(sm, v, o, choice)
+                for _, choice in heuristics.SELECTION[sm] for v in VARIANTS for o in OUTPUT_DTYPES}
+        assert configs == used
+        for m in (1, 16, 64, 65, 128, 256, 257, 4096):
+            chosen = heuristics.make_config(sm, "scaled_bias", "bf16", heuristics.choose_tile(sm, m))
+            assert chosen in configs
+        manifest = read_manifest(ROOT / "generated" / f"sm{sm}")
+        assert set(manifest.values()) == configs
+
+
+def test_selection_table_is_ordered_and_unbounded_last():
+    for sm, rows in heuristics.SELECTION.items():
+        bounds = [b for b, _ in rows]
+        assert bounds[-1] is None
+        assert bounds[:-1] == sorted(bounds[:-1])

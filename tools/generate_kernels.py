@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Regenerate the kernel sources for target SMs and, with --compile, build them with nvcc.
+
+  python tools/generate_kernels.py --sm 90                      # refresh generated/sm90
+  python tools/generate_kernels.py --sm 90 --compile --jobs 16  # ...and build every kernel into the cache
+  python tools/generate_kernels.py --sm 90 --variant scaled_bias --out /tmp/gen --compile
+
+Compiled kernels are shared libraries (one kernel + its C-ABI launcher; the cubin inside) placed in
+the kernel cache ($CUTLASS_GEMM_CACHE_DIR, default ~/.cache/cutlass_gemm), where the ops find them.
+Works without a GPU.
+"""
+import argparse
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tqdm import tqdm  # noqa: E402
+
+from cutlass_gemm import build, heuristics  # noqa: E402
+from cutlass_gemm.config import VARIANTS  # noqa: E402
+from cutlass_gemm.generate import generate  # noqa: E402
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sm", type=int, action="append", choices=heuristics.DEFAULT_SMS,
+                   help="target SM (repeatable; default: all of %s)" % (heuristics.DEFAULT_SMS,))
+    p.add_argument("--variant", action="append", choices=VARIANTS, help="only these epilogue variants")
+    p.add_argument("--out", type=Path, default=ROOT / "generated", help="output folder (default: generated/)")
+    p.add_argument("--compile", action="store_true", help="compile the kernels into the kernel cache")
+    p.add_argument("--jobs", type=int, default=2, help="parallel nvcc processes (default 2)")
+    p.add_argument("--limit", type=int, default=0, help="compile only the first N kernels (smoke tests)")
+    p.add_argument("--cache-dir", type=Path, help="kernel cache folder (overrides $%s)" % build.CACHE_ENV)
+    args = p.parse_args(argv)
+    if args.cache_dir:
+        import os
+        os.environ[build.CACHE_ENV] = str(args.cache_dir)
+
+    sms = args.sm or list(heuristics.DEFAULT_SMS)
+    variants = tuple(args.variant or VARIANTS)
+    configs = [c for sm in sms for c in heuristics.default_configs(sm, variants)]
+    t0 = time.perf_counter()
+    paths = generate(configs, args.out, prune=args.variant is None)
+    print(f"generated {len(paths)} kernel sources under {args.out} in {time.perf_counter() - t0:.1f} s")
+    if not args.compile:
+        return 0
+
+    todo = configs[: args.limit] if args.limit else configs
+    sources = {c.name: (args.out / f"sm{c.sm}" / f"{c.name}.cu").read_text() for c in todo}
+    failures = []
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool, \
+            tqdm(total=len(todo), desc="nvcc", unit="kernel") as bar:
+        futures = {pool.submit(build.build, c, sources[c.name]): c for c in todo}
+        for fut in as_completed(futures):
+            cfg = futures[fut]
+            try:
+                path, seconds = fut.result()
+                note = f"{seconds:6.1f} s" if seconds else "  cached"
+                tqdm.write(f"{note}  {cfg.name}")
+            except Exception as exc:  # report every failure, not just the first
+                failures.append((cfg.name, str(exc)))
+                tqdm.write(f"FAILED  {cfg.name}\n{exc}")
+            bar.update(1)
+    print(f"compiled {len(todo) - len(failures)}/{len(todo)} kernels in {time.perf_counter() - t0:.1f} s "
+          f"into {build.cache_root()}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
