@@ -7,7 +7,9 @@ the target SM instead of querying a GPU, and the nvcc version it may consult is 
 """
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import re
 import sys
 import tempfile
@@ -47,7 +49,9 @@ def _cutlass_cppgen(sm: int):
         # cutlass_cppgen creates a sqlite cache in the working directory when imported: keep it out
         # of the user's directory (we never use its compile path).
         cwd = os.getcwd()
-        os.chdir(tempfile.mkdtemp(prefix="cutlass_gemm_cppgen_"))
+        scratch = tempfile.mkdtemp(prefix="cutlass_gemm_cppgen_")
+        atexit.register(shutil.rmtree, scratch, True)
+        os.chdir(scratch)
         try:
             import cutlass_cppgen
             import cutlass_cppgen.epilogue  # noqa: F401  (registers trace)

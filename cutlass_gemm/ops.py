@@ -9,7 +9,7 @@
 weight); scales are float32 scalars (one element) or (M, 1) / (1, N) vectors; `bias` (N,) in the
 output dtype; `azp_adj` int32 (N,): the column sums of the weight, or, when `azp` is None (per-tensor
 zero point), the precomputed azp * column sums; `azp` int32 (M,) per-token zero points.
-Each op has an `.out` overload writing into a given (M, N) tensor.
+`scaled_mm_out` / `scaled_mm_azp_out` write into a given (M, N) tensor `out` (first argument).
 
 CUDA tensors run the CUTLASS kernels on the current stream of the tensors' device; CPU tensors run
 a float64 reference (slow, for tests and CPU-only code). Every argument is validated before any
@@ -248,33 +248,32 @@ def _variant(bias, azp_adj=None, azp=None, with_azp=False) -> str:
 _lib = torch.library.Library("cutlass_gemm", "DEF")
 _SIG = "Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, ScalarType out_dtype"
 _lib.define(f"scaled_mm({_SIG}, Tensor? bias=None) -> Tensor")
-_lib.define(f"scaled_mm.out({_SIG}, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)")
+_lib.define(f"scaled_mm_out(Tensor(a!) out, {_SIG}, Tensor? bias=None) -> ()")
 _lib.define(f"scaled_mm_azp({_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None) -> Tensor")
-_lib.define(f"scaled_mm_azp.out({_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None, *, "
-            f"Tensor(a!) out) -> Tensor(a!)")
+_lib.define(f"scaled_mm_azp_out(Tensor(a!) out, {_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None) -> ()")
 
 
 def _scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None):
     return _dispatch(_variant(bias), a, b, scale_a, scale_b, out_dtype, bias, None, None, None)
 
 
-def _scaled_mm_out(a, b, scale_a, scale_b, out_dtype, bias=None, *, out):
-    return _dispatch(_variant(bias), a, b, scale_a, scale_b, out_dtype, bias, None, None, out)
+def _scaled_mm_out(out, a, b, scale_a, scale_b, out_dtype, bias=None):
+    _dispatch(_variant(bias), a, b, scale_a, scale_b, out_dtype, bias, None, None, out)
 
 
 def _scaled_mm_azp(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None):
     return _dispatch(_variant(bias, azp_adj, azp, True), a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, None)
 
 
-def _scaled_mm_azp_out(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, *, out):
-    return _dispatch(_variant(bias, azp_adj, azp, True), a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out)
+def _scaled_mm_azp_out(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None):
+    _dispatch(_variant(bias, azp_adj, azp, True), a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out)
 
 
 for _key in ("CPU", "CUDA"):
     _lib.impl("scaled_mm", _scaled_mm, _key)
-    _lib.impl("scaled_mm.out", _scaled_mm_out, _key)
+    _lib.impl("scaled_mm_out", _scaled_mm_out, _key)
     _lib.impl("scaled_mm_azp", _scaled_mm_azp, _key)
-    _lib.impl("scaled_mm_azp.out", _scaled_mm_azp_out, _key)
+    _lib.impl("scaled_mm_azp_out", _scaled_mm_azp_out, _key)
 
 
 @torch.library.register_fake("cutlass_gemm::scaled_mm")
@@ -289,16 +288,28 @@ def _scaled_mm_azp_fake(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bi
     return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
 
 
+@torch.library.register_fake("cutlass_gemm::scaled_mm_out")
+def _scaled_mm_out_fake(out, a, b, scale_a, scale_b, out_dtype, bias=None):
+    validate(a, b, scale_a, scale_b, out_dtype, bias, out=out)
+
+
+@torch.library.register_fake("cutlass_gemm::scaled_mm_azp_out")
+def _scaled_mm_azp_out_fake(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None):
+    validate(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, with_azp=True)
+
+
 # ---------------------------------------------------------------------------------------- public API
 def scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None, out=None):
     """out = scale_a * scale_b * (a @ b) + bias. See the module docstring for layouts."""
     if out is None:
         return torch.ops.cutlass_gemm.scaled_mm.default(a, b, scale_a, scale_b, out_dtype, bias)
-    return torch.ops.cutlass_gemm.scaled_mm.out(a, b, scale_a, scale_b, out_dtype, bias, out=out)
+    torch.ops.cutlass_gemm.scaled_mm_out(out, a, b, scale_a, scale_b, out_dtype, bias)
+    return out
 
 
 def scaled_mm_azp(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, out=None):
     """out = scale_a * scale_b * (a @ b - azp * azp_adj) + bias (azp None: azp_adj holds azp*colsum)."""
     if out is None:
         return torch.ops.cutlass_gemm.scaled_mm_azp.default(a, b, scale_a, scale_b, out_dtype, azp_adj, azp, bias)
-    return torch.ops.cutlass_gemm.scaled_mm_azp.out(a, b, scale_a, scale_b, out_dtype, azp_adj, azp, bias, out=out)
+    torch.ops.cutlass_gemm.scaled_mm_azp_out(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp, bias)
+    return out

@@ -407,7 +407,7 @@ class FakeLt:
 
     def __getattr__(self, name):  # cublasLt*Destroy
         if name.endswith("Destroy"):
-            return lambda desc: 0
+            return lambda desc: self.__dict__.setdefault("destroyed", []).append((name, _val(desc))) or 0
         raise AttributeError(name)
 
     # -- memory ------------------------------------------------------------------------------------------
@@ -699,3 +699,21 @@ def test_glue_ft_pipeline(fake_lt, m, n, k, sm, fused):
     assert float((err - error_bound(x, w) * 1.001 - 1e-4).max()) <= 0
     y2 = ft_int8_linear(x, quantize_weight(w), fused_alpha=fused)
     torch.testing.assert_close(y, y2, rtol=0, atol=0)
+
+
+def test_glue_descriptors_are_destroyed_by_the_library_that_made_them(fake_lt):
+    import gc
+
+    from cutlass_gemm.cublaslt import _descriptors, int8_matmul
+    from cutlass_gemm.cublaslt.matmul import clear_plans
+
+    fake = fake_lt()
+    int8_matmul(torch.zeros(8, 8, dtype=torch.int8), torch.zeros(4, 8, dtype=torch.int8))
+    made = set(fake.objs)
+    _descriptors.clear_caches()
+    clear_plans()
+    gc.collect()
+    destroyed = {ptr for _, ptr in fake.__dict__.get("destroyed", [])}
+    assert destroyed and destroyed <= made  # released through the fake, never through another library
+    names = {name for name, _ in fake.destroyed}
+    assert {"cublasLtMatrixLayoutDestroy", "cublasLtMatmulDescDestroy", "cublasLtMatmulPreferenceDestroy"} <= names

@@ -1,0 +1,191 @@
+"""GPU correctness of the public ops: every variant x output dtype against a float64 reference,
+on random data, with the output poisoned by NaN before every run. Run with `pytest -m gpu`."""
+import pytest
+import torch
+
+import cutlass_gemm
+from cutlass_gemm import ops
+
+pytestmark = pytest.mark.gpu
+
+OUT_DTYPES = [torch.bfloat16, torch.float16]
+VARIANTS = ["scaled", "scaled_bias", "scaled_azp", "scaled_azp_per_token"]
+
+
+def make_problem(variant, m, n, k, out_dtype, *, scalar_a=False, scalar_b=False, seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    dev = "cuda"
+    a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device=dev, generator=g)
+    w = torch.randint(-128, 128, (n, k), dtype=torch.int8, device=dev, generator=g)
+    sa = (torch.rand((1,) if scalar_a else (m, 1), device=dev, generator=g) + 0.5) * 1e-2
+    sb = (torch.rand((1,) if scalar_b else (1, n), device=dev, generator=g) + 0.5) * 1e-2
+    p = dict(a=a, b=w.t(), scale_a=sa, scale_b=sb, out_dtype=out_dtype)
+    if variant != "scaled":
+        p["bias"] = torch.randn(n, device=dev, generator=g).to(out_dtype)
+    if variant == "scaled_azp_per_token":
+        p["azp"] = torch.randint(-20, 20, (m,), dtype=torch.int32, device=dev, generator=g)
+        p["azp_adj"] = w.sum(dim=1, dtype=torch.int32)
+    elif variant == "scaled_azp":
+        p["azp_adj"] = (7 * w.sum(dim=1, dtype=torch.int64)).to(torch.int32)  # azp = 7, precomputed
+    return p
+
+
+def run_op(variant, p, out):
+    if variant.startswith("scaled_azp"):
+        return cutlass_gemm.scaled_mm_azp(p["a"], p["b"], p["scale_a"], p["scale_b"], p["out_dtype"],
+                                          p["azp_adj"], p.get("azp"), p.get("bias"), out=out)
+    return cutlass_gemm.scaled_mm(p["a"], p["b"], p["scale_a"], p["scale_b"], p["out_dtype"], p.get("bias"), out=out)
+
+
+def reference64(p):
+    acc = p["a"].double() @ p["b"].double()
+    if "azp_adj" in p:
+        zp = p["azp"].double().reshape(-1, 1) if "azp" in p else 1.0
+        acc = acc - zp * p["azp_adj"].double().reshape(1, -1)
+    ref = p["scale_a"].double().reshape(-1, 1) * p["scale_b"].double().reshape(1, -1) * acc
+    if "bias" in p:
+        ref = ref + p["bias"].double()
+    return ref
+
+
+def check(out, ref, what):
+    assert not torch.isnan(out).any(), f"{what}: {int(torch.isnan(out).sum())} output elements left unwritten"
+    diff = (out.double() - ref).abs()
+    scale = ref.abs().max().clamp_min(1e-30)
+    rel = ((out.double() - ref).norm() / ref.norm()).item()
+    assert rel <= 2e-2, f"{what}: relative error {rel:.3e}"
+    bad = diff > 1e-2 * ref.abs() + 2e-3 * scale
+    assert not bad.any(), f"{what}: {int(bad.sum())} elements off, worst {diff.max().item():.3e} of {scale.item():.3e}"
+    return rel
+
+
+@pytest.mark.parametrize("out_dtype", OUT_DTYPES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_m_from_1_to_300(variant, out_dtype):
+    n, k = 136, 208  # partial tiles in N and K
+    worst = 0.0
+    for m in range(1, 301):
+        p = make_problem(variant, m, n, k, out_dtype, seed=m, scalar_a=(m % 7 == 0), scalar_b=(m % 11 == 0))
+        out = torch.full((m, n), float("nan"), dtype=out_dtype, device="cuda")
+        run_op(variant, p, out)
+        worst = max(worst, check(out, reference64(p), f"{variant} {out_dtype} m={m}"))
+    print(f"{variant} {out_dtype}: worst relative error over M=1..300: {worst:.2e}")
+
+
+@pytest.mark.parametrize("shape", [(4096, 4096, 4096), (8192, 8192, 8192), (3000, 5120, 1536), (1, 14336, 4096)])
+@pytest.mark.parametrize("out_dtype", OUT_DTYPES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_large_shapes(variant, out_dtype, shape):
+    m, n, k = shape
+    p = make_problem(variant, m, n, k, out_dtype, seed=m + n + k)
+    out = torch.full((m, n), float("nan"), dtype=out_dtype, device="cuda")
+    res = run_op(variant, p, out)
+    assert res.data_ptr() == out.data_ptr()
+    rel = check(out, reference64(p), f"{variant} {out_dtype} {shape}")
+    print(f"{variant} {out_dtype} {shape}: relative error {rel:.2e}")
+
+
+@pytest.mark.parametrize("out_dtype", OUT_DTYPES)
+def test_int32_accumulation_is_exact(out_dtype):
+    """Unit scales and small integers: the output must equal the exact integer product."""
+    m, n, k = 77, 64, 2048
+    g = torch.Generator(device="cuda").manual_seed(3)
+    a = torch.randint(0, 2, (m, k), dtype=torch.int8, device="cuda", generator=g)
+    w = torch.randint(0, 2, (n, k), dtype=torch.int8, device="cuda", generator=g)
+    one = torch.ones(1, device="cuda")
+    out = cutlass_gemm.scaled_mm(a, w.t(), one, one, out_dtype)
+    exact = (a.long().cpu() @ w.long().cpu().t())
+    assert exact.max() <= 2048  # integers up to 2048 are exact in fp16 (bf16: up to 256)
+    if out_dtype == torch.float16:
+        assert torch.equal(out.cpu().long(), exact)
+    a2, w2 = a[:, :16].contiguous(), w[:, :16].contiguous()
+    out2 = cutlass_gemm.scaled_mm(a2, w2.t(), one, one, out_dtype)
+    assert torch.equal(out2.cpu().long(), a2.long().cpu() @ w2.long().cpu().t())
+
+
+def test_functional_form_allocates_and_matches_out_form():
+    p = make_problem("scaled_bias", 33, 256, 512, torch.bfloat16)
+    out = torch.full((33, 256), float("nan"), dtype=torch.bfloat16, device="cuda")
+    run_op("scaled_bias", p, out)
+    fresh = cutlass_gemm.scaled_mm(p["a"], p["b"], p["scale_a"], p["scale_b"], torch.bfloat16, p["bias"])
+    assert torch.equal(fresh, out)
+
+
+def test_runs_on_the_current_stream():
+    p = make_problem("scaled_bias", 512, 1024, 1024, torch.bfloat16)
+    s = torch.cuda.Stream()
+    out = torch.full((512, 1024), float("nan"), dtype=torch.bfloat16, device="cuda")
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(20_000_000)  # keep the side stream busy: a launch elsewhere would finish first
+        run_op("scaled_bias", p, out)
+        done = torch.cuda.Event()
+        done.record(s)
+    assert not done.query() and torch.isnan(out[-1, -1]).item()  # the work queued behind the sleep
+    done.synchronize()
+    check(out, reference64(p), "side stream")
+
+
+@pytest.mark.parametrize("op", ["scaled_mm", "scaled_mm_azp"])
+def test_opcheck(op):
+    p = make_problem("scaled_bias" if op == "scaled_mm" else "scaled_azp_per_token", 40, 128, 256, torch.bfloat16)
+    if op == "scaled_mm":
+        args = (p["a"], p["b"], p["scale_a"], p["scale_b"], torch.bfloat16, p["bias"])
+        fn = torch.ops.cutlass_gemm.scaled_mm
+    else:
+        args = (p["a"], p["b"], p["scale_a"], p["scale_b"], torch.bfloat16, p["azp_adj"], p["azp"], p["bias"])
+        fn = torch.ops.cutlass_gemm.scaled_mm_azp
+    torch.library.opcheck(fn.default, args)
+    out = torch.empty((40, 128), dtype=torch.bfloat16, device="cuda")
+    torch.library.opcheck(getattr(torch.ops.cutlass_gemm, op + "_out").default, (out,) + args)
+
+
+def test_works_inside_torch_compile():
+    p = make_problem("scaled_bias", 64, 256, 512, torch.bfloat16)
+
+    def layer(a, b, sa, sb, bias):
+        return torch.relu(cutlass_gemm.scaled_mm(a, b, sa, sb, torch.bfloat16, bias)) * 2
+
+    compiled = torch.compile(layer, fullgraph=True)
+    args = (p["a"], p["b"], p["scale_a"], p["scale_b"], p["bias"])
+    torch.testing.assert_close(compiled(*args), layer(*args), rtol=0, atol=0)
+
+
+def test_works_inside_a_cuda_graph():
+    p = make_problem("scaled_azp_per_token", 16, 512, 1024, torch.float16)
+    static = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in p.items()}
+    out = torch.full((16, 512), float("nan"), dtype=torch.float16, device="cuda")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        run_op("scaled_azp_per_token", static, out)  # warm-up: loads the kernel outside capture
+    torch.cuda.current_stream().wait_stream(s)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        run_op("scaled_azp_per_token", static, out)
+    for seed in (5, 6):
+        fresh = make_problem("scaled_azp_per_token", 16, 512, 1024, torch.float16, seed=seed)
+        for key, val in fresh.items():
+            if isinstance(val, torch.Tensor):
+                static[key].copy_(val)
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        check(out, reference64(fresh), f"graph replay {seed}")
+
+
+def test_device_mismatch_and_misaligned_pointer_raise_before_launch():
+    p = make_problem("scaled", 32, 128, 256, torch.bfloat16)
+    with pytest.raises(cutlass_gemm.InvalidArgumentError, match="scale_a: must be on cuda"):
+        cutlass_gemm.scaled_mm(p["a"], p["b"], p["scale_a"].cpu(), p["scale_b"], torch.bfloat16)
+    raw = torch.zeros(32 * 256 + 16, dtype=torch.int8, device="cuda")
+    shifted = raw[1:1 + 32 * 256].view(32, 256)
+    with pytest.raises(cutlass_gemm.InvalidArgumentError, match="a: data pointer must be 16-byte aligned"):
+        cutlass_gemm.scaled_mm(shifted, p["b"], p["scale_a"], p["scale_b"], torch.bfloat16)
+
+
+def test_selected_kernel_follows_the_table():
+    sm = ops.kernel_sm(torch.cuda.current_device())
+    for m in (1, 64, 65, 256, 257, 5000):
+        lib, _, _ = ops.select_kernel(sm, "scaled_bias", "int8", "bf16", "token", "channel", m)
+        assert lib.config.tile == cutlass_gemm.heuristics.choose_tile(sm, m).tile

@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Side-by-side GPU benchmark of cutlass_gemm against what users would pick instead.
+
+  python tools/benchmark.py overhead            # host cost per call, each layer of the call path
+  python tools/benchmark.py first-call          # time to first call: kernel cached / not yet built
+  python tools/benchmark.py shapes [--quick]    # throughput table + CSV + PNG vs torch baselines
+  python tools/benchmark.py tiles               # every default tile on each shape (feeds heuristics.py)
+
+Results go to --out (default bench_results/) as CSV/JSON/PNG and a Markdown table on stdout, each
+stamped with the date and the device. Timing: CUDA events around batches of launches queued behind
+a GPU sleep (so the host never starves the GPU), warm-up first, median of batches, random data,
+weights rotated across copies larger than L2 so every call streams its weight from HBM.
+"""
+import argparse
+import csv
+import datetime
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+
+import cutlass_gemm  # noqa: E402
+from cutlass_gemm import heuristics, loader, ops  # noqa: E402
+
+L2_BYTES = 50 * 2**20
+
+
+def stamp():
+    return {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
+            "torch": torch.__version__, "cuda": torch.version.cuda}
+
+
+def gpu_time_us(fn, batch=20, batches=7, warmup=3):
+    """Median GPU time per call (us) over batches queued behind a sleep."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(batches):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(3_000_000)
+        start.record()
+        for _ in range(batch):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / batch)
+    return statistics.median(times)
+
+
+class Problem:
+    """Random int8/fp8/bf16 operands for one shape; weights rotated across copies to defeat L2."""
+
+    def __init__(self, m, n, k, seed=0):
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        self.m, self.n, self.k = m, n, k
+        copies = max(1, min(8, math.ceil(4 * L2_BYTES / (n * k))))
+        self.a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda", generator=g)
+        self.w = [torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda", generator=g) for _ in range(copies)]
+        self.sa = torch.rand(m, 1, device="cuda", generator=g) * 1e-2 + 1e-3
+        self.sb = torch.rand(1, n, device="cuda", generator=g) * 1e-2 + 1e-3
+        self.bias = torch.randn(n, device="cuda", generator=g).bfloat16()
+        self.i = 0
+
+    def next_w(self):
+        self.i = (self.i + 1) % len(self.w)
+        return self.w[self.i]
+
+    def bf16(self):
+        self.a16 = self.a.bfloat16()
+        copies = max(1, min(4, math.ceil(4 * L2_BYTES / (2 * self.n * self.k))))
+        self.w16 = [w.bfloat16() for w in self.w[:copies]]
+
+    def fp8(self):
+        self.a8 = self.a.to(torch.float8_e4m3fn)
+        self.w8 = [w.to(torch.float8_e4m3fn) for w in self.w]
+
+
+def bench_shape(m, n, k, with_cublaslt=False):
+    p = Problem(m, n, k)
+    p.bf16()
+    p.fp8()
+    flops = 2 * m * n * k
+    rows = {}
+
+    def ours():
+        cutlass_gemm.scaled_mm(p.a, p.next_w().t(), p.sa, p.sb, torch.bfloat16, p.bias)
+
+    rows["cutlass_gemm int8 fused"] = gpu_time_us(ours)
+    if m > 16:
+        rows["torch._int_mm (no epilogue)"] = gpu_time_us(lambda: torch._int_mm(p.a, p.next_w().t()))
+        rows["_int_mm + torch epilogue"] = gpu_time_us(
+            lambda: (torch._int_mm(p.a, p.next_w().t()).float() * p.sa * p.sb + p.bias).bfloat16())
+    j = [0]
+
+    def bf16_mm():
+        j[0] = (j[0] + 1) % len(p.w16)
+        torch.mm(p.a16, p.w16[j[0]].t())
+
+    rows["bf16 torch.mm"] = gpu_time_us(bf16_mm)
+
+    def fp8():
+        torch._scaled_mm(p.a8, p.w8[p.i].t(), scale_a=p.sa, scale_b=p.sb, bias=p.bias, out_dtype=torch.bfloat16)
+        p.next_w()
+
+    try:
+        rows["torch._scaled_mm fp8 rowwise+bias"] = gpu_time_us(fp8)
+    except Exception as exc:  # report, do not hide
+        print(f"  _scaled_mm failed at {m}x{n}x{k}: {exc}", file=sys.stderr)
+    if with_cublaslt:
+        try:
+            from cutlass_gemm.cublaslt import int8_matmul
+            rows["cuBLASLt int8 TN (int32 out)"] = gpu_time_us(lambda: int8_matmul(p.a, p.next_w()))
+        except Exception as exc:
+            print(f"  cuBLASLt failed at {m}x{n}x{k}: {exc}", file=sys.stderr)
+    out = []
+    for name, us in rows.items():
+        weight_bytes = n * k * (2 if name.startswith("bf16") else 1)
+        act_bytes = m * k * (2 if name.startswith("bf16") else 1)
+        out_bytes = m * n * (4 if "no epilogue" in name or "int32" in name else 2)
+        out.append({"m": m, "n": n, "k": k, "impl": name, "us": round(us, 2), "tops": round(flops / us / 1e6, 1),
+                    "gbps": round((weight_bytes + act_bytes + out_bytes) / us / 1e3, 1)})
+    return out
+
+
+SHAPES_NK = [(4096, 4096), (4096, 14336), (14336, 4096), (5120, 5120), (8192, 8192), (28672, 8192)]
+SHAPES_M = [1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
+
+
+def cmd_shapes(args):
+    shapes = [(m, n, k) for n, k in SHAPES_NK for m in SHAPES_M]
+    if args.quick:
+        shapes = [(16, 8192, 8192), (128, 8192, 8192), (4096, 4096, 4096), (8192, 8192, 8192)]
+    rows = []
+    for m, n, k in shapes:
+        t0 = time.time()
+        rows += bench_shape(m, n, k, with_cublaslt=args.cublaslt)
+        print(f"{m}x{n}x{k} done in {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
+    write_results(args.out, "shapes", rows)
+    summarize(rows, args.out)
+
+
+def summarize(rows, out_dir):
+    by_shape = {}
+    for r in rows:
+        by_shape.setdefault((r["m"], r["n"], r["k"]), {})[r["impl"]] = r
+    lines = ["| M x N x K | ours us (TOPS) | vs _int_mm | vs _int_mm+epi | vs bf16 mm | vs fp8 _scaled_mm |",
+             "|---|---|---|---|---|---|"]
+    speedups_unfused, slow_vs_bf16 = [], []
+    for (m, n, k), r in by_shape.items():
+        ours = r["cutlass_gemm int8 fused"]["us"]
+
+        def ratio(name):
+            return f"{r[name]['us'] / ours:.2f}x" if name in r else "-"
+
+        if "_int_mm + torch epilogue" in r:
+            speedups_unfused.append(r["_int_mm + torch epilogue"]["us"] / ours)
+        if r["bf16 torch.mm"]["us"] < ours / 1.10:
+            slow_vs_bf16.append(f"{m}x{n}x{k}")
+        lines.append(f"| {m}x{n}x{k} | {ours:.1f} ({r['cutlass_gemm int8 fused']['tops']}) | {ratio('torch._int_mm (no epilogue)')} "
+                     f"| {ratio('_int_mm + torch epilogue')} | {ratio('bf16 torch.mm')} | {ratio('torch._scaled_mm fp8 rowwise+bias')} |")
+    if speedups_unfused:
+        geo = math.exp(sum(map(math.log, speedups_unfused)) / len(speedups_unfused))
+        lines.append(f"\nGeometric-mean speedup over _int_mm + torch epilogue ({len(speedups_unfused)} shapes, M > 16): {geo:.2f}x")
+    lines.append(f"Shapes where bf16 torch.mm is more than 10% faster: {', '.join(slow_vs_bf16) or 'none'}")
+    lines.append("Ratios are baseline time / our time (above 1 = we are faster).")
+    text = f"{json.dumps(stamp())}\n\n" + "\n".join(lines)
+    print(text)
+    (Path(out_dir) / "shapes.md").write_text(text + "\n")
+    try:
+        plot(by_shape, Path(out_dir) / "shapes.png")
+    except Exception as exc:
+        print(f"plot skipped: {exc}", file=sys.stderr)
+
+
+def plot(by_shape, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    nks = sorted({(n, k) for (_, n, k) in by_shape})
+    fig, axes = plt.subplots(1, len(nks), figsize=(4 * len(nks), 3.6), squeeze=False)
+    for ax, (n, k) in zip(axes[0], nks):
+        ms = sorted(m for (m, nn, kk) in by_shape if (nn, kk) == (n, k))
+        impls = sorted({i for (m, nn, kk), r in by_shape.items() if (nn, kk) == (n, k) for i in r})
+        for impl in impls:
+            pts = [(m, by_shape[(m, n, k)][impl]["tops"]) for m in ms if impl in by_shape[(m, n, k)]]
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=impl)
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"N={n}, K={k}")
+        ax.set_xlabel("M")
+        ax.set_ylabel("TOPS / TFLOPS")
+    axes[0][0].legend(fontsize=6)
+    s = stamp()
+    fig.suptitle(f"cutlass_gemm vs baselines, {s['device']}, {s['date']}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def cmd_tiles(args):
+    sm = ops.kernel_sm(torch.cuda.current_device())
+    shapes = [(m, 8192, 8192) for m in (1, 16, 64, 128, 256, 512, 2048, 8192)] + [(4096, 4096, 4096), (16, 14336, 4096)]
+    rows = []
+    for m, n, k in shapes:
+        p = Problem(m, n, k)
+        for _, choice in heuristics.SELECTION[sm]:
+            lib = loader.get_kernel(heuristics.make_config(sm, "scaled_bias", "bf16", choice))
+            out = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+            stream = torch.cuda.current_stream().cuda_stream
+
+            def run():
+                w = p.next_w()
+                lib.launch(p.a.data_ptr(), w.data_ptr(), out.data_ptr(), m, n, k, k, k, n, p.sa.data_ptr(),
+                           p.sb.data_ptr(), None, None, None, p.bias.data_ptr(), None, 0, stream)
+
+            us = gpu_time_us(run)
+            rows.append({"m": m, "n": n, "k": k, "tile": lib.config.name, "us": round(us, 2),
+                         "tops": round(2 * m * n * k / us / 1e6, 1)})
+            print(f"{m}x{n}x{k} {choice} {us:.1f} us", flush=True)
+    write_results(args.out, "tiles", rows)
+
+
+def cmd_overhead(args):
+    m, n, k = 32, 256, 256
+    p = Problem(m, n, k)
+    w = p.w[0].t()
+    out = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+    lib, _, _ = ops.select_kernel(ops.kernel_sm(0), "scaled_bias", "int8", "bf16", "token", "channel", m)
+    stream = torch._C._cuda_getCurrentRawStream(0)
+    ptrs = (p.a.data_ptr(), w.data_ptr(), out.data_ptr(), m, n, k, k, k, n, p.sa.data_ptr(), p.sb.data_ptr(),
+            None, None, None, p.bias.data_ptr(), None, 0, stream)
+    layers = {
+        "torch._int_mm (baseline)": lambda: torch._int_mm(p.a, w),
+        "raw ctypes launch (C launcher + kernel)": lambda: lib.launch(*ptrs),
+        "ops._dispatch (validation + selection + launch)":
+            lambda: ops._dispatch("scaled_bias", p.a, w, p.sa, p.sb, torch.bfloat16, p.bias, None, None, out),
+        "torch.ops.cutlass_gemm.scaled_mm_out (dispatcher)":
+            lambda: torch.ops.cutlass_gemm.scaled_mm_out(out, p.a, w, p.sa, p.sb, torch.bfloat16, p.bias),
+        "cutlass_gemm.scaled_mm (public, allocates out)":
+            lambda: cutlass_gemm.scaled_mm(p.a, w, p.sa, p.sb, torch.bfloat16, p.bias),
+        "cutlass_gemm.scaled_mm, per-tensor scales (broadcast)":
+            lambda: cutlass_gemm.scaled_mm(p.a, w, p.sa[:1, 0], p.sb[0, :1], torch.bfloat16, p.bias),
+    }
+    results = {}
+    for name, fn in layers.items():
+        for _ in range(50):
+            fn()
+        torch.cuda.synchronize()
+        per_rep = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(1000):
+                fn()
+            torch.cuda.synchronize()
+            per_rep.append((time.perf_counter() - t0) * 1e3)  # us per call over 1000 calls
+        results[name] = round(statistics.median(per_rep), 2)
+    results["kernel GPU time (us)"] = round(gpu_time_us(lambda: lib.launch(*ptrs)), 2)
+    text = json.dumps({**stamp(), "shape": [m, n, k], "us_per_call_over_1000_back_to_back": results}, indent=1)
+    print(text)
+    Path(args.out, "overhead.json").write_text(text + "\n")
+
+
+FIRST_CALL = r"""
+import os, sys, time, json, torch
+torch.zeros(1, device="cuda"); torch.cuda.synchronize()
+sys.path.insert(0, {root!r})
+t_import = time.perf_counter()
+import cutlass_gemm
+t_imported = time.perf_counter()
+m, n, k = 48, 4096, 4096
+a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
+w = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda")
+sa = torch.rand(m, 1, device="cuda"); sb = torch.rand(1, n, device="cuda")
+bias = torch.randn(n, device="cuda").bfloat16(); torch.cuda.synchronize()
+t0 = time.perf_counter()
+out = cutlass_gemm.scaled_mm(a, w.t(), sa, sb, torch.bfloat16, bias); torch.cuda.synchronize()
+t1 = time.perf_counter()
+out = cutlass_gemm.scaled_mm(a, w.t(), sa, sb, torch.bfloat16, bias); torch.cuda.synchronize()
+t2 = time.perf_counter()
+print(json.dumps({{"import_ms": round((t_imported - t_import) * 1e3, 1), "first_call_ms": round((t1 - t0) * 1e3, 1),
+                  "second_call_ms": round((t2 - t1) * 1e3, 3)}}))
+"""
+
+
+def cmd_first_call(args):
+    script = FIRST_CALL.format(root=str(ROOT))
+    results = {}
+    env = dict(os.environ)
+    if args.uncached:
+        fresh = Path(args.out) / "fresh_cache"
+        env["CUTLASS_GEMM_CACHE_DIR"] = str(fresh)
+        proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        results["not built (nvcc JIT)"] = proc.stdout.strip().splitlines()[-1] if proc.returncode == 0 else proc.stderr[-2000:]
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    results["cached"] = proc.stdout.strip().splitlines()[-1] if proc.returncode == 0 else proc.stderr[-2000:]
+    text = json.dumps({**stamp(), **results}, indent=1)
+    print(text)
+    Path(args.out, "first_call.json" if args.uncached else "first_call_cached.json").write_text(text + "\n")
+
+
+def write_results(out_dir, name, rows):
+    path = Path(out_dir) / f"{name}.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    Path(out_dir, f"{name}.meta.json").write_text(json.dumps(stamp()) + "\n")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", choices=["overhead", "first-call", "shapes", "tiles"])
+    p.add_argument("--out", default=str(ROOT / "bench_results"))
+    p.add_argument("--quick", action="store_true", help="shapes: four shapes only")
+    p.add_argument("--cublaslt", action="store_true", help="shapes: add the cuBLASLt int8 row")
+    p.add_argument("--uncached", action="store_true", help="first-call: also time a kernel not yet built")
+    args = p.parse_args()
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    {"overhead": cmd_overhead, "first-call": cmd_first_call, "shapes": cmd_shapes, "tiles": cmd_tiles}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# One GPU session: prebuild the SM90 default kernel set, run the GPU tests, benchmark.
+# Usage (repository root, on a GPU machine):  bash tools/gpu_session.sh OUT_DIR [tests|bench|all] [pytest args...]
+# Kernels go to $CUTLASS_GEMM_CACHE_DIR (default ./.kcache here, so a later session can carry them).
+set -u
+OUT=${1:?output folder}; WHAT=${2:-all}; shift 2 || true
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+export CUTLASS_GEMM_CACHE_DIR=${CUTLASS_GEMM_CACHE_DIR:-$PWD/.kcache}
+if [ -d .whl ] && ! python3 -c "import cutlass_cppgen" 2>/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+nvcc --version | tail -1
+JOBS=$(( $(nproc) > 2 ? $(nproc) - 2 : 1 ))
+if [ "$WHAT" != bench ]; then
+  python3 tools/benchmark.py first-call --uncached --out "$OUT" > "$OUT/first_call.log" 2>&1 &
+  FIRST=$!
+  python3 tools/generate_kernels.py --sm 90 --compile --jobs "$JOBS" 2>&1 | grep -v "^nvcc:" | tail -30
+  tar czf "$OUT/kcache.tgz" -C "$(dirname "$CUTLASS_GEMM_CACHE_DIR")" "$(basename "$CUTLASS_GEMM_CACHE_DIR")"
+  python3 -m pytest -m gpu -q -rfEs "$@" tests 2>&1 | tee "$OUT/gpu_tests.log" | tail -60
+  wait $FIRST; tail -12 "$OUT/first_call.log"
+fi
+if [ "$WHAT" != tests ]; then
+  python3 tools/benchmark.py overhead --out "$OUT" 2>&1 | tail -20
+  python3 tools/benchmark.py shapes --quick --cublaslt --out "$OUT" 2>&1 | tail -25
+fi
