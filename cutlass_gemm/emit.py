@@ -22,7 +22,7 @@ from .epilogues import EPILOGUES, LAUNCH_INPUTS, input_shapes
 #: cutlass_cppgen consults the nvcc version for a few emission choices; pin it so output is reproducible.
 EMIT_NVCC_VERSION = "13.0"
 #: Bumped when the launcher's C signature changes; checked when a library is loaded.
-LAUNCHER_ABI_VERSION = 1
+LAUNCHER_ABI_VERSION = 2
 
 _target_cc: Dict[str, int] = {"cc": 90}
 _registries: Dict[int, object] = {}
@@ -171,8 +171,34 @@ typename Gemm::Arguments make_args(void const* a, void const* b, void* d,
                                    void const* scale_a, void const* scale_b, void const* azp,
                                    void const* azp_adj, void const* azp_with_adj, void const* bias)"""
 
+_SM90_DRIVER_SHIM = """\
+// CUTLASS encodes TMA descriptors through the driver. By default it resolves cuTensorMapEncodeTiled
+// with cudaGetDriverEntryPoint on every call; resolve it once here instead (the library still links
+// no libcuda). The definition is hidden: nothing outside this library binds to it.
+#define CUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL 1
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+extern "C" CUresult CUDAAPI cuTensorMapEncodeTiled(
+    CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, void* address, const cuuint64_t* dims,
+    const cuuint64_t* strides, const cuuint32_t* box, const cuuint32_t* element_strides,
+    CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
+    CUtensorMapFloatOOBfill oob) {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found)
+        != cudaSuccess || found != cudaDriverEntryPointSuccess) p = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
+  return fn(map, type, rank, address, dims, strides, box, element_strides, interleave, swizzle, l2, oob);
+}
+"""
+
 _COMMON_PRELUDE = """\
 #include <cstdint>
+#include <mutex>
 #include <cstdio>
 #include <cuda_runtime.h>
 #include "cutlass/gemm/device/gemm_universal_adapter.h"
@@ -214,6 +240,76 @@ CG_EXPORT int cg_launch(void const* a, void const* b, void* d,
     return cg_fail(3, "initialize", cutlass::cutlassGetStatusString(status));
   status = gemm.run(stream);
   cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return cg_fail(4, "launch", cudaGetErrorString(err));
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(4, "run", cutlass::cutlassGetStatusString(status));
+  return 0;
+}
+"""
+
+
+_SM90_LAUNCH_FUNCTIONS = """\
+namespace {
+// Per-device work done once: raise the kernel's shared-memory limit and read the SM and cluster
+// occupancy figures the persistent scheduler needs (GemmUniversalAdapter repeats these per call).
+struct DeviceSetup {
+  std::once_flag once;
+  cudaError_t error = cudaSuccess;
+  int sm_count = 0;
+  int max_active_clusters = 0;
+};
+constexpr int kMaxDevices = 64;
+DeviceSetup cg_devices[kMaxDevices];
+
+DeviceSetup& setup_device(int device) {
+  DeviceSetup& s = cg_devices[device];
+  std::call_once(s.once, [&] {
+    using GemmKernel = typename Gemm::GemmKernel;
+    int smem = GemmKernel::SharedStorageSize;
+    if (smem >= (48 << 10))
+      s.error = cudaFuncSetAttribute(cutlass::device_kernel<GemmKernel>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (s.error == cudaSuccess) {
+      s.sm_count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
+      s.max_active_clusters = cutlass::KernelHardwareInfo::query_device_max_active_clusters<GemmKernel>();
+    }
+  });
+  return s;
+}
+}  // namespace
+
+CG_EXPORT size_t cg_workspace_size(int64_t m, int64_t n, int64_t k) {
+  auto args = make_args(nullptr, nullptr, nullptr, m, n, k, k, k, n,
+                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  return Gemm::get_workspace_size(args);
+}
+
+CG_EXPORT int cg_launch(void const* a, void const* b, void* d,
+                        int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldd,
+                        void const* scale_a, void const* scale_b, void const* azp, void const* azp_adj,
+                        void const* azp_with_adj, void const* bias,
+                        void* workspace, size_t workspace_bytes, void* stream_handle) {
+  using GemmKernel = typename Gemm::GemmKernel;
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return cg_fail(5, "cudaGetDevice", cudaGetErrorString(err));
+  if (device < 0 || device >= kMaxDevices) return cg_fail(5, "device", "device ordinal out of range");
+  DeviceSetup& setup = setup_device(device);
+  if (setup.error != cudaSuccess) return cg_fail(3, "setup", cudaGetErrorString(setup.error));
+  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias);
+  args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
+  cutlass::Status status = Gemm::can_implement(args);
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(1, "can_implement", cutlass::cutlassGetStatusString(status));
+  if (Gemm::get_workspace_size(args) > workspace_bytes)
+    return cg_fail(2, "workspace", "the workspace passed is smaller than cg_workspace_size()");
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+  status = GemmKernel::initialize_workspace(args, workspace, stream);
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(3, "initialize_workspace", cutlass::cutlassGetStatusString(status));
+  typename Gemm::Params params = GemmKernel::to_underlying_arguments(args, workspace);
+  status = Gemm::run(params, stream);
+  err = cudaGetLastError();
   if (err != cudaSuccess) return cg_fail(4, "launch", cudaGetErrorString(err));
   if (status != cutlass::Status::kSuccess)
     return cg_fail(4, "run", cutlass::cutlassGetStatusString(status));
@@ -271,7 +367,7 @@ namespace {{
 {body}}}
 }}  // namespace
 
-{_LAUNCH_FUNCTIONS}"""
+{_SM90_LAUNCH_FUNCTIONS if cfg.sm >= 90 else _LAUNCH_FUNCTIONS}"""
 
 
 def emit_source(cfg: KernelConfig) -> str:
@@ -298,5 +394,6 @@ def emit_source(cfg: KernelConfig) -> str:
     header = (f"// Generated by cutlass_gemm (generator {GENERATOR_VERSION}, nvidia-cutlass {cutlass_version()})."
               f" Do not edit.\n// Kernel {cfg.name}\n{fields}\n")
     launcher = _launcher(cfg, match.group(1), visitor.dag_ir)
-    text = header + _COMMON_PRELUDE + includes + kernel_src + launcher
+    prelude = (_SM90_DRIVER_SHIM if cfg.sm >= 90 else "") + _COMMON_PRELUDE
+    text = header + prelude + includes + kernel_src + launcher
     return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

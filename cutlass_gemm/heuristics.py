@@ -56,14 +56,25 @@ def make_config(sm: int, variant: str, out_dtype: str, choice: TileChoice, *, a_
                         stages=choice.stages)
 
 
+#: Input dtypes with a default kernel set, per SM; fp8 takes the symmetric (non-azp) epilogues only.
+INPUT_DTYPES_BY_SM = {90: ("int8", "e4m3"), 80: ("int8",)}
+FP8_VARIANTS = ("scaled", "scaled_bias")
+
+
 def default_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
-    """The default kernel set for `sm`: every variant x output dtype x tile of the table, with
-    per-token/per-channel scales (per-tensor scales are served by broadcasting them to vectors)."""
+    """The default kernel set for `sm`: every variant x output dtype x tile of the table (fp8: the
+    scaled variants), with per-token/per-channel scales (per-tensor scales are served by
+    broadcasting them to vectors)."""
     if sm not in SELECTION:
         raise ValueError(f"no default kernel set for SM{sm}; known: {DEFAULT_SMS}")
     tiles = []
     for _, choice in SELECTION[sm]:
         if choice not in tiles:
             tiles.append(choice)
-    configs = {make_config(sm, v, o, t) for v in variants for o in OUTPUT_DTYPES for t in tiles}
+    configs = set()
+    for a_dtype in INPUT_DTYPES_BY_SM[sm]:
+        for v in variants:
+            if a_dtype != "int8" and v not in FP8_VARIANTS:
+                continue
+            configs |= {make_config(sm, v, o, t, a_dtype=a_dtype) for o in OUTPUT_DTYPES for t in tiles}
     return sorted(configs, key=lambda c: c.name)

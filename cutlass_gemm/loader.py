@@ -57,8 +57,11 @@ class KernelLibrary:
         rc = self._launch(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
                           workspace, workspace_bytes, stream)
         if rc:
-            raise KernelLaunchError(f"{self.config.name} (m={m}, n={n}, k={k}): "
-                                    f"{self._lib.cg_last_error().decode()}")
+            self.raise_launch_error(rc, m, n, k)
+
+    def raise_launch_error(self, rc: int, m: int, n: int, k: int):
+        raise KernelLaunchError(f"{self.config.name} (m={m}, n={n}, k={k}) failed with code {rc}: "
+                                f"{self._lib.cg_last_error().decode()}")
 
 
 def build_command(cfg: KernelConfig) -> str:

@@ -132,6 +132,58 @@ def validate(a, b, scale_a, scale_b, out_dtype, bias=None, azp_adj=None, azp=Non
     return M, N, K, sa, sb
 
 
+_F32 = torch.float32
+
+
+def _fast_layout(a, b, scale_a, scale_b, out_dtype, bias, out):
+    """Accept the common, valid case cheaply: (M, N, K, scale_a kind, scale_b kind) or None.
+
+    None means "not obviously valid": `validate` then either raises the precise error or accepts an
+    unusual valid layout. Every condition here is one `validate` also enforces."""
+    if type(a) is not torch.Tensor or type(b) is not torch.Tensor or type(scale_a) is not torch.Tensor \
+            or type(scale_b) is not torch.Tensor:
+        return None
+    dt = a.dtype
+    if dt not in _IN_NAMES or b.dtype is not dt or out_dtype not in _OUT_NAMES:
+        return None
+    sa_, sb_ = a.stride(), b.stride()
+    if len(sa_) != 2 or len(sb_) != 2 or sa_[1] != 1 or sb_[0] != 1:
+        return None
+    M, K = a.shape
+    K2, N = b.shape
+    lda, ldb = sa_[0], sb_[1]
+    if K2 != K or K % 16 or N % 8 or ldb < K or ldb % 16 or (M > 1 and (lda < K or lda % 16)):
+        return None
+    dev = a.get_device()
+    if b.get_device() != dev or scale_a.get_device() != dev or scale_b.get_device() != dev \
+            or scale_a.dtype is not _F32 or scale_b.dtype is not _F32:
+        return None
+    if scale_a.numel() == 1:
+        sa = "tensor" if scale_a.dim() <= 2 else None
+    else:
+        sa = "token" if scale_a.shape in ((M, 1), (M,)) and scale_a.is_contiguous() else None
+    if scale_b.numel() == 1:
+        sb = "tensor" if scale_b.dim() <= 2 else None
+    else:
+        sb = "channel" if scale_b.shape in ((1, N), (N,)) and scale_b.is_contiguous() else None
+    if sa is None or sb is None:
+        return None
+    if bias is not None and (type(bias) is not torch.Tensor or bias.dtype is not out_dtype
+                             or bias.shape not in ((N,), (1, N)) or not bias.is_contiguous()
+                             or bias.get_device() != dev):
+        return None
+    if out is not None:
+        if type(out) is not torch.Tensor or out.dtype is not out_dtype or out.shape != (M, N) \
+                or out.get_device() != dev:
+            return None
+        so = out.stride()
+        if so[1] != 1 or (M > 1 and (so[0] < N or so[0] % 8)):
+            return None
+    if dev >= 0 and ((a.data_ptr() | b.data_ptr() | (0 if out is None else out.data_ptr())) & 15):
+        return None
+    return M, N, K, sa, sb
+
+
 def _describe(t) -> str:
     if isinstance(t, torch.Tensor):
         return f"{t.dtype} {tuple(t.shape)} strides {t.stride()} on {t.device}"
@@ -194,12 +246,28 @@ def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, 
     return hit
 
 
-def _ptr(t: Optional[torch.Tensor]) -> Optional[int]:
-    return None if t is None else t.data_ptr()
+_plans: Dict[tuple, tuple] = {}
+_MAX_PLANS = 1 << 14
+
+
+def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m):
+    """(ctypes launch function, kernel, broadcast scale_a?, broadcast scale_b?) for a call; memoised."""
+    key = (dev, variant, a_dtype, out_dtype, sa, sb, m)
+    plan = _plans.get(key)
+    if plan is None:
+        sm = kernel_sm(dev)
+        lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, m)
+        if lib.workspace_size(m, 4096, 4096) != 0:
+            raise NotImplementedError(f"{lib.config.name} needs a workspace; not supported by this call path")
+        plan = (lib._launch, lib, want_a != sa, want_b != sb)
+        if len(_plans) >= _MAX_PLANS:
+            _plans.clear()
+        _plans[key] = plan
+    return plan
 
 
 def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb):
-    dev = a.device.index
+    dev = a.get_device()
     if out is None:
         out = torch.empty((M, N), dtype=out_dtype, device=a.device)
     if M == 0 or N == 0:
@@ -207,28 +275,46 @@ def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
     if K == 0:  # nothing for the tensor cores to do; the epilogue alone is cheap in torch
         out.copy_(reference(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp))
         return out
-    if torch.cuda.current_device() != dev:
+    if torch._C._cuda_getDevice() != dev:
         with torch.cuda.device(dev):
             return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb)
-    sm = _device_sm.get(dev) or kernel_sm(dev)
-    lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a.dtype], _OUT_NAMES[out_dtype], sa, sb, M)
-    if want_a != sa:
+    launch, lib, expand_a, expand_b = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M)
+    if expand_a:  # a per-tensor scale served by a per-token kernel
         scale_a = scale_a.reshape(1, 1).expand(M, 1).contiguous()
-    if want_b != sb:
+    if expand_b:
         scale_b = scale_b.reshape(1, 1).expand(1, N).contiguous()
-    per_tensor_azp = variant == "scaled_azp"
+    if azp_adj is None:
+        azp_adj_ptr = azp_with_adj_ptr = None
+    elif variant == "scaled_azp":
+        azp_adj_ptr, azp_with_adj_ptr = None, azp_adj.data_ptr()
+    else:
+        azp_adj_ptr, azp_with_adj_ptr = azp_adj.data_ptr(), None
     # With one row a leading dimension is meaningless (and may be any stride); give the packed one.
     lda, ldd = (a.stride(0), out.stride(0)) if M > 1 else (K, N)
-    lib.launch(a.data_ptr(), b.data_ptr(), out.data_ptr(), M, N, K, lda, b.stride(1), ldd,
-               scale_a.data_ptr(), scale_b.data_ptr(), _ptr(azp),
-               None if per_tensor_azp else _ptr(azp_adj), _ptr(azp_adj) if per_tensor_azp else None,
-               _ptr(bias), None, 0, torch._C._cuda_getCurrentRawStream(dev))
+    rc = launch(a.data_ptr(), b.data_ptr(), out.data_ptr(), M, N, K, lda, b.stride(1), ldd,
+                scale_a.data_ptr(), scale_b.data_ptr(), None if azp is None else azp.data_ptr(),
+                azp_adj_ptr, azp_with_adj_ptr, None if bias is None else bias.data_ptr(),
+                None, 0, torch._C._cuda_getCurrentRawStream(dev))
+    if rc:
+        lib.raise_launch_error(rc, M, N, K)
     return out
 
 
+def _azp_ok(azp_adj, azp, M, N, dev) -> bool:
+    return (type(azp_adj) is torch.Tensor and azp_adj.dtype is torch.int32 and azp_adj.shape in ((N,), (1, N))
+            and azp_adj.is_contiguous() and azp_adj.get_device() == dev
+            and (azp is None or (type(azp) is torch.Tensor and azp.dtype is torch.int32
+                                 and azp.shape in ((M,), (M, 1)) and azp.is_contiguous() and azp.get_device() == dev)))
+
+
 def _dispatch(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out):
-    M, N, K, sa, sb = validate(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out,
-                               with_azp=variant.startswith("scaled_azp"))
+    with_azp = azp_adj is not None or variant.startswith("scaled_azp")
+    fast = _fast_layout(a, b, scale_a, scale_b, out_dtype, bias, out)
+    if fast is not None and with_azp and not (a.dtype is torch.int8
+                                             and _azp_ok(azp_adj, azp, fast[0], fast[1], a.get_device())):
+        fast = None
+    M, N, K, sa, sb = fast or validate(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out,
+                                       with_azp=with_azp)
     if a.device.type == "cuda":
         return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb)
     res = reference(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp)
@@ -299,8 +385,17 @@ def _scaled_mm_azp_out_fake(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp
 
 
 # ---------------------------------------------------------------------------------------- public API
+def _eager_direct(a) -> bool:
+    """Plain tensors outside torch.compile, dispatch modes and torch-function modes may skip the
+    dispatcher round trip (about 5-10 us) and call the same implementation directly."""
+    return (not torch.compiler.is_compiling() and type(a) is torch.Tensor
+            and not torch._C._len_torch_dispatch_stack() and not torch._C._is_torch_function_mode_enabled())
+
+
 def scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None, out=None):
     """out = scale_a * scale_b * (a @ b) + bias. See the module docstring for layouts."""
+    if _eager_direct(a):
+        return _dispatch(_variant(bias), a, b, scale_a, scale_b, out_dtype, bias, None, None, out)
     if out is None:
         return torch.ops.cutlass_gemm.scaled_mm.default(a, b, scale_a, scale_b, out_dtype, bias)
     torch.ops.cutlass_gemm.scaled_mm_out(out, a, b, scale_a, scale_b, out_dtype, bias)
@@ -309,6 +404,9 @@ def scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None, out=None):
 
 def scaled_mm_azp(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, out=None):
     """out = scale_a * scale_b * (a @ b - azp * azp_adj) + bias (azp None: azp_adj holds azp*colsum)."""
+    if _eager_direct(a):
+        return _dispatch(_variant(bias, azp_adj, azp, True), a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp,
+                         out)
     if out is None:
         return torch.ops.cutlass_gemm.scaled_mm_azp.default(a, b, scale_a, scale_b, out_dtype, azp_adj, azp, bias)
     torch.ops.cutlass_gemm.scaled_mm_azp_out(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp, bias)

@@ -357,9 +357,16 @@ def _val(x):
 
 
 class FakeLt:
-    def __init__(self, sm=90, refuse_row=False, refuse_int_scale=False, tn_vector_mode=4):
+    def __init__(self, sm=90, refuse_row=False, refuse_int_scale=False, tn_vector_mode=4, refuse_transform=None,
+                 corrupt_transform=None, refuse_matmul=None, refuse_launch=None):
         self.sm, self.refuse_row, self.refuse_int_scale, self.tn_vector_mode = sm, refuse_row, refuse_int_scale, tn_vector_mode
+        # optional predicates: refuse_transform(src layout, dst layout, transa) -> bool;
+        # corrupt_transform(src, dst, transa) -> bool (accept, but write a wrong result);
+        # refuse_matmul(desc, a, b, d) -> bool (heuristic refuses); refuse_launch(desc, a, b, d) -> bool
+        self.refuse_transform, self.corrupt_transform = refuse_transform, corrupt_transform
+        self.refuse_matmul, self.refuse_launch = refuse_matmul, refuse_launch
         self.objs, self.next, self.calls = {}, 4096, []
+        self.heuristic_calls = 0
 
     # -- descriptors -------------------------------------------------------------------------------------
     def _new(self, out, obj):
@@ -444,6 +451,8 @@ class FakeLt:
             return 15
         if self.refuse_int_scale and d["scale"] == 10:
             return 15
+        if self.refuse_transform is not None and self.refuse_transform(la, lc, d[2]):
+            return 15
         if la["type"] != lc["type"]:
             return 7
         m = self.read(_val(a), la)
@@ -452,6 +461,9 @@ class FakeLt:
         if m.shape != (lc["rows"], lc["cols"]):
             return 7
         self.calls.append(("transform", la[1], lc[1], d[2], d["scale"]))
+        if self.corrupt_transform is not None and self.corrupt_transform(la, lc, d[2]):
+            m = m[::-1].copy()  # rows reversed: a plausible wrong reading of a layout
+            m[0, 0] = m[0, 0] + 1
         self.write(_val(c), lc, m * _val(alpha))
         return 0
 
@@ -472,7 +484,8 @@ class FakeLt:
     def cublasLtMatmulAlgoGetHeuristic(self, h, desc, adesc, bdesc, cdesc, ddesc, pref, count, results, returned):
         d = self.objs[_val(desc)]
         la, lb, ld_ = (self.objs[_val(x)] for x in (adesc, bdesc, ddesc))
-        if not self._supported(d, la, lb, ld_):
+        self.heuristic_calls += 1
+        if not self._supported(d, la, lb, ld_) or (self.refuse_matmul is not None and self.refuse_matmul(d, la, lb, ld_)):
             returned._obj.value = 0
             return 15
         results[0].state = 0
@@ -484,6 +497,8 @@ class FakeLt:
         d = self.objs[_val(desc)]
         la, lb, ld_ = (self.objs[_val(x)] for x in (adesc, bdesc, ddesc))
         assert _val(c) == _val(dptr) and _val(ws) is not None and ws_size >= 1024
+        if self.refuse_launch is not None and self.refuse_launch(d, la, lb, ld_):
+            return 15
         opa = self.read(_val(a), la).astype(np.int64)
         opb = self.read(_val(b), lb).astype(np.int64)
         opa = opa.T if d[3] else opa
@@ -542,13 +557,13 @@ def fake_lt(monkeypatch):
         monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a, **k: divmod(fake.sm, 10))
         _descriptors.clear_caches()
         matmul.clear_plans()
-        transform._chosen.clear()
+        transform.clear_state()
         return fake
 
     yield install
     _descriptors.clear_caches()
     matmul.clear_plans()
-    transform._chosen.clear()
+    transform.clear_state()
 
 
 def _rand_int(shape, dtype, seed, low=None, high=None):
@@ -564,28 +579,200 @@ def _rand_int(shape, dtype, seed, low=None, high=None):
 @pytest.mark.parametrize("order", ORDERS, ids=lambda o: o.name)
 @pytest.mark.parametrize("rows,cols", [(37, 70), (1, 33), (64, 96)])
 def test_glue_transform_roundtrip(fake_lt, order, dtype, refuse_row, rows, cols):
-    from cutlass_gemm.cublaslt.transforms import chosen_strategy, transform, untransform
+    import warnings
+
+    from cutlass_gemm.cublaslt.transforms import chosen_strategy, transform, transform_backend, untransform
 
     fake = fake_lt(refuse_row=refuse_row, refuse_int_scale=refuse_row)
     x = _rand_int((rows, cols), dtype, rows + cols)
-    buf = transform(x, order)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        buf = transform(x, order)
+        back = untransform(buf, order, rows, cols)
     assert buf.dtype == dtype and buf.shape == (layouts.buffer_size(rows, cols, order),)
     np.testing.assert_array_equal(buf.numpy(), layouts.to_order(x.numpy(), order))  # padding zeroed too
-    torch.testing.assert_close(untransform(buf, order, rows, cols), x, rtol=0, atol=0)
-    index, scale = chosen_strategy("cuda:0", dtype, order, "to")  # device index None on CPU -> current (0)
+    torch.testing.assert_close(back, x, rtol=0, atol=0)
+    int32_refused = dtype == torch.int32 and refuse_row  # int32 takes only the int scale type: gather
+    for direction in ("to", "from"):
+        info = transform_backend(order, direction, "cuda:0", dtype)  # device index None on CPU -> current (0)
+        assert info.path == ("gather" if int32_refused else "cublaslt"), (direction, info, fake.calls)
+        assert info.cublaslt_calls + info.gather_calls == 1 and info.last_path == info.path
+    if int32_refused:
+        assert chosen_strategy("cuda:0", dtype, order, "to") is None
+        assert [w.category.__name__ for w in caught] == ["CublasLtFallbackWarning"] * 2, caught
+        return
+    assert not caught, [str(w.message) for w in caught]
+    index, scale = chosen_strategy("cuda:0", dtype, order, "to")
     assert index == (1 if refuse_row else 0)
-    want_scale = "CUDA_R_32F" if dtype == torch.int8 or refuse_row else "CUDA_R_32I"
+    want_scale = "CUDA_R_32F" if dtype == torch.int8 else "CUDA_R_32I"
     assert scale == want_scale, fake.calls
+    assert transform_backend(order, "to", "cuda:0", dtype).verified  # checked once against the gather
 
 
-def test_glue_transform_all_refused_raises_typed(fake_lt):
-    from cutlass_gemm.cublaslt.transforms import transform
+def test_glue_transform_all_refused_falls_back_to_gather(fake_lt):
+    from cutlass_gemm.cublaslt import CublasLtFallbackWarning
+    from cutlass_gemm.cublaslt.transforms import transform, transform_backend, untransform
+
+    fake = fake_lt()
+    fake.cublasLtMatrixTransform = lambda *a: 15
+    x = _rand_int((37, 70), torch.int8, 3)
+    with pytest.warns(CublasLtFallbackWarning, match="refused.*gather"):
+        buf = transform(x, Order.COL4_4R2_8C)
+    np.testing.assert_array_equal(buf.numpy(), layouts.to_order(x.numpy(), Order.COL4_4R2_8C))
+    info = transform_backend(Order.COL4_4R2_8C, "to", "cuda:0")
+    assert info.path == "gather" and "CUBLAS_STATUS_NOT_SUPPORTED" in info.reason and "ROW" in info.reason
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the warning is given once per kind; the remembered choice is reused
+        buf2 = transform(_rand_int((5, 9), torch.int8, 4), Order.COL4_4R2_8C)
+    assert buf2.shape == (layouts.buffer_size(5, 9, Order.COL4_4R2_8C),)
+    assert transform_backend(Order.COL4_4R2_8C, "to", "cuda:0").gather_calls == 2
+    with pytest.warns(CublasLtFallbackWarning):
+        back = untransform(buf, Order.COL4_4R2_8C, 37, 70)
+    torch.testing.assert_close(back, x, rtol=0, atol=0)
+
+
+def test_glue_transform_strict_backend_raises_typed(fake_lt):
+    from cutlass_gemm.cublaslt.transforms import transform, untransform
 
     fake = fake_lt()
     fake.cublasLtMatrixTransform = lambda *a: 15
     with pytest.raises(CublasLtError) as info:
-        transform(torch.zeros(4, 4, dtype=torch.int8), Order.COL32)
+        transform(torch.zeros(4, 4, dtype=torch.int8), Order.COL32, backend="cublaslt")
     assert info.value.status_name == "CUBLAS_STATUS_NOT_SUPPORTED" and "ROW" in str(info.value)
+    with pytest.raises(CublasLtError):
+        untransform(torch.zeros(128, dtype=torch.int8), Order.COL32, 4, 4, backend="cublaslt")
+    with pytest.raises(InvalidArgumentError) as info:
+        transform(torch.zeros(4, 4, dtype=torch.int8), Order.COL32, backend="fast")
+    assert info.value.argument == "backend"
+
+
+def _imma_src(la, lc, transa):
+    return la[1] in (int(Order.COL4_4R2_8C), int(Order.COL32_2R_4R4))
+
+
+@pytest.mark.parametrize("order", [Order.COL4_4R2_8C, Order.COL32_2R_4R4], ids=lambda o: o.name)
+@pytest.mark.parametrize("rows,cols", [(37, 70), (1, 33), (64, 96)])
+def test_glue_inverse_takes_plain_col_destination(fake_lt, order, rows, cols):
+    """The H100 behaviour: from COL4_4R2_8C, ROW destinations and TRANSA=T are refused. The plain COL
+    destination (R x C, ld = R, TRANSA=N) plus a torch transpose must be found, and be exact."""
+    from cutlass_gemm.cublaslt.transforms import (
+        transform, transform_backend, untransform, untransform_to_col_major,
+    )
+
+    fake = fake_lt(refuse_transform=lambda la, lc, t: _imma_src(la, lc, t) and (lc[1] == 1 or t == 1))
+    x = _rand_int((rows, cols), torch.int8, rows * cols)
+    buf = transform(x, order)
+    torch.testing.assert_close(untransform(buf, order, rows, cols), x, rtol=0, atol=0)
+    torch.testing.assert_close(untransform_to_col_major(buf, order, rows, cols), x.t().contiguous(), rtol=0, atol=0)
+    frm = transform_backend(order, "from", "cuda:0")
+    assert (frm.path, frm.index, frm.verified) == ("cublaslt", 2, True), frm
+    assert "staged" in frm.description and "COL" in frm.description
+    col = transform_backend(order, "from_col", "cuda:0")
+    assert (col.path, col.index) == ("cublaslt", 0), col
+    assert ("transform", int(order), 0, 0, 0) in fake.calls
+
+
+@pytest.mark.parametrize("order", ORDERS, ids=lambda o: o.name)
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int32])
+def test_glue_inverse_refused_everywhere_uses_gather(fake_lt, order, dtype):
+    from cutlass_gemm.cublaslt import CublasLtFallbackWarning
+    from cutlass_gemm.cublaslt.transforms import (
+        transform, transform_backend, untransform, untransform_to_col_major,
+    )
+
+    fake_lt(refuse_transform=lambda la, lc, t: la[1] in (2, 3, 4))  # every transform *from* an IMMA order
+    x = _rand_int((33, 65), dtype, 9)
+    buf = transform(x, order)
+    with pytest.warns(CublasLtFallbackWarning, match=f"from:{order.name}"):
+        back = untransform(buf, order, 33, 65)
+    with pytest.warns(CublasLtFallbackWarning, match=f"from_col:{order.name}"):
+        back_col = untransform_to_col_major(buf, order, 33, 65)
+    torch.testing.assert_close(back, x, rtol=0, atol=0)
+    torch.testing.assert_close(back_col, x.t().contiguous(), rtol=0, atol=0)
+    assert transform_backend(order, "to", "cuda:0", dtype).path == "cublaslt"
+    for direction in ("from", "from_col"):
+        info = transform_backend(order, direction, "cuda:0", dtype)
+        assert info.path == "gather" and info.gather_calls == 1 and "NOT_SUPPORTED" in info.reason, info
+
+
+def test_glue_transform_mismatch_is_caught_and_not_used(fake_lt):
+    """cuBLASLt accepting a description but computing something else must not reach the caller."""
+    from cutlass_gemm.cublaslt import CublasLtFallbackWarning
+    from cutlass_gemm.cublaslt.transforms import transform, transform_backend
+
+    # ROW-source descriptions are "accepted but wrong"; the COL-source ones are right
+    fake_lt(corrupt_transform=lambda la, lc, t: la[1] == 1)
+    x = _rand_int((37, 70), torch.int8, 5)
+    buf = transform(x, Order.COL32)
+    np.testing.assert_array_equal(buf.numpy(), layouts.to_order(x.numpy(), Order.COL32))
+    info = transform_backend(Order.COL32, "to", "cuda:0")
+    assert (info.path, info.index, info.verified) == ("cublaslt", 1, True), info
+
+    fake_lt(corrupt_transform=lambda la, lc, t: True)  # every accepted description is wrong
+    with pytest.warns(CublasLtFallbackWarning, match="differs from the index formulas"):
+        buf = transform(x, Order.COL32)
+    np.testing.assert_array_equal(buf.numpy(), layouts.to_order(x.numpy(), Order.COL32))
+    info = transform_backend(Order.COL32, "to", "cuda:0")
+    assert info.path == "gather" and "differs" in info.reason
+
+
+def test_glue_forced_gather_backend(fake_lt):
+    from cutlass_gemm.cublaslt.transforms import transform, transform_backend, untransform
+
+    fake = fake_lt()
+    x = _rand_int((9, 40), torch.int32, 6)
+    buf = transform(x, Order.COL32_2R_4R4, backend="gather")
+    torch.testing.assert_close(untransform(buf, Order.COL32_2R_4R4, 9, 40, backend="gather"), x, rtol=0, atol=0)
+    np.testing.assert_array_equal(buf.numpy(), layouts.to_order(x.numpy(), Order.COL32_2R_4R4))
+    assert not [c for c in fake.calls if c[0] == "transform"]
+    assert transform_backend(Order.COL32_2R_4R4, "to", "cuda:0", torch.int32).last_path == "gather"
+
+
+# ---- the device-side offset tables (torch on CPU) ---------------------------------------------------------
+
+@pytest.mark.parametrize("order", ORDERS, ids=lambda o: o.name)
+@pytest.mark.parametrize("rows,cols", SIZES)
+def test_offset_table_matches_numpy_reference(order, rows, cols):
+    from cutlass_gemm.cublaslt import _gather
+
+    _gather.clear_tables()
+    table = _gather.offset_table(rows, cols, order, "cpu")
+    assert table.dtype == torch.int64 and table.shape == (rows * cols,) and table.device.type == "cpu"
+    np.testing.assert_array_equal(table.numpy(), layouts.offsets(rows, cols, order).ravel())
+    assert _gather.offset_table(rows, cols, order, "cpu") is table  # cached
+    x = _rand_int((rows, cols), torch.int8, rows + 3 * cols)
+    size = layouts.buffer_size(rows, cols, order)
+    buf = _gather.scatter(x, order, size)
+    np.testing.assert_array_equal(buf.numpy(), layouts.to_order(x.numpy(), order))
+    torch.testing.assert_close(_gather.gather(buf, order, rows, cols), x, rtol=0, atol=0)
+    back_col = _gather.gather_col_major(buf, order, rows, cols)
+    assert back_col.is_contiguous() and back_col.shape == (cols, rows)
+    torch.testing.assert_close(back_col, x.t().contiguous(), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("order", ORDERS, ids=lambda o: o.name)
+def test_offsets_from_indices_is_the_findings_formula(order):
+    rows = 45
+    r = torch.arange(rows, dtype=torch.int64)[:, None]
+    c = torch.arange(100, dtype=torch.int64)[None, :]
+    got = layouts.offsets_from_indices(r, c, rows, order)
+    for rr in range(rows):
+        for cc in range(100):
+            assert int(got[rr, cc]) == findings_offset(rr, cc, rows, order)
+
+
+def test_offset_table_cache_is_bounded(monkeypatch):
+    from cutlass_gemm.cublaslt import _gather
+
+    _gather.clear_tables()
+    monkeypatch.setattr(_gather, "CACHE_BYTES", 3 * 64 * 64 * 8)
+    for rows in range(60, 66):
+        _gather.offset_table(rows, 64, Order.COL32, "cpu")
+    assert _gather.cached_tables() <= 3 and _gather._bytes <= _gather.CACHE_BYTES
+    big = _gather.offset_table(200, 200, Order.COL32, "cpu")  # larger than the cap: built, not kept
+    assert big.numel() == 200 * 200 and _gather.cached_tables() <= 3
+    _gather.clear_tables()
 
 
 @pytest.mark.parametrize("tn_vector_mode", [4, 3])

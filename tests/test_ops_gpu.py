@@ -12,11 +12,15 @@ OUT_DTYPES = [torch.bfloat16, torch.float16]
 VARIANTS = ["scaled", "scaled_bias", "scaled_azp", "scaled_azp_per_token"]
 
 
-def make_problem(variant, m, n, k, out_dtype, *, scalar_a=False, scalar_b=False, seed=0):
+def make_problem(variant, m, n, k, out_dtype, *, scalar_a=False, scalar_b=False, seed=0, fp8=False):
     g = torch.Generator(device="cuda").manual_seed(seed)
     dev = "cuda"
-    a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device=dev, generator=g)
-    w = torch.randint(-128, 128, (n, k), dtype=torch.int8, device=dev, generator=g)
+    if fp8:
+        a = (torch.randn((m, k), device=dev, generator=g) * 8).to(torch.float8_e4m3fn)
+        w = (torch.randn((n, k), device=dev, generator=g) * 8).to(torch.float8_e4m3fn)
+    else:
+        a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device=dev, generator=g)
+        w = torch.randint(-128, 128, (n, k), dtype=torch.int8, device=dev, generator=g)
     sa = (torch.rand((1,) if scalar_a else (m, 1), device=dev, generator=g) + 0.5) * 1e-2
     sb = (torch.rand((1,) if scalar_b else (1, n), device=dev, generator=g) + 0.5) * 1e-2
     p = dict(a=a, b=w.t(), scale_a=sa, scale_b=sb, out_dtype=out_dtype)
@@ -83,6 +87,22 @@ def test_large_shapes(variant, out_dtype, shape):
     assert res.data_ptr() == out.data_ptr()
     rel = check(out, reference64(p), f"{variant} {out_dtype} {shape}")
     print(f"{variant} {out_dtype} {shape}: relative error {rel:.2e}")
+
+
+@pytest.mark.parametrize("out_dtype", OUT_DTYPES)
+@pytest.mark.parametrize("variant", ["scaled", "scaled_bias"])
+def test_fp8_every_m_and_large_shapes(variant, out_dtype):
+    if torch.cuda.get_device_capability() < (8, 9):
+        pytest.skip("fp8 needs SM89+")
+    worst = 0.0
+    shapes = [(m, 136, 208) for m in range(1, 301)] + [(4096, 4096, 4096), (8192, 8192, 8192), (1, 14336, 4096),
+                                                       (3000, 5120, 1536)]
+    for m, n, k in shapes:
+        p = make_problem(variant, m, n, k, out_dtype, seed=m + k, fp8=True, scalar_a=(m % 7 == 0))
+        out = torch.full((m, n), float("nan"), dtype=out_dtype, device="cuda")
+        run_op(variant, p, out)
+        worst = max(worst, check(out, reference64(p), f"fp8 {variant} {out_dtype} {(m, n, k)}"))
+    print(f"fp8 {variant} {out_dtype}: worst relative error {worst:.2e}")
 
 
 @pytest.mark.parametrize("out_dtype", OUT_DTYPES)

@@ -96,6 +96,15 @@ def bench_shape(m, n, k, with_cublaslt=False):
         cutlass_gemm.scaled_mm(p.a, p.next_w().t(), p.sa, p.sb, torch.bfloat16, p.bias)
 
     rows["cutlass_gemm int8 fused"] = gpu_time_us(ours)
+
+    def ours_fp8():
+        cutlass_gemm.scaled_mm(p.a8, p.w8[p.i].t(), p.sa, p.sb, torch.bfloat16, p.bias)
+        p.next_w()
+
+    try:
+        rows["cutlass_gemm fp8 fused"] = gpu_time_us(ours_fp8)
+    except Exception as exc:
+        print(f"  cutlass_gemm fp8 failed at {m}x{n}x{k}: {exc}", file=sys.stderr)
     if m > 16:
         rows["torch._int_mm (no epilogue)"] = gpu_time_us(lambda: torch._int_mm(p.a, p.next_w().t()))
         rows["_int_mm + torch epilogue"] = gpu_time_us(
@@ -124,7 +133,7 @@ def bench_shape(m, n, k, with_cublaslt=False):
             print(f"  cuBLASLt failed at {m}x{n}x{k}: {exc}", file=sys.stderr)
     out = []
     for name, us in rows.items():
-        weight_bytes = n * k * (2 if name.startswith("bf16") else 1)
+        weight_bytes = n * k * (2 if name.startswith("bf16") else 1)  # int8 and fp8: one byte
         act_bytes = m * k * (2 if name.startswith("bf16") else 1)
         out_bytes = m * n * (4 if "no epilogue" in name or "int32" in name else 2)
         out.append({"m": m, "n": n, "k": k, "impl": name, "us": round(us, 2), "tops": round(flops / us / 1e6, 1),
@@ -153,8 +162,8 @@ def summarize(rows, out_dir):
     by_shape = {}
     for r in rows:
         by_shape.setdefault((r["m"], r["n"], r["k"]), {})[r["impl"]] = r
-    lines = ["| M x N x K | ours us (TOPS) | vs _int_mm | vs _int_mm+epi | vs bf16 mm | vs fp8 _scaled_mm |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| M x N x K | ours int8 us (TOPS) | vs _int_mm | vs _int_mm+epi | vs bf16 mm | ours fp8 us | fp8: vs _scaled_mm |",
+             "|---|---|---|---|---|---|---|"]
     speedups_unfused, slow_vs_bf16 = [], []
     for (m, n, k), r in by_shape.items():
         ours = r["cutlass_gemm int8 fused"]["us"]
@@ -166,8 +175,11 @@ def summarize(rows, out_dir):
             speedups_unfused.append(r["_int_mm + torch epilogue"]["us"] / ours)
         if r["bf16 torch.mm"]["us"] < ours / 1.10:
             slow_vs_bf16.append(f"{m}x{n}x{k}")
+        f8 = r.get("cutlass_gemm fp8 fused")
+        f8_ratio = (f"{r['torch._scaled_mm fp8 rowwise+bias']['us'] / f8['us']:.2f}x"
+                    if f8 and "torch._scaled_mm fp8 rowwise+bias" in r else "-")
         lines.append(f"| {m}x{n}x{k} | {ours:.1f} ({r['cutlass_gemm int8 fused']['tops']}) | {ratio('torch._int_mm (no epilogue)')} "
-                     f"| {ratio('_int_mm + torch epilogue')} | {ratio('bf16 torch.mm')} | {ratio('torch._scaled_mm fp8 rowwise+bias')} |")
+                     f"| {ratio('_int_mm + torch epilogue')} | {ratio('bf16 torch.mm')} | {f8['us'] if f8 else '-'} | {f8_ratio} |")
     if speedups_unfused:
         geo = math.exp(sum(map(math.log, speedups_unfused)) / len(speedups_unfused))
         lines.append(f"\nGeometric-mean speedup over _int_mm + torch epilogue ({len(speedups_unfused)} shapes, M > 16): {geo:.2f}x")

@@ -121,6 +121,11 @@ class DescriptorCache:
                 self._items.popitem(last=False)
         return value
 
+    def pop(self, key: Hashable) -> None:
+        """Forget one entry (no-op if absent)."""
+        with self._lock:
+            self._items.pop(key, None)
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()

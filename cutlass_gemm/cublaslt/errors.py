@@ -7,7 +7,9 @@ from cutlass_gemm.errors import CutlassGemmError
 
 from .enums import Status
 
-__all__ = ["CublasLtError", "CublasLtNotFoundError", "UnsupportedOrderError", "status_name"]
+__all__ = [
+    "CublasLtError", "CublasLtNotFoundError", "UnsupportedOrderError", "CublasLtFallbackWarning", "status_name",
+]
 
 
 def status_name(status: Optional[int]) -> str:
@@ -50,3 +52,10 @@ class UnsupportedOrderError(CublasLtError):
     """cuBLASLt cannot run a matmul with the requested IMMA memory orders (COL32 / COL4_4R2_8C /
     COL32_2R_4R4) on this device: documented for sm75 / sm80 only, not sm90. Detected from the status
     cuBLASLt returns (heuristic or matmul), never assumed."""
+
+
+class CublasLtFallbackWarning(UserWarning):
+    """cuBLASLt refused a request (or, for a transform, produced a result that disagrees with the verified
+    index formulas) and an explicit fallback runs instead: the device-side gather for transforms, an int32
+    cuBLASLt GEMM plus a torch epilogue, or zero-padded rows for matmuls. Emitted once per kind of request;
+    ``transforms.transform_backend`` / ``matmul.matmul_backend`` report which path ran."""

@@ -26,6 +26,7 @@ from .enums import Order
 
 __all__ = [
     "IMMA_ORDERS", "row_padding", "padded_rows", "leading_dim", "buffer_size", "offset", "offsets",
+    "offsets_from_indices",
     "to_order", "from_order", "padding_mask",
 ]
 
@@ -89,22 +90,32 @@ def offset(r: int, c: int, rows: int, order) -> int:
     return (c // 32) * ld + (r // 32) * 1024 + (((u % 8) // 2 * 4 + u // 8) * 2 + u % 2) * 32 + c % 32
 
 
-def offsets(rows: int, cols: int, order) -> np.ndarray:
-    """int64 array (rows, cols): the element offset of every (r, c) (vectorised closed form)."""
+def offsets_from_indices(r, c, rows: int, order):
+    """The closed-form offsets for broadcastable integer arrays ``r`` (row indices) and ``c`` (column indices)
+    of an R-row matrix. Array-agnostic: only ``+ * // %`` on the operands, so numpy int64 arrays and torch
+    int64 tensors (on any device) both work -- the one vectorised copy of the formulas, used by
+    :func:`offsets` here and by the device-side gather of :mod:`cutlass_gemm.cublaslt.transforms`.
+    ``(c % 8) // 4 * 4`` is FINDINGS.md's ``(4 if c % 8 >= 4 else 0)``."""
     o = _imma_order(order)
-    rows, cols = _dim(rows, "rows"), _dim(cols, "cols")
-    r = np.arange(rows, dtype=np.int64)[:, None]
-    c = np.arange(cols, dtype=np.int64)[None, :]
     ld = leading_dim(rows, o)
     group = (c // 32) * ld
     if o is Order.COL32:
         return group + r * 32 + c % 32
     if o is Order.COL4_4R2_8C:
         tile_row = (r // 8) * 8 + (r % 2) * 4 + (c % 32) // 8
-        tile_col = (np.where(c % 8 >= 4, 4, 0) + (r % 8) // 2) * 4 + c % 4
+        tile_col = ((c % 8) // 4 * 4 + (r % 8) // 2) * 4 + c % 4
         return group + tile_row * 32 + tile_col
     u = r % 32
     return group + (r // 32) * 1024 + (((u % 8) // 2 * 4 + u // 8) * 2 + u % 2) * 32 + c % 32
+
+
+def offsets(rows: int, cols: int, order) -> np.ndarray:
+    """int64 array (rows, cols): the element offset of every (r, c) (vectorised closed form)."""
+    o = _imma_order(order)
+    rows, cols = _dim(rows, "rows"), _dim(cols, "cols")
+    r = np.arange(rows, dtype=np.int64)[:, None]
+    c = np.arange(cols, dtype=np.int64)[None, :]
+    return offsets_from_indices(r, c, rows, o)
 
 
 def padding_mask(rows: int, cols: int, order) -> np.ndarray:

@@ -26,6 +26,14 @@ Two pipelines (``order``):
   untransformed straight into column-major N x M = row-major (M, N). Requesting these orders where cuBLASLt
   cannot run them raises UnsupportedOrderError (from the status cuBLASLt returns).
 
+Fallbacks of the TN pipeline (explicit: a one-time CublasLtFallbackWarning, and ``matmul_backend`` reports the
+path taken): if cuBLASLt refuses int8 / float32 output or the alpha vector (heuristic or launch status
+NOT_SUPPORTED / ARCH_MISMATCH / INVALID_VALUE), the exact int32 product is computed with cuBLASLt and alpha and
+the output conversion are applied in torch (what cuBLASLt's epilogue computes: float32 alpha * acc, int8
+rounded to nearest and saturated); if the int32 product itself is refused for this M, it is retried once with
+M zero-padded to a multiple of 32 (exact; sliced back). Refusals are remembered per configuration, so the
+heuristic is not asked again. The IMMA pipeline has no fallback: it raises UnsupportedOrderError.
+
 Data types (cuBLASLt docs, Table 1 / Table 2): int32 out = COMPUTE_32I + scale 32I (alpha must be None);
 int8 out = COMPUTE_32I + scale 32F (saturating); float32 out = COMPUTE_32F + scale 32F (regular order only).
 Descriptors and the heuristic's algorithm are cached per (device, pipeline, shape, out dtype, alpha kind,
@@ -33,10 +41,13 @@ operand alignment); the workspace (32 MiB) per (device, stream); work runs on to
 """
 from __future__ import annotations
 
+import collections
 import ctypes
 import numbers
+import threading
+import warnings
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 
@@ -57,10 +68,13 @@ from .enums import (
     PointerMode,
     Status,
 )
-from .errors import CublasLtError, UnsupportedOrderError, status_name
+from .errors import CublasLtError, CublasLtFallbackWarning, UnsupportedOrderError, status_name
 from .transforms import transform, untransform_to_col_major
 
-__all__ = ["int8_matmul", "imma_matmul", "select_order", "OUT_DTYPES", "IMMA_B_ORDERS", "TN"]
+__all__ = [
+    "int8_matmul", "imma_matmul", "select_order", "matmul_backend", "MatmulBackend", "clear_plans", "OUT_DTYPES",
+    "IMMA_B_ORDERS", "TN",
+]
 
 TN = "tn"
 OUT_DTYPES = (torch.int32, torch.int8, torch.float32)
@@ -92,6 +106,12 @@ class _Plan:
 
 
 _plans = DescriptorCache(capacity=256)
+_REFUSED_CAPACITY = 1024
+_refused_lock = threading.Lock()
+_refused: "collections.OrderedDict[tuple, tuple]" = collections.OrderedDict()
+# statuses that mean "cuBLASLt cannot do this configuration" (as opposed to a failed execution)
+_REFUSALS = (int(Status.CUBLAS_STATUS_NOT_SUPPORTED), int(Status.CUBLAS_STATUS_ARCH_MISMATCH),
+             int(Status.CUBLAS_STATUS_INVALID_VALUE))
 
 
 def _dtype_name(dtype: torch.dtype) -> str:
@@ -219,7 +239,28 @@ def _build_plan(device_index: int, h: int, a_spec: LayoutSpec, b_spec: LayoutSpe
     return None, failures
 
 
+def _refuse(key: tuple, status: int, function: str, detail: str, imma: bool) -> None:
+    """Remember that cuBLASLt refused this configuration (bounded), so later calls go straight to the
+    fallback (or error) without asking the heuristic again."""
+    with _refused_lock:
+        _refused[key] = (status, function, detail, imma)
+        _refused.move_to_end(key)
+        while len(_refused) > _REFUSED_CAPACITY:
+            _refused.popitem(last=False)
+
+
+def _raise_refused(status: int, function: str, detail: str, imma: bool):
+    if imma:
+        raise UnsupportedOrderError(status, function, detail)
+    raise CublasLtError(status, function, detail)
+
+
 def _get_plan(key: tuple, build, imma: bool) -> _Plan:
+    with _refused_lock:
+        known = _refused.get(key)
+    if known is not None:
+        status, function, detail, was_imma = known
+        _raise_refused(status, function, "(remembered refusal) " + detail, was_imma)
     failures_box: List[Tuple[int, str]] = []
 
     def create():
@@ -235,10 +276,9 @@ def _get_plan(key: tuple, build, imma: bool) -> _Plan:
         status = failures_box[0][0]
         detail = "; ".join(f for _, f in failures_box)
         if imma:
-            raise UnsupportedOrderError(status, "cublasLtMatmulAlgoGetHeuristic",
-                                        "no cuBLASLt algorithm for this IMMA-order matmul on this device: " + detail
-                                        ) from None
-        raise CublasLtError(status, "cublasLtMatmulAlgoGetHeuristic", detail) from None
+            detail = "no cuBLASLt algorithm for this IMMA-order matmul on this device: " + detail
+        _refuse(key, status, "cublasLtMatmulAlgoGetHeuristic", detail, imma)
+        _raise_refused(status, "cublasLtMatmulAlgoGetHeuristic", detail, imma)
 
 
 class _NoPlan(Exception):
@@ -258,7 +298,7 @@ def _scalars(plan: _Plan, alpha, alpha_kind: str):
 
 
 def _launch(plan: _Plan, device: torch.device, h: int, a_ptr: int, b_ptr: int, d_ptr: int, alpha, alpha_kind: str,
-            imma: bool) -> None:
+            imma: bool, key: Optional[tuple] = None) -> None:
     stream = stream_ptr(device)
     ws = workspace(device, stream)
     alpha_arg, beta_arg, keep = _scalars(plan, alpha, alpha_kind)
@@ -273,8 +313,10 @@ def _launch(plan: _Plan, device: torch.device, h: int, a_ptr: int, b_ptr: int, d
     ))
     del keep
     if status != 0:
-        unsupported = status in (Status.CUBLAS_STATUS_NOT_SUPPORTED, Status.CUBLAS_STATUS_ARCH_MISMATCH,
-                                 Status.CUBLAS_STATUS_INVALID_VALUE)
+        unsupported = status in _REFUSALS
+        if unsupported and key is not None:  # the plan cannot run: forget it, remember the refusal
+            _plans.pop(key)
+            _refuse(key, status, "cublasLtMatmul", plan.description, imma)
         if imma and unsupported:
             raise UnsupportedOrderError(status, "cublasLtMatmul", plan.description)
         raise CublasLtError(status, "cublasLtMatmul", plan.description)
@@ -317,7 +359,9 @@ def int8_matmul(a: torch.Tensor, b_nk: torch.Tensor, alpha: Alpha = None, out_dt
         w_t = transform(b_nk, Order.COL32)
         x_t = transform(a, path)
         d_t = imma_matmul(w_t, x_t, n, m, k, b_order=path, alpha=alpha, out_dtype=out_dtype)
-        return untransform_to_col_major(d_t, Order.COL32, n, m)  # column-major N x M == row-major (M, N)
+        out = untransform_to_col_major(d_t, Order.COL32, n, m)  # column-major N x M == row-major (M, N)
+        _record(_backend_key(device, path, out_dtype, alpha_kind), "cublaslt")
+        return out
 
     if n % 4:
         raise InvalidArgumentError("b_nk", f"N = {n} must be a multiple of 4 (cuBLASLt IMMA: m and the leading "
@@ -328,7 +372,13 @@ def int8_matmul(a: torch.Tensor, b_nk: torch.Tensor, alpha: Alpha = None, out_dt
     for name, t in (("a", a), ("b_nk", b_nk)):
         if t.data_ptr() % 4:
             raise InvalidArgumentError(name, "data pointer is not 4-byte aligned (cuBLASLt IMMA requirement)")
+    return _tn(a, b_nk, m, n, k, out_dtype, alpha, alpha_kind)
 
+
+def _tn_once(a: torch.Tensor, b_nk: torch.Tensor, m: int, n: int, k: int, out_dtype: torch.dtype, alpha,
+             alpha_kind: str) -> torch.Tensor:
+    """One plain-TN cuBLASLt matmul exactly as asked; CublasLtError when cuBLASLt refuses it."""
+    device = a.device
     out = torch.empty((m, n), dtype=out_dtype, device=device)
     aligns = (alignment(b_nk.data_ptr()), alignment(a.data_ptr()), alignment(out.data_ptr()))
     modes = ((PointerMode.ALPHA_DEVICE_VECTOR_BETA_HOST, PointerMode.ALPHA_DEVICE_VECTOR_BETA_ZERO)
@@ -344,8 +394,128 @@ def int8_matmul(a: torch.Tensor, b_nk: torch.Tensor, alpha: Alpha = None, out_dt
             LayoutSpec(out_dtype, n, m, n, Order.COL),   # D  = C^T column-major = C row-major
             Operation.CUBLAS_OP_T, Operation.CUBLAS_OP_N, out_dtype, modes, aligns, what,
         ), imma=False)
-        _launch(plan, device, h, b_nk.data_ptr(), a.data_ptr(), out.data_ptr(), alpha, alpha_kind, imma=False)
+        _launch(plan, device, h, b_nk.data_ptr(), a.data_ptr(), out.data_ptr(), alpha, alpha_kind, imma=False,
+                key=key)
     return out
+
+
+def _refusal(exc: CublasLtError) -> bool:
+    return exc.status in _REFUSALS
+
+
+def _tn_int32(a: torch.Tensor, b_nk: torch.Tensor, m: int, n: int, k: int) -> Tuple[torch.Tensor, bool]:
+    """Exact int32 TN product; if cuBLASLt refuses the shape, retry once with M zero-padded to a multiple of 32
+    (>= 32) and 256-byte aligned copies (zero rows add nothing; the result is sliced back). Returns (C, padded)."""
+    try:
+        return _tn_once(a, b_nk, m, n, k, torch.int32, None, "none"), False
+    except CublasLtError as exc:
+        if not _refusal(exc):
+            raise
+        first = exc
+    m_p = max(32, (m + 31) // 32 * 32)
+    a_p = torch.zeros((m_p, k), dtype=torch.int8, device=a.device)
+    a_p[:m] = a
+    b_p = b_nk if alignment(b_nk.data_ptr()) >= 256 else b_nk.clone()
+    try:
+        out = _tn_once(a_p, b_p, m_p, n, k, torch.int32, None, "none")
+    except CublasLtError as exc:
+        raise CublasLtError(first.status, first.function,
+                            f"{first.detail}; retried with M padded to {m_p}: {exc}") from None
+    return out[:m], True
+
+
+def _torch_epilogue(acc: torch.Tensor, alpha, alpha_kind: str, out_dtype: torch.dtype) -> torch.Tensor:
+    """What cuBLASLt's epilogue computes (float32 alpha * acc; int8 output rounded to nearest, saturated)."""
+    y = acc.to(torch.float32)
+    if alpha_kind == "vector":
+        y = y * alpha[None, :]
+    elif alpha_kind == "scalar":
+        y = y * float(alpha)  # float32 op (the scalar is not promoted): float32 alpha * float32 acc
+    if out_dtype == torch.int8:
+        y = torch.round(y).clamp_(-128, 127).to(torch.int8)
+    return y
+
+
+def _tn(a: torch.Tensor, b_nk: torch.Tensor, m: int, n: int, k: int, out_dtype: torch.dtype, alpha,
+        alpha_kind: str) -> torch.Tensor:
+    """Plain TN with explicit, recorded fallbacks (see ``matmul_backend``)."""
+    key = _backend_key(a.device, TN, out_dtype, alpha_kind)
+    if out_dtype != torch.int32:
+        try:
+            out = _tn_once(a, b_nk, m, n, k, out_dtype, alpha, alpha_kind)
+            _record(key, "cublaslt")
+            return out
+        except CublasLtError as exc:
+            if not _refusal(exc):
+                raise
+            reason = str(exc)
+        acc, padded = _tn_int32(a, b_nk, m, n, k)
+        path = ("cublaslt-padded-m" if padded else "cublaslt") + "-int32+torch-epilogue"
+        _record(key, path, reason, warn=(
+            f"cuBLASLt refused the int8 TN matmul with {_dtype_name(out_dtype)} output and alpha={alpha_kind} "
+            f"({reason}); computing the exact int32 product with cuBLASLt and applying alpha / the "
+            f"{_dtype_name(out_dtype)} conversion in torch instead"))
+        return _torch_epilogue(acc, alpha, alpha_kind, out_dtype)
+    out, padded = _tn_int32(a, b_nk, m, n, k)
+    if padded:
+        _record(key, "cublaslt-padded-m", f"refused M={m}", warn=(
+            f"cuBLASLt refused the int8 TN matmul M={m} N={n} K={k}; ran it with M zero-padded to a multiple of 32"))
+    else:
+        _record(key, "cublaslt")
+    return out
+
+
+# ---- which path matmuls take ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MatmulBackend:
+    """The path int8_matmul took for a (device, pipeline, out dtype, alpha kind): ``last_path`` is one of
+    "cublaslt" (as asked), "cublaslt-padded-m" (M zero-padded to a multiple of 32 after a refusal),
+    "cublaslt-int32+torch-epilogue" / "cublaslt-padded-m-int32+torch-epilogue" (cuBLASLt refused this output
+    type / alpha kind: exact int32 cuBLASLt product, alpha and conversion in torch); ``reason``: the latest
+    refusal; ``calls``: path -> number of calls."""
+
+    last_path: str
+    reason: Optional[str]
+    calls: Dict[str, int]
+
+
+_backend_lock = threading.Lock()
+_backends: Dict[tuple, dict] = {}
+_warned: set = set()
+
+
+def _backend_key(device: torch.device, pipeline, out_dtype: torch.dtype, alpha_kind: str) -> tuple:
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    name = pipeline if isinstance(pipeline, str) else Order.parse(pipeline).name
+    return index, name, _dtype_name(out_dtype), alpha_kind
+
+
+def _record(key: tuple, path: str, reason: Optional[str] = None, warn: Optional[str] = None) -> None:
+    with _backend_lock:
+        entry = _backends.setdefault(key, {"last": path, "reason": None, "calls": {}})
+        entry["last"] = path
+        if reason is not None:
+            entry["reason"] = reason
+        entry["calls"][path] = entry["calls"].get(path, 0) + 1
+        first = warn is not None and (key, path) not in _warned
+        if first:
+            _warned.add((key, path))
+    if first:
+        warnings.warn(f"cuBLASLt int8_matmul on cuda:{key[0]}: {warn} (see "
+                      f"cutlass_gemm.cublaslt.matmul.matmul_backend)", CublasLtFallbackWarning, stacklevel=4)
+
+
+def matmul_backend(out_dtype: torch.dtype = torch.int32, alpha: str = "none", device=None,
+                   pipeline="tn") -> Optional[MatmulBackend]:
+    """The path of the latest int8_matmul with this output dtype, alpha kind ("none", "scalar", "vector"),
+    device (default: current) and pipeline ("tn" or an IMMA order); None if none ran yet."""
+    dev = torch.device("cuda") if device is None else torch.device(device)
+    with _backend_lock:
+        entry = _backends.get(_backend_key(dev, pipeline, out_dtype, alpha))
+        if entry is None:
+            return None
+        return MatmulBackend(entry["last"], entry["reason"], dict(entry["calls"]))
 
 
 def imma_matmul(a_buf: torch.Tensor, b_buf: torch.Tensor, m: int, n: int, k: int, *, b_order,
@@ -393,10 +563,17 @@ def imma_matmul(a_buf: torch.Tensor, b_buf: torch.Tensor, m: int, n: int, k: int
             LayoutSpec(out_dtype, m, n, layouts.leading_dim(m, Order.COL32), Order.COL32),
             Operation.CUBLAS_OP_N, Operation.CUBLAS_OP_T, out_dtype, modes, aligns, what,
         ), imma=True)
-        _launch(plan, device, h, a_buf.data_ptr(), b_buf.data_ptr(), out.data_ptr(), alpha, alpha_kind, imma=True)
+        _launch(plan, device, h, a_buf.data_ptr(), b_buf.data_ptr(), out.data_ptr(), alpha, alpha_kind, imma=True,
+                key=key)
     return out
 
 
 def clear_plans() -> None:
-    """Forget cached matmul plans (descriptors are destroyed once unreferenced)."""
+    """Forget cached matmul plans (descriptors are destroyed once unreferenced), remembered refusals, the
+    recorded backends and the fallback warnings already given."""
     _plans.clear()
+    with _refused_lock:
+        _refused.clear()
+    with _backend_lock:
+        _backends.clear()
+        _warned.clear()
