@@ -17,6 +17,7 @@ launch; problems raise InvalidArgumentError naming the argument.
 """
 from __future__ import annotations
 
+import math
 from typing import Dict, Optional, Tuple
 
 import torch
@@ -41,7 +42,7 @@ def _vector_kind(t, name: str, length: int, dtype, scalar_kind: str, vector_kind
         raise InvalidArgumentError(name, f"must be a torch.Tensor, got {type(t).__name__}")
     if t.dtype != dtype:
         raise InvalidArgumentError(name, f"must be {dtype}, got {t.dtype}")
-    if t.numel() == 1 and t.dim() <= 2:
+    if t.dim() <= 2 and math.prod(t.shape) == 1:  # prod, not numel(): works on symbolic shapes
         return scalar_kind
     if tuple(t.shape) not in vector_shapes:
         raise InvalidArgumentError(name, f"must have one element or shape {' or '.join(map(str, vector_shapes))} "
@@ -93,9 +94,6 @@ def validate(a, b, scale_a, scale_b, out_dtype, bias=None, azp_adj=None, azp=Non
         raise InvalidArgumentError("a", f"leading dimension {a.stride(0)} must be a multiple of {K_ALIGN}")
     if N > 1 and b.stride(1) % K_ALIGN:
         raise InvalidArgumentError("b", f"leading dimension {b.stride(1)} must be a multiple of {K_ALIGN}")
-    for name, t in (("a", a), ("b", b)):
-        if t.device.type == "cuda" and t.data_ptr() % 16:
-            raise InvalidArgumentError(name, "data pointer must be 16-byte aligned (slice offsets break this)")
     sa = _vector_kind(scale_a, "scale_a", M, torch.float32, "tensor", "token", [(M, 1), (M,)])
     sb = _vector_kind(scale_b, "scale_b", N, torch.float32, "tensor", "channel", [(1, N), (N,)])
     _same_device(scale_a, "scale_a", device)
@@ -125,8 +123,7 @@ def validate(a, b, scale_a, scale_b, out_dtype, bias=None, azp_adj=None, azp=Non
         if not isinstance(out, torch.Tensor) or tuple(out.shape) != (M, N) or out.dtype != out_dtype:
             raise InvalidArgumentError("out", f"must be a ({M}, {N}) {out_dtype} tensor, got {_describe(out)}")
         _same_device(out, "out", device)
-        if out.stride(1) != 1 or (M > 1 and (out.stride(0) < N or out.stride(0) % N_ALIGN)) \
-                or (out.device.type == "cuda" and out.data_ptr() % 16):
+        if out.stride(1) != 1 or (M > 1 and (out.stride(0) < N or out.stride(0) % N_ALIGN)):
             raise InvalidArgumentError("out", f"must be row-major with a leading dimension that is a multiple of "
                                               f"{N_ALIGN} and a 16-byte aligned pointer, got strides {out.stride()}")
     return M, N, K, sa, sb
@@ -182,6 +179,13 @@ def _fast_layout(a, b, scale_a, scale_b, out_dtype, bias, out):
     if dev >= 0 and ((a.data_ptr() | b.data_ptr() | (0 if out is None else out.data_ptr())) & 15):
         return None
     return M, N, K, sa, sb
+
+
+def check_pointers(a, b, out=None) -> None:
+    """16-byte aligned data pointers, which TMA and 128-bit loads need (real tensors only)."""
+    for name, t in (("a", a), ("b", b), ("out", out)):
+        if t is not None and t.data_ptr() % 16:
+            raise InvalidArgumentError(name, "data pointer must be 16-byte aligned (slice offsets break this)")
 
 
 def _describe(t) -> str:
@@ -313,8 +317,11 @@ def _dispatch(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
     if fast is not None and with_azp and not (a.dtype is torch.int8
                                              and _azp_ok(azp_adj, azp, fast[0], fast[1], a.get_device())):
         fast = None
-    M, N, K, sa, sb = fast or validate(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out,
-                                       with_azp=with_azp)
+    if fast is None:
+        fast = validate(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, with_azp=with_azp)
+        if a.device.type == "cuda":
+            check_pointers(a, b, out)
+    M, N, K, sa, sb = fast
     if a.device.type == "cuda":
         return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb)
     res = reference(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp)

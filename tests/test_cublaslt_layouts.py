@@ -717,6 +717,25 @@ def test_glue_transform_mismatch_is_caught_and_not_used(fake_lt):
     assert info.path == "gather" and "differs" in info.reason
 
 
+def test_glue_shape_specific_refusal_keeps_cublaslt_for_other_shapes(fake_lt):
+    from cutlass_gemm.cublaslt import CublasLtFallbackWarning
+    from cutlass_gemm.cublaslt.transforms import transform, transform_backend
+
+    fake = fake_lt(refuse_transform=lambda la, lc, t: 5 in (la["rows"], la["cols"]))  # any 5-row/col matrix
+    x = _rand_int((37, 70), torch.int8, 1)
+    transform(x, Order.COL32)
+    with pytest.warns(CublasLtFallbackWarning):
+        small = transform(_rand_int((5, 9), torch.int8, 2), Order.COL32)
+    np.testing.assert_array_equal(small.numpy(), layouts.to_order(_rand_int((5, 9), torch.int8, 2).numpy(), Order.COL32))
+    attempts = len(fake.calls)
+    transform(_rand_int((5, 9), torch.int8, 3), Order.COL32)  # remembered: straight to the gather
+    buf = transform(x, Order.COL32)  # other shapes keep cuBLASLt
+    np.testing.assert_array_equal(buf.numpy(), layouts.to_order(x.numpy(), Order.COL32))
+    assert len(fake.calls) == attempts + 1
+    info = transform_backend(Order.COL32, "to", "cuda:0")
+    assert (info.path, info.cublaslt_calls, info.gather_calls, info.last_path) == ("cublaslt", 2, 2, "cublaslt"), info
+
+
 def test_glue_forced_gather_backend(fake_lt):
     from cutlass_gemm.cublaslt.transforms import transform, transform_backend, untransform
 
@@ -797,6 +816,102 @@ def test_glue_tn_matmul(fake_lt, m, n, k, tn_vector_mode):
     assert np.abs(q.numpy().astype(np.int64) - want).max() <= 1
     s = int8_matmul(a, b, alpha=0.5, out_dtype=torch.float32)
     np.testing.assert_allclose(s.numpy(), ref * 0.5, rtol=1e-6)
+
+
+def _is_vector_mode(d, la, lb, ld_):
+    return d[2] in (3, 4)
+
+
+@pytest.mark.parametrize("where", ["heuristic", "launch"])
+@pytest.mark.parametrize("m,n,k", [(37, 36, 68), (1, 4, 4), (64, 96, 128)])
+def test_glue_tn_alpha_vector_refused_falls_back_to_torch_epilogue(fake_lt, m, n, k, where):
+    from cutlass_gemm.cublaslt import CublasLtFallbackWarning, int8_matmul, matmul_backend
+
+    fake_lt(**({"refuse_matmul": _is_vector_mode} if where == "heuristic" else {"refuse_launch": _is_vector_mode}))
+    a, b = _rand_int((m, k), torch.int8, m + 1), _rand_int((n, k), torch.int8, n + 2)
+    ref = a.numpy().astype(np.int64) @ b.numpy().astype(np.int64).T
+    alpha = torch.linspace(0.001, 0.05, n, dtype=torch.float32)
+    with pytest.warns(CublasLtFallbackWarning, match="alpha=vector"):
+        q = int8_matmul(a, b, alpha=alpha, out_dtype=torch.int8)
+    want = np.clip(np.rint(ref * alpha.numpy().astype(np.float64)[None, :]), -128, 127)
+    assert q.dtype == torch.int8 and q.shape == (m, n)
+    assert np.abs(q.numpy().astype(np.int64) - want).max() <= 1
+    info = matmul_backend(torch.int8, "vector", "cuda:0")
+    assert info.last_path == "cublaslt-int32+torch-epilogue" and "NOT_SUPPORTED" in info.reason, info
+    with pytest.warns(CublasLtFallbackWarning, match="float32 output and alpha=vector"):
+        y = int8_matmul(a, b, alpha=alpha, out_dtype=torch.float32)
+    np.testing.assert_allclose(y.numpy(), ref * alpha.numpy().astype(np.float64)[None, :], rtol=1e-5, atol=1e-6)
+    assert y.dtype == torch.float32
+    assert matmul_backend(torch.float32, "vector", "cuda:0").last_path == "cublaslt-int32+torch-epilogue"
+    # scalar alpha still goes through cuBLASLt's own epilogue
+    s = int8_matmul(a, b, alpha=0.5, out_dtype=torch.float32)
+    np.testing.assert_allclose(s.numpy(), ref * 0.5, rtol=1e-6)
+    assert matmul_backend(torch.float32, "scalar", "cuda:0").last_path == "cublaslt"
+    q2 = int8_matmul(a, b, alpha=alpha, out_dtype=torch.int8)
+    torch.testing.assert_close(q2, q, rtol=0, atol=0)
+    assert matmul_backend(torch.int8, "vector", "cuda:0").calls == {"cublaslt-int32+torch-epilogue": 2}
+    # the refusal is remembered (plan keys hold the operands' alignment, which varies on CPU: ask directly)
+    from cutlass_gemm.cublaslt import matmul as matmul_module
+
+    refused = [key for key in matmul_module._refused if key[5] == torch.int8 and key[6]]
+    assert refused, matmul_module._refused
+    with pytest.raises(CublasLtError, match="remembered refusal"):
+        matmul_module._get_plan(refused[0], lambda: pytest.fail("asked cuBLASLt again"), imma=False)
+
+
+def test_glue_tn_float_output_refused_falls_back(fake_lt):
+    from cutlass_gemm.cublaslt import CublasLtFallbackWarning, int8_matmul, matmul_backend
+
+    fake_lt(refuse_matmul=lambda d, la, lb, ld_: d["compute"] == 68)  # no COMPUTE_32F with int8 inputs
+    a, b = _rand_int((37, 68), torch.int8, 1), _rand_int((36, 68), torch.int8, 2)
+    ref = a.numpy().astype(np.int64) @ b.numpy().astype(np.int64).T
+    with pytest.warns(CublasLtFallbackWarning):
+        y = int8_matmul(a, b, alpha=0.0123, out_dtype=torch.float32)
+    np.testing.assert_allclose(y.numpy(), ref * 0.0123, rtol=1e-6, atol=1e-6)
+    with pytest.warns(CublasLtFallbackWarning):
+        y1 = int8_matmul(a, b, out_dtype=torch.float32)
+    np.testing.assert_array_equal(y1.numpy(), ref.astype(np.float32))
+    assert matmul_backend(torch.float32, "scalar", "cuda:0").last_path == "cublaslt-int32+torch-epilogue"
+
+
+@pytest.mark.parametrize("m", [1, 5, 16, 17])
+def test_glue_tn_small_m_refused_is_padded(fake_lt, m):
+    import warnings
+
+    from cutlass_gemm.cublaslt import CublasLtFallbackWarning, int8_matmul, matmul_backend
+
+    # refuse cuBLAS n = M <= 16 (what torch._int_mm guards against); B' = a is K x M
+    fake_lt(refuse_matmul=lambda d, la, lb, ld_: lb["cols"] <= 16)
+    a, b = _rand_int((m, 64), torch.int8, m), _rand_int((32, 64), torch.int8, 99)
+    ref = a.numpy().astype(np.int64) @ b.numpy().astype(np.int64).T
+    if m > 16:
+        c = int8_matmul(a, b)
+        assert matmul_backend(torch.int32, "none", "cuda:0").last_path == "cublaslt"
+    else:
+        with pytest.warns(CublasLtFallbackWarning, match=f"M={m}"):
+            c = int8_matmul(a, b)
+        assert matmul_backend(torch.int32, "none", "cuda:0").last_path == "cublaslt-padded-m"
+    assert c.shape == (m, 32) and c.dtype == torch.int32 and c.is_contiguous()
+    np.testing.assert_array_equal(c.numpy(), ref)
+    alpha = torch.full((32,), 0.25, dtype=torch.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = int8_matmul(a, b, alpha=alpha, out_dtype=torch.float32)  # small M: padded int32 + torch epilogue
+    np.testing.assert_allclose(y.numpy(), ref * 0.25, rtol=1e-6)
+    assert len(caught) == (1 if m <= 16 else 0), [str(w.message) for w in caught]
+    if m <= 16:
+        assert matmul_backend(torch.float32, "vector", "cuda:0").last_path == "cublaslt-padded-m-int32+torch-epilogue"
+
+
+def test_glue_tn_int32_refused_everywhere_raises_typed(fake_lt):
+    from cutlass_gemm.cublaslt import int8_matmul
+
+    fake_lt(refuse_matmul=lambda d, la, lb, ld_: True)
+    with pytest.raises(CublasLtError) as info:
+        int8_matmul(_rand_int((5, 8), torch.int8, 1), _rand_int((4, 8), torch.int8, 2))
+    assert info.value.status_name == "CUBLAS_STATUS_NOT_SUPPORTED"
+    assert "padded to 32" in str(info.value) and "M=5" in str(info.value)
+    assert not isinstance(info.value, UnsupportedOrderError)
 
 
 @pytest.mark.parametrize("sm", [75, 80])

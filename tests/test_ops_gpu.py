@@ -52,13 +52,15 @@ def reference64(p):
     return ref
 
 
-def check(out, ref, what):
+def check(out, ref, what, abs_frac=2e-3):
+    """Every element written; norm-wise relative error <= 2e-2; each element within 1e-2 relative plus
+    `abs_frac` of the largest |ref| (the absolute part covers cancellation near zero)."""
     assert not torch.isnan(out).any(), f"{what}: {int(torch.isnan(out).sum())} output elements left unwritten"
     diff = (out.double() - ref).abs()
     scale = ref.abs().max().clamp_min(1e-30)
     rel = ((out.double() - ref).norm() / ref.norm()).item()
     assert rel <= 2e-2, f"{what}: relative error {rel:.3e}"
-    bad = diff > 1e-2 * ref.abs() + 2e-3 * scale
+    bad = diff > 1e-2 * ref.abs() + abs_frac * scale
     assert not bad.any(), f"{what}: {int(bad.sum())} elements off, worst {diff.max().item():.3e} of {scale.item():.3e}"
     return rel
 
@@ -101,7 +103,9 @@ def test_fp8_every_m_and_large_shapes(variant, out_dtype):
         p = make_problem(variant, m, n, k, out_dtype, seed=m + k, fp8=True, scalar_a=(m % 7 == 0))
         out = torch.full((m, n), float("nan"), dtype=out_dtype, device="cuda")
         run_op(variant, p, out)
-        worst = max(worst, check(out, reference64(p), f"fp8 {variant} {out_dtype} {(m, n, k)}"))
+        # fp8 kernels use CUTLASS's fast accumulation (as vLLM's do): its error grows with K, so the
+        # per-element absolute allowance is 1% of the largest output instead of 0.2%.
+        worst = max(worst, check(out, reference64(p), f"fp8 {variant} {out_dtype} {(m, n, k)}", abs_frac=1e-2))
     print(f"fp8 {variant} {out_dtype}: worst relative error {worst:.2e}")
 
 
@@ -132,17 +136,20 @@ def test_functional_form_allocates_and_matches_out_form():
 
 
 def test_runs_on_the_current_stream():
+    """Queued on a side stream behind a long sleep, the GEMM has not run when the default stream,
+    which does not wait for side streams, snapshots the output; a launch on the legacy default
+    stream would have written it already."""
     p = make_problem("scaled_bias", 512, 1024, 1024, torch.bfloat16)
-    s = torch.cuda.Stream()
     out = torch.full((512, 1024), float("nan"), dtype=torch.bfloat16, device="cuda")
-    s.wait_stream(torch.cuda.current_stream())
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
     with torch.cuda.stream(s):
-        torch.cuda._sleep(20_000_000)  # keep the side stream busy: a launch elsewhere would finish first
+        torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time on this stream only
         run_op("scaled_bias", p, out)
-        done = torch.cuda.Event()
-        done.record(s)
-    assert not done.query() and torch.isnan(out[-1, -1]).item()  # the work queued behind the sleep
-    done.synchronize()
+    snapshot = out.clone()  # default stream
+    torch.cuda.current_stream().synchronize()
+    assert torch.isnan(snapshot).all(), "the GEMM ran before the side stream's sleep ended: wrong stream"
+    s.synchronize()
     check(out, reference64(p), "side stream")
 
 

@@ -8,8 +8,8 @@ per (rows, cols, order, device) on the current stream and kept in a small LRU ca
 used from another stream than the one that built it is waited for (event) and recorded on that stream (so the
 caching allocator never reuses it under a running kernel).
 
-``scatter`` / ``gather`` / ``gather_col_major`` then move the data with ``index_copy_`` / ``index_select`` /
-advanced indexing on the current stream.
+``scatter`` / ``gather`` / ``gather_col_major`` then move the data with ``index_copy_`` / ``index_select``
+(plus a transposing copy for the column-major result) on the current stream.
 """
 from __future__ import annotations
 
@@ -107,8 +107,7 @@ def gather(buf: torch.Tensor, order, rows: int, cols: int) -> torch.Tensor:
 
 def gather_col_major(buf: torch.Tensor, order, rows: int, cols: int) -> torch.Tensor:
     """1-D buffer in the order -> the matrix column-major, as the row-major (cols, rows) tensor."""
-    table = offset_table(rows, cols, order, buf.device).view(rows, cols).t()
-    return buf.reshape(-1)[table]
+    return gather(buf, order, rows, cols).t().contiguous()
 
 
 def clear_tables() -> None:

@@ -336,7 +336,8 @@ def int8_matmul(a: torch.Tensor, b_nk: torch.Tensor, alpha: Alpha = None, out_dt
     weight row); not allowed with int32 output. int8 output saturates. ``order``: "auto" (select_order),
     "tn", Order.COL4_4R2_8C or Order.COL32_2R_4R4 (IMMA pipeline; UnsupportedOrderError where cuBLASLt
     cannot run it). Runs on torch.cuda.current_stream(a.device). For order "tn", N and K must be multiples
-    of 4 (cuBLASLt's IMMA requirement); other shapes raise InvalidArgumentError."""
+    of 4 (cuBLASLt's IMMA requirement); other shapes raise InvalidArgumentError. Where cuBLASLt refuses the
+    TN request, the fallbacks of the module docstring run (CublasLtFallbackWarning once; ``matmul_backend``)."""
     cuda_tensor(a, "a", (torch.int8,), ndim=2)
     cuda_tensor(b_nk, "b_nk", (torch.int8,), ndim=2)
     same_device(b_nk, "b_nk", a)
@@ -403,11 +404,13 @@ def _refusal(exc: CublasLtError) -> bool:
     return exc.status in _REFUSALS
 
 
-def _tn_int32(a: torch.Tensor, b_nk: torch.Tensor, m: int, n: int, k: int) -> Tuple[torch.Tensor, bool]:
+def _tn_int32(a: torch.Tensor, b_nk: torch.Tensor, m: int, n: int, k: int
+              ) -> Tuple[torch.Tensor, Optional[CublasLtError]]:
     """Exact int32 TN product; if cuBLASLt refuses the shape, retry once with M zero-padded to a multiple of 32
-    (>= 32) and 256-byte aligned copies (zero rows add nothing; the result is sliced back). Returns (C, padded)."""
+    (>= 32) and 256-byte aligned copies (zero rows add nothing; the result is sliced back).
+    Returns (C, the refusal that made it pad, or None)."""
     try:
-        return _tn_once(a, b_nk, m, n, k, torch.int32, None, "none"), False
+        return _tn_once(a, b_nk, m, n, k, torch.int32, None, "none"), None
     except CublasLtError as exc:
         if not _refusal(exc):
             raise
@@ -421,7 +424,7 @@ def _tn_int32(a: torch.Tensor, b_nk: torch.Tensor, m: int, n: int, k: int) -> Tu
     except CublasLtError as exc:
         raise CublasLtError(first.status, first.function,
                             f"{first.detail}; retried with M padded to {m_p}: {exc}") from None
-    return out[:m], True
+    return out[:m], first
 
 
 def _torch_epilogue(acc: torch.Tensor, alpha, alpha_kind: str, out_dtype: torch.dtype) -> torch.Tensor:
@@ -450,15 +453,15 @@ def _tn(a: torch.Tensor, b_nk: torch.Tensor, m: int, n: int, k: int, out_dtype: 
                 raise
             reason = str(exc)
         acc, padded = _tn_int32(a, b_nk, m, n, k)
-        path = ("cublaslt-padded-m" if padded else "cublaslt") + "-int32+torch-epilogue"
+        path = ("cublaslt" if padded is None else "cublaslt-padded-m") + "-int32+torch-epilogue"
         _record(key, path, reason, warn=(
             f"cuBLASLt refused the int8 TN matmul with {_dtype_name(out_dtype)} output and alpha={alpha_kind} "
             f"({reason}); computing the exact int32 product with cuBLASLt and applying alpha / the "
             f"{_dtype_name(out_dtype)} conversion in torch instead"))
         return _torch_epilogue(acc, alpha, alpha_kind, out_dtype)
     out, padded = _tn_int32(a, b_nk, m, n, k)
-    if padded:
-        _record(key, "cublaslt-padded-m", f"refused M={m}", warn=(
+    if padded is not None:
+        _record(key, "cublaslt-padded-m", str(padded), warn=(
             f"cuBLASLt refused the int8 TN matmul M={m} N={n} K={k}; ran it with M zero-padded to a multiple of 32"))
     else:
         _record(key, "cublaslt")

@@ -21,8 +21,8 @@ ld = C, byte for byte):
 Scale type: int8 tries CUDA_R_32F (probe-verified), then CUDA_R_32I; int32 only CUDA_R_32I (a float32 scale
 would round |v| > 2**24, so int32 falls back to the exact gather rather than accepting that).
 
-Fallback: when cuBLASLt refuses every (description, scale) -- seen on the H100 (cuBLASLt 13.1) for transforms
-*from* COL4_4R2_8C -- the transform runs as a device-side gather/scatter through an int64 offset table
+Fallback: when cuBLASLt refuses every (description, scale) -- on the H100 (cuBLASLt 13.1) it refused
+COL4_4R2_8C -> ROW and -> transposed COL, descriptions [0] and [1] of "from" -- the transform runs as a device-side gather/scatter through an int64 offset table
 built with torch from the same closed forms as ``layouts`` (:mod:`._gather`, cached per (R, C, order,
 device)); a one-time :class:`CublasLtFallbackWarning` says so. The first description cuBLASLt accepts for a
 (device, direction, order, dtype) is checked once against the gather result (one device sync; skipped while a
@@ -94,6 +94,7 @@ class _Choice:
     description: Optional[str] = None
     reason: Optional[str] = None
     verified: bool = False
+    rejected: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -101,8 +102,9 @@ class TransformBackend:
     """What a (device, direction, order, dtype) of transform runs on. ``path``: "cublaslt" or "gather" (the
     remembered decision); ``index``/``scale``/``description``: the cuBLASLt description in use (None for the
     gather); ``reason``: why the gather runs (cuBLASLt's statuses, or a verification mismatch); ``verified``:
-    whether the cuBLASLt description was checked against the gather; ``cublaslt_calls`` / ``gather_calls``:
-    calls that took each path so far; ``last_path``: the path of the latest call."""
+    whether the cuBLASLt description was checked against the gather; ``rejected``: the descriptions cuBLASLt
+    refused (or got wrong) before the one in use; ``cublaslt_calls`` / ``gather_calls``: calls that took each
+    path so far; ``last_path``: the path of the latest call."""
 
     path: str
     index: Optional[int]
@@ -110,6 +112,7 @@ class TransformBackend:
     description: Optional[str]
     reason: Optional[str]
     verified: bool
+    rejected: Tuple[str, ...]
     cublaslt_calls: int
     gather_calls: int
     last_path: Optional[str]
@@ -120,6 +123,8 @@ _choices: Dict[tuple, _Choice] = {}
 _counts: Dict[tuple, List[int]] = {}
 _last: Dict[tuple, str] = {}
 _warned: set = set()
+_refused_shapes: Dict[tuple, None] = {}  # (key, "RxC") refused while other shapes of the kind run on cuBLASLt
+_REFUSED_SHAPES_CAPACITY = 1024
 
 
 def clear_state() -> None:
@@ -129,6 +134,7 @@ def clear_state() -> None:
         _counts.clear()
         _last.clear()
         _warned.clear()
+        _refused_shapes.clear()
     _gather.clear_tables()
 
 
@@ -191,7 +197,7 @@ def _run(direction: str, o: Order, dtype: torch.dtype, device: torch.device, sha
         _count(key, "gather")
         return gather()
     choice = _choices.get(key)
-    if backend == "auto" and choice is not None and choice.path == "gather":
+    if backend == "auto" and ((choice is not None and choice.path == "gather") or (key, shape) in _refused_shapes):
         _count(key, "gather")
         return gather()
 
@@ -221,7 +227,7 @@ def _run(direction: str, o: Order, dtype: torch.dtype, device: torch.device, sha
                     continue
                 verified = True
             with _lock:
-                _choices[key] = _Choice("cublaslt", i, scale, what, None, verified)
+                _choices[key] = _Choice("cublaslt", i, scale, what, None, verified, tuple(f for _, f in failures))
             _count(key, "cublaslt")
             return result
 
@@ -236,7 +242,11 @@ def _run(direction: str, o: Order, dtype: torch.dtype, device: torch.device, sha
         current = _choices.get(key)
         # keep a description that works for other shapes, unless cuBLASLt was caught computing something else
         if current is None or current.path != "cublaslt" or mismatch:
-            _choices[key] = _Choice("gather", reason=reason)
+            _choices[key] = _Choice("gather", reason=reason, rejected=tuple(f for _, f in failures))
+        else:  # only this shape is refused: remember that (bounded), keep cuBLASLt for the others
+            _refused_shapes[(key, shape)] = None
+            while len(_refused_shapes) > _REFUSED_SHAPES_CAPACITY:
+                _refused_shapes.pop(next(iter(_refused_shapes)))
     _warn_once(key, f"cublasLtMatrixTransform {kind} on cuda:{index}: {reason}. Using the device-side gather "
                     f"through the verified index formulas instead (exact; see "
                     f"cutlass_gemm.cublaslt.transforms.transform_backend).")
@@ -268,7 +278,7 @@ def _snapshot(key: tuple) -> Optional[TransformBackend]:
         choice = _Choice("gather", reason="backend='gather' requested")
     return TransformBackend(
         path=choice.path, index=choice.index, scale=None if choice.scale is None else choice.scale.name,
-        description=choice.description, reason=choice.reason, verified=choice.verified,
+        description=choice.description, reason=choice.reason, verified=choice.verified, rejected=choice.rejected,
         cublaslt_calls=counts[0], gather_calls=counts[1], last_path=last,
     )
 

@@ -1,0 +1,99 @@
+"""nvcc builds generated kernels into loadable libraries; the disk cache is safe under concurrency."""
+import ctypes
+import multiprocessing as mp
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from cutlass_gemm import build, heuristics
+from cutlass_gemm.config import KernelConfig
+from cutlass_gemm.emit import LAUNCHER_ABI_VERSION
+
+ROOT = Path(__file__).resolve().parents[1]
+needs_nvcc = pytest.mark.skipif(build.find_nvcc() is None, reason="nvcc not found (install the CUDA toolkit)")
+
+
+def _generated(sm: int) -> KernelConfig:
+    return heuristics.default_configs(sm)[0]
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_compile_one_sm90_and_one_sm80_kernel(tmp_path, monkeypatch):
+    """Both compiles run at once (CI has two cores); each library exports the launcher ABI."""
+    monkeypatch.setenv(build.CACHE_ENV, str(tmp_path))
+    configs = [_generated(90), _generated(80)]
+    sources = {c: (ROOT / "generated" / f"sm{c.sm}" / f"{c.name}.cu").read_text() for c in configs}
+    with ThreadPoolExecutor(2) as pool:
+        results = dict(zip(configs, pool.map(lambda c: build.build(c, sources[c]), configs)))
+    for cfg, (path, seconds) in results.items():
+        assert path.exists() and path.parent.parent == tmp_path and seconds > 0
+        print(f"compiled {cfg.name} in {seconds:.1f} s")
+        lib = ctypes.CDLL(str(path))  # loads without a GPU: libcudart is static, libcuda is not linked
+        lib.cg_kernel_name.restype = ctypes.c_char_p
+        assert lib.cg_abi_version() == LAUNCHER_ABI_VERSION
+        assert lib.cg_kernel_name().decode() == cfg.name
+        assert hasattr(lib, "cg_launch") and hasattr(lib, "cg_workspace_size")
+        assert build.lookup(cfg) == path
+        # a second build is a cache hit
+        assert build.build(cfg, sources[cfg]) == (path, 0.0)
+
+
+TINY = r'''
+extern "C" __attribute__((visibility("default"))) int cg_abi_version() { return 0; }
+__global__ void touch(int* p) { *p = 1; }
+'''
+
+
+def _build_tiny(cache_dir: str, marker_dir: str) -> str:
+    os.environ[build.CACHE_ENV] = cache_dir
+    real = build.compile_source
+
+    def counting(src, out, sm, **kw):  # leave a mark each time nvcc really runs
+        Path(marker_dir, f"{os.getpid()}").write_text("compiled")
+        return real(src, out, sm, **kw)
+
+    build.compile_source = counting
+    cfg = KernelConfig(sm=90, tile=(64, 64, 128))
+    path, _ = build.build(cfg, TINY)
+    return str(path)
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_concurrent_builds_of_one_kernel_compile_once(tmp_path):
+    cache, marks = tmp_path / "cache", tmp_path / "marks"
+    marks.mkdir()
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(3) as pool:
+        paths = pool.starmap(_build_tiny, [(str(cache), str(marks))] * 3)
+    assert len(set(paths)) == 1 and Path(paths[0]).exists()
+    assert len(list(marks.iterdir())) == 1, "nvcc ran more than once for one cache entry"
+    leftovers = [p.name for p in Path(paths[0]).parent.iterdir() if p.name.startswith(".")]
+    assert not leftovers, f"temporary build files left behind: {leftovers}"
+
+
+def test_cache_location_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv(build.CACHE_ENV, str(tmp_path / "x"))
+    assert build.cache_root() == tmp_path / "x"
+    entry = build.cache_entry(_generated(90), nvcc_ver="13.0.88")
+    assert entry.path.parent == tmp_path / "x" / "sm90" and entry.path.name.startswith(_generated(90).name)
+    monkeypatch.delenv(build.CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert build.cache_root() == tmp_path / "xdg" / "cutlass_gemm"
+
+
+def test_cache_key_changes_with_nvcc_version():
+    cfg = _generated(90)
+    assert build.cache_entry(cfg, "13.0.88").key != build.cache_entry(cfg, "13.1.0").key
+
+
+def test_nvcc_failure_raises_build_error(tmp_path, monkeypatch):
+    if build.find_nvcc() is None:
+        pytest.skip("nvcc not found")
+    monkeypatch.setenv(build.CACHE_ENV, str(tmp_path))
+    with pytest.raises(build.BuildError, match="nvcc failed"):
+        build.build(KernelConfig(sm=90, tile=(64, 64, 128), out_dtype="f16"), "this is not C++")
+    assert not list((tmp_path / "sm90").glob("*.so"))
