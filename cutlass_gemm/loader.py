@@ -48,6 +48,8 @@ class KernelLibrary:
         lib.cg_launch.argtypes = _LAUNCH_ARGTYPES
         self._lib = lib
         self._launch = lib.cg_launch
+        #: address of cg_launch, for callers that launch without ctypes (the C++ fast path)
+        self.function_address = ctypes.cast(lib.cg_launch, ctypes.c_void_p).value
 
     def workspace_size(self, m: int, n: int, k: int) -> int:
         return int(self._lib.cg_workspace_size(m, n, k))

@@ -22,7 +22,7 @@ from typing import Dict, Optional, Tuple
 
 import torch
 
-from . import heuristics, loader
+from . import fastpath, heuristics, loader
 from .config import KernelConfig
 from .errors import InvalidArgumentError, UnsupportedDeviceError
 
@@ -213,6 +213,9 @@ _device_sm: Dict[int, int] = {}
 _selected: Dict[tuple, Tuple[loader.KernelLibrary, str, str]] = {}
 
 
+_fast_ready = None  # the C++ fast path module once loaded (see fastpath.py)
+
+
 def kernel_sm(device_index: int) -> int:
     """The kernel family that runs on a device: SM90 kernels on 9.0, SM80 kernels on 8.x."""
     sm = _device_sm.get(device_index)
@@ -267,6 +270,10 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m):
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
         _plans[key] = plan
+        fast = fastpath.module()
+        if fast is not None:  # teach the C++ fast path this plan; later calls skip Python entirely
+            fast.register_plan(dev, fastpath.VARIANT_CODES[variant], a_dtype, out_dtype, sa == "token",
+                               sb == "channel", m, lib.function_address, plan[2], plan[3])
     return plan
 
 
@@ -282,11 +289,14 @@ def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
     if torch._C._cuda_getDevice() != dev:
         with torch.cuda.device(dev):
             return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb)
+    global _fast_ready
+    if _fast_ready is None:
+        _fast_ready = fastpath.module() or False
     launch, lib, expand_a, expand_b = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M)
     if expand_a:  # a per-tensor scale served by a per-token kernel
-        scale_a = scale_a.reshape(1, 1).expand(M, 1).contiguous()
+        scale_a = scale_a.expand(M, 1).contiguous()
     if expand_b:
-        scale_b = scale_b.reshape(1, 1).expand(1, N).contiguous()
+        scale_b = scale_b.expand(1, N).contiguous()
     if azp_adj is None:
         azp_adj_ptr = azp_with_adj_ptr = None
     elif variant == "scaled_azp":
@@ -312,6 +322,17 @@ def _azp_ok(azp_adj, azp, M, N, dev) -> bool:
 
 
 def _dispatch(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out):
+    if _fast_ready and type(a) is torch.Tensor and type(scale_a) is torch.Tensor \
+            and type(scale_b) is torch.Tensor and a.is_cuda:
+        try:
+            res = _fast_ready.run(fastpath.VARIANT_CODES[variant], a, b, scale_a, scale_b, out_dtype, bias,
+                                  azp_adj, azp, out)
+        except TypeError:  # an argument pybind cannot convert: let validation name it
+            res = None
+        if type(res) is torch.Tensor:
+            return res
+        # None: not a call the fast path takes (or no plan yet); an int: the launcher failed, and the
+        # Python path below repeats the call to raise KernelLaunchError with the launcher's message.
     with_azp = azp_adj is not None or variant.startswith("scaled_azp")
     fast = _fast_layout(a, b, scale_a, scale_b, out_dtype, bias, out)
     if fast is not None and with_azp and not (a.dtype is torch.int8

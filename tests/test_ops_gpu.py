@@ -216,3 +216,26 @@ def test_selected_kernel_follows_the_table():
     for m in (1, 64, 65, 256, 257, 5000):
         lib, _, _ = ops.select_kernel(sm, "scaled_bias", "int8", "bf16", "token", "channel", m)
         assert lib.config.tile == cutlass_gemm.heuristics.choose_tile(sm, m).tile
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_cpp_fast_path_matches_python_path(variant):
+    """The first call of a shape plans it in Python; repeats go through the C++ fast path. Both
+    must give bit-identical results, and bad input must still raise the typed errors."""
+    from cutlass_gemm import fastpath
+    for m in (1, 17, 64, 200, 1000):
+        for scalar in (False, True):
+            p = make_problem(variant, m, 256, 512, torch.bfloat16, seed=m, scalar_a=scalar, scalar_b=scalar)
+            first = run_op(variant, p, torch.full((m, 256), float("nan"), dtype=torch.bfloat16, device="cuda"))
+            assert ops._fast_ready, "the C++ fast path did not load: " + str(fastpath.FAST_PATH_ENV)
+            again = run_op(variant, p, torch.full((m, 256), float("nan"), dtype=torch.bfloat16, device="cuda"))
+            saved, ops._fast_ready = ops._fast_ready, False
+            try:
+                python = run_op(variant, p, torch.full((m, 256), float("nan"), dtype=torch.bfloat16, device="cuda"))
+            finally:
+                ops._fast_ready = saved
+            assert torch.equal(first, again) and torch.equal(first, python)
+            check(again, reference64(p), f"fast path {variant} m={m} scalar={scalar}")
+    with pytest.raises(cutlass_gemm.InvalidArgumentError, match="^scale_b: "):
+        bad = dict(p, scale_b=p["scale_b"].cpu())
+        run_op(variant, bad, None)

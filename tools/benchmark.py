@@ -249,18 +249,33 @@ def cmd_overhead(args):
     stream = torch._C._cuda_getCurrentRawStream(0)
     ptrs = (p.a.data_ptr(), w.data_ptr(), out.data_ptr(), m, n, k, k, k, n, p.sa.data_ptr(), p.sb.data_ptr(),
             None, None, None, p.bias.data_ptr(), None, 0, stream)
+    cutlass_gemm.scaled_mm(p.a, w, p.sa, p.sb, torch.bfloat16, p.bias)  # plans the call, loads the fast path
+
+    def python_path():  # the same call with the C++ fast path switched off
+        saved, ops._fast_ready = ops._fast_ready, False
+        try:
+            ops._dispatch("scaled_bias", p.a, w, p.sa, p.sb, torch.bfloat16, p.bias, None, None, out)
+        finally:
+            ops._fast_ready = saved
+
     layers = {
-        "torch._int_mm (baseline)": lambda: torch._int_mm(p.a, w),
+        "torch._int_mm (baseline, allocates out)": lambda: torch._int_mm(p.a, w),
         "raw ctypes launch (C launcher + kernel)": lambda: lib.launch(*ptrs),
-        "ops._dispatch (validation + selection + launch)":
-            lambda: ops._dispatch("scaled_bias", p.a, w, p.sa, p.sb, torch.bfloat16, p.bias, None, None, out),
-        "torch.ops.cutlass_gemm.scaled_mm_out (dispatcher)":
-            lambda: torch.ops.cutlass_gemm.scaled_mm_out(out, p.a, w, p.sa, p.sb, torch.bfloat16, p.bias),
+        "python path: validation + plan + ctypes launch": python_path,
         "cutlass_gemm.scaled_mm (public, allocates out)":
             lambda: cutlass_gemm.scaled_mm(p.a, w, p.sa, p.sb, torch.bfloat16, p.bias),
-        "cutlass_gemm.scaled_mm, per-tensor scales (broadcast)":
+        "cutlass_gemm.scaled_mm(out=...) (public)":
+            lambda: cutlass_gemm.scaled_mm(p.a, w, p.sa, p.sb, torch.bfloat16, p.bias, out=out),
+        "torch.ops.cutlass_gemm.scaled_mm (dispatcher, allocates out)":
+            lambda: torch.ops.cutlass_gemm.scaled_mm(p.a, w, p.sa, p.sb, torch.bfloat16, p.bias),
+        "cutlass_gemm.scaled_mm, per-tensor scales (broadcast to vectors)":
             lambda: cutlass_gemm.scaled_mm(p.a, w, p.sa[:1, 0], p.sb[0, :1], torch.bfloat16, p.bias),
+        "torch.empty alone (for reference)": lambda: torch.empty((m, n), dtype=torch.bfloat16, device="cuda"),
     }
+    if ops._fast_ready:
+        fast = ops._fast_ready
+        layers["C++ fast path entry, out given"] = lambda: fast.run(1, p.a, w, p.sa, p.sb, torch.bfloat16, p.bias,
+                                                                     None, None, out)
     results = {}
     for name, fn in layers.items():
         for _ in range(50):
@@ -275,7 +290,8 @@ def cmd_overhead(args):
             per_rep.append((time.perf_counter() - t0) * 1e3)  # us per call over 1000 calls
         results[name] = round(statistics.median(per_rep), 2)
     results["kernel GPU time (us)"] = round(gpu_time_us(lambda: lib.launch(*ptrs)), 2)
-    text = json.dumps({**stamp(), "shape": [m, n, k], "us_per_call_over_1000_back_to_back": results}, indent=1)
+    text = json.dumps({**stamp(), "shape": [m, n, k], "fast_path": bool(ops._fast_ready),
+                       "us_per_call_over_1000_back_to_back": results}, indent=1)
     print(text)
     Path(args.out, "overhead.json").write_text(text + "\n")
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One GPU session: prebuild the SM90 default kernel set, run the GPU tests, benchmark.
 # Usage (repository root, on a GPU machine):  bash tools/gpu_session.sh OUT_DIR [tests|bench|all] [pytest args...]
+# Environment: QUICK=1 benchmarks four shapes only; UNCACHED=1 also times a first call that must build its kernel.
 # Kernels go to $CUTLASS_GEMM_CACHE_DIR (default ./.kcache here, so a later session can carry them).
 set -u
 OUT=${1:?output folder}; WHAT=${2:-all}; shift 2 || true
@@ -15,7 +16,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 nvcc --version | tail -1
 JOBS=$(( $(nproc) > 2 ? $(nproc) - 2 : 1 ))
 if [ "$WHAT" != bench ]; then
-  python3 tools/benchmark.py first-call --uncached --out "$OUT" > "$OUT/first_call.log" 2>&1 &
+  python3 tools/benchmark.py first-call ${UNCACHED:+--uncached} --out "$OUT" > "$OUT/first_call.log" 2>&1 &
   FIRST=$!
   python3 tools/generate_kernels.py --sm 90 --compile --jobs "$JOBS" 2>&1 | grep -v "^nvcc:" | tail -30
   tar czf "$OUT/kcache.tgz" -C "$(dirname "$CUTLASS_GEMM_CACHE_DIR")" "$(basename "$CUTLASS_GEMM_CACHE_DIR")"
@@ -24,5 +25,6 @@ if [ "$WHAT" != bench ]; then
 fi
 if [ "$WHAT" != tests ]; then
   python3 tools/benchmark.py overhead --out "$OUT" 2>&1 | tail -20
-  python3 tools/benchmark.py shapes --quick --cublaslt --out "$OUT" 2>&1 | tail -25
+  python3 tools/benchmark.py shapes ${QUICK:+--quick} --cublaslt --out "$OUT" 2>&1 | grep -v "done in" | tail -90
+  python3 tools/benchmark.py tiles --out "$OUT" 2>&1 | tail -32
 fi

@@ -1,0 +1,148 @@
+// Eager fast path for cutlass_gemm ops: the common, valid call is checked, planned and launched in
+// C++, so a decode-step GEMM costs one pybind call. Anything unusual (a plan not yet made, an
+// unusual layout, an invalid argument) returns None and the Python path handles it: it raises the
+// typed errors, builds and loads kernels, and registers the plans this file looks up.
+#include <torch/extension.h>
+#include <c10/cuda/CUDAStream.h>
+#include <c10/cuda/CUDAGuard.h>
+
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+
+namespace {
+
+using LaunchFn = int (*)(void const*, void const*, void*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         void const*, void const*, void const*, void const*, void const*, void const*, void*, size_t,
+                         void*);
+
+enum Variant : int { kScaled = 0, kScaledBias = 1, kScaledAzp = 2, kScaledAzpPerToken = 3 };
+
+struct PlanKey {
+  int device, variant, a_dtype, out_dtype, scale_a_vector, scale_b_vector;
+  int64_t m;
+  bool operator==(PlanKey const& o) const {
+    return device == o.device && variant == o.variant && a_dtype == o.a_dtype && out_dtype == o.out_dtype &&
+           scale_a_vector == o.scale_a_vector && scale_b_vector == o.scale_b_vector && m == o.m;
+  }
+};
+
+struct PlanKeyHash {
+  size_t operator()(PlanKey const& k) const {
+    uint64_t h = static_cast<uint64_t>(k.m) * 0x9E3779B97F4A7C15ull;
+    h ^= (static_cast<uint64_t>(k.device) << 40) ^ (static_cast<uint64_t>(k.variant) << 32) ^
+         (static_cast<uint64_t>(k.a_dtype) << 24) ^ (static_cast<uint64_t>(k.out_dtype) << 16) ^
+         (static_cast<uint64_t>(k.scale_a_vector) << 8) ^ static_cast<uint64_t>(k.scale_b_vector);
+    return static_cast<size_t>(h);
+  }
+};
+
+struct Plan {
+  LaunchFn fn;
+  bool expand_a, expand_b;
+};
+
+std::mutex g_mutex;
+std::unordered_map<PlanKey, Plan, PlanKeyHash> g_plans;
+
+void register_plan(int device, int variant, at::ScalarType a_dtype, at::ScalarType out_dtype, bool scale_a_vector,
+                   bool scale_b_vector, int64_t m, int64_t fn, bool expand_a, bool expand_b) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_plans.size() > (1u << 14)) g_plans.clear();
+  g_plans[PlanKey{device, variant, static_cast<int>(a_dtype), static_cast<int>(out_dtype), scale_a_vector,
+                  scale_b_vector, m}] = Plan{reinterpret_cast<LaunchFn>(fn), expand_a, expand_b};
+}
+
+void clear_plans() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_plans.clear();
+}
+
+bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+// 1 = per-tensor (one element), 2 = vector of `len` shaped (len, 1)/(len,) or (1, len)/(len,), 0 = neither.
+int scale_kind(at::Tensor const& s, int64_t len, bool column, int device) {
+  if (!s.is_cuda() || s.get_device() != device || s.scalar_type() != at::kFloat || s.dim() > 2) return 0;
+  if (s.numel() == 1) return 1;
+  if (!s.is_contiguous() || s.numel() != len) return 0;
+  if (s.dim() == 1) return 2;
+  return (column ? (s.size(0) == len && s.size(1) == 1) : (s.size(0) == 1 && s.size(1) == len)) ? 2 : 0;
+}
+
+bool row_vector(c10::optional<at::Tensor> const& t, int64_t len, at::ScalarType dtype, int device) {
+  if (!t.has_value()) return true;
+  at::Tensor const& v = *t;
+  return v.is_cuda() && v.get_device() == device && v.scalar_type() == dtype && v.is_contiguous() &&
+         v.numel() == len && (v.dim() == 1 || (v.dim() == 2 && v.size(0) == 1));
+}
+
+bool col_vector(c10::optional<at::Tensor> const& t, int64_t len, at::ScalarType dtype, int device) {
+  if (!t.has_value()) return true;
+  at::Tensor const& v = *t;
+  return v.is_cuda() && v.get_device() == device && v.scalar_type() == dtype && v.is_contiguous() &&
+         v.numel() == len && (v.dim() == 1 || (v.dim() == 2 && v.size(1) == 1));
+}
+
+// Returns the output tensor, None when the Python path must take the call, or an int error code
+// from the kernel's launcher (Python turns it into KernelLaunchError with the launcher's message).
+py::object run(int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor const& scale_a,
+               at::Tensor const& scale_b, at::ScalarType out_dtype, c10::optional<at::Tensor> const& bias,
+               c10::optional<at::Tensor> const& azp_adj, c10::optional<at::Tensor> const& azp,
+               c10::optional<at::Tensor> const& out) {
+  if (!a.is_cuda() || a.dim() != 2 || b.dim() != 2) return py::none();
+  at::ScalarType dt = a.scalar_type();
+  if ((dt != at::kChar && dt != at::kFloat8_e4m3fn) || b.scalar_type() != dt) return py::none();
+  if (out_dtype != at::kBFloat16 && out_dtype != at::kHalf) return py::none();
+  int device = a.get_device();
+  if (!b.is_cuda() || b.get_device() != device) return py::none();
+  int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  if (b.size(0) != k || m == 0 || n == 0 || k == 0 || k % 16 || n % 8) return py::none();
+  if (a.stride(1) != 1 || b.stride(0) != 1) return py::none();
+  int64_t lda = m > 1 ? a.stride(0) : k, ldb = b.stride(1);
+  if (lda < k || lda % 16 || ldb < k || ldb % 16) return py::none();
+  if (!aligned16(a.data_ptr()) || !aligned16(b.data_ptr())) return py::none();
+  int sa = scale_kind(scale_a, m, true, device), sb = scale_kind(scale_b, n, false, device);
+  if (sa == 0 || sb == 0) return py::none();
+  if (!row_vector(bias, n, out_dtype, device)) return py::none();
+  bool with_azp = variant == kScaledAzp || variant == kScaledAzpPerToken;
+  if (with_azp != azp_adj.has_value() || (variant == kScaledAzpPerToken) != azp.has_value()) return py::none();
+  if (with_azp && (dt != at::kChar || !row_vector(azp_adj, n, at::kInt, device) || !col_vector(azp, m, at::kInt, device)))
+    return py::none();
+  if (out.has_value()) {
+    at::Tensor const& o = *out;
+    if (!o.is_cuda() || o.get_device() != device || o.scalar_type() != out_dtype || o.dim() != 2 ||
+        o.size(0) != m || o.size(1) != n || o.stride(1) != 1 || (m > 1 && (o.stride(0) < n || o.stride(0) % 8)) ||
+        !aligned16(o.data_ptr()))
+      return py::none();
+  }
+  Plan plan;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = g_plans.find(PlanKey{device, variant, static_cast<int>(dt), static_cast<int>(out_dtype), sa == 2,
+                                   sb == 2, m});
+    if (it == g_plans.end()) return py::none();
+    plan = it->second;
+  }
+  c10::cuda::OptionalCUDAGuard guard;
+  if (c10::cuda::current_device() != device) guard.set_index(device);
+  at::Tensor sa_t = plan.expand_a ? scale_a.reshape({1, 1}).expand({m, 1}).contiguous() : scale_a;
+  at::Tensor sb_t = plan.expand_b ? scale_b.reshape({1, 1}).expand({1, n}).contiguous() : scale_b;
+  at::Tensor result = out.has_value() ? *out : at::empty({m, n}, a.options().dtype(out_dtype));
+  int64_t ldd = m > 1 ? result.stride(0) : n;
+  void const* adj = azp_adj.has_value() ? azp_adj->data_ptr() : nullptr;
+  cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
+  int rc = plan.fn(a.data_ptr(), b.data_ptr(), result.data_ptr(), m, n, k, lda, ldb, ldd, sa_t.data_ptr(),
+                   sb_t.data_ptr(), azp.has_value() ? azp->data_ptr() : nullptr,
+                   variant == kScaledAzpPerToken ? adj : nullptr, variant == kScaledAzp ? adj : nullptr,
+                   bias.has_value() ? bias->data_ptr() : nullptr, nullptr, 0, stream);
+  if (rc != 0) return py::int_(rc);
+  return py::cast(result);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("run", &run, "fast eager path; None when the Python path must handle the call");
+  m.def("register_plan", &register_plan);
+  m.def("clear_plans", &clear_plans);
+}
