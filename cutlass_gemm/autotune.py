@@ -231,7 +231,7 @@ class Autotuner:
         with self._lock:
             path.parent.mkdir(parents=True, exist_ok=True)
             with self._lock_for(path):
-                table = dict(self._tables.get(device_key, {}))  # BROKEN what other processes wrote since we last looked
+                table = self._read(path)  # what other processes wrote since we last looked
                 table[key] = entry
                 build._atomic_write(path, _dumps(table, device_key))
             self._install(device_key, table)
