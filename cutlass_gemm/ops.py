@@ -232,12 +232,12 @@ def kernel_sm(device_index: int) -> int:
     return sm
 
 
-def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, sb: str, m: int):
+def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, sb: str, m: int, choice=None):
     """(kernel, scale_a kind it takes, scale_b kind it takes) for a problem; memoised per M bucket.
 
     A kernel built for per-tensor scales is used when it is in the cache; otherwise the
     per-token/per-channel kernel of the default set serves, with the scalar broadcast to a vector."""
-    choice = heuristics.choose_tile(sm, m)
+    choice = choice or heuristics.choose_tile(sm, m)
     key = (sm, variant, a_dtype, out_dtype, sa, sb, choice)
     hit = _selected.get(key)
     if hit is not None:
@@ -257,20 +257,53 @@ _plans: Dict[tuple, tuple] = {}
 _MAX_PLANS = 1 << 14
 
 
-def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m):
+def _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, timing_args):
+    """Opt-in (CUTLASS_GEMM_AUTOTUNE=1): time every default tile once on this call's tensors and
+    remember the fastest on disk for (variant, dtypes, M rounded up to a power of two, N, K)."""
+    from . import autotune
+    if torch.cuda.is_current_stream_capturing():
+        return None  # never time inside a CUDA graph capture; the table serves
+    a, b, scale_a, scale_b, bias, azp_adj, azp, out = timing_args
+
+    def time_candidate(choice):
+        cfg = heuristics.make_config(sm, variant, _OUT_NAMES[out_dtype], choice, a_dtype=_IN_NAMES[a_dtype])
+        lib = loader.get_kernel(cfg.replace(scale_a="token", scale_b="channel"))
+        sa_v = scale_a.expand(m, 1).contiguous() if sa == "tensor" else scale_a
+        sb_v = scale_b.expand(1, n).contiguous() if sb == "tensor" else scale_b
+        lda, ldd = (a.stride(0), out.stride(0)) if m > 1 else (k, n)
+        per_tensor_azp = variant == "scaled_azp"
+        ptrs = (a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, lda, b.stride(1), ldd, sa_v.data_ptr(),
+                sb_v.data_ptr(), None if azp is None else azp.data_ptr(),
+                None if (azp_adj is None or per_tensor_azp) else azp_adj.data_ptr(),
+                azp_adj.data_ptr() if (azp_adj is not None and per_tensor_azp) else None,
+                None if bias is None else bias.data_ptr(), None, 0, torch._C._cuda_getCurrentRawStream(dev))
+        return autotune.time_gpu_us(lambda: lib.launch(*ptrs))
+
+    return autotune.get_autotuner().best(
+        autotune.current_device_key(dev), variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype],
+        autotune.bucket_m(m), n, k, autotune.default_candidates(sm), time_candidate)
+
+
+def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=None):
     """(ctypes launch function, kernel, broadcast scale_a?, broadcast scale_b?) for a call; memoised."""
-    key = (dev, variant, a_dtype, out_dtype, sa, sb, m)
+    from .autotune import enabled as autotune_enabled
+    tuned = autotune_enabled()
+    key = (dev, variant, a_dtype, out_dtype, sa, sb, m) + ((n, k) if tuned else ())
     plan = _plans.get(key)
     if plan is None:
         sm = kernel_sm(dev)
-        lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, m)
+        choice = None
+        if tuned and timing_args is not None:
+            choice = _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, timing_args)
+        lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, m,
+                                            choice=choice)
         if lib.workspace_size(m, 4096, 4096) != 0:
             raise NotImplementedError(f"{lib.config.name} needs a workspace; not supported by this call path")
         plan = (lib._launch, lib, want_a != sa, want_b != sb)
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
         _plans[key] = plan
-        fast = fastpath.module()
+        fast = None if tuned else fastpath.module()  # its plans are per M only; autotuned ones per (M, N, K)
         if fast is not None:  # teach the C++ fast path this plan; later calls skip Python entirely
             fast.register_plan(dev, fastpath.VARIANT_CODES[variant], a_dtype, out_dtype, sa == "token",
                                sb == "channel", m, lib.function_address, plan[2], plan[3])
@@ -292,7 +325,8 @@ def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
     global _fast_ready
     if _fast_ready is None:
         _fast_ready = fastpath.module() or False
-    launch, lib, expand_a, expand_b = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M)
+    launch, lib, expand_a, expand_b = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M, N, K,
+                                            (a, b, scale_a, scale_b, bias, azp_adj, azp, out))
     if expand_a:  # a per-tensor scale served by a per-token kernel
         scale_a = scale_a.expand(M, 1).contiguous()
     if expand_b:

@@ -239,3 +239,22 @@ def test_cpp_fast_path_matches_python_path(variant):
     with pytest.raises(cutlass_gemm.InvalidArgumentError, match="^scale_b: "):
         bad = dict(p, scale_b=p["scale_b"].cpu())
         run_op(variant, bad, None)
+
+
+def test_autotune_times_candidates_once_and_remembers(monkeypatch, tmp_path):
+    from cutlass_gemm import autotune
+    monkeypatch.setenv(autotune.AUTOTUNE_ENV, "1")
+    monkeypatch.setattr(autotune, "autotune_dir", lambda: tmp_path)
+    monkeypatch.setattr(ops, "_plans", {})
+    p = make_problem("scaled_bias", 100, 1024, 2048, torch.bfloat16)
+    out = run_op("scaled_bias", p, None)
+    check(out, reference64(p), "autotuned")
+    key = autotune.current_device_key(torch.cuda.current_device())
+    table = autotune.get_autotuner().table(key)
+    entry = table[autotune.entry_key("scaled_bias", "int8", "bf16", autotune.bucket_m(100), 1024, 2048)]
+    sm = ops.kernel_sm(torch.cuda.current_device())
+    assert len(entry["times_us"]) == len(autotune.default_candidates(sm))
+    assert all(t is not None and t > 0 for t in entry["times_us"].values())
+    plan = next(v for k, v in ops._plans.items() if k[-2:] == (1024, 2048))
+    assert list(plan[1].config.tile) == entry["tile"]
+    assert torch.equal(run_op("scaled_bias", p, None), out)

@@ -335,12 +335,13 @@ def cmd_first_call(args):
 
 
 def write_results(out_dir, name, rows):
+    s = stamp()
+    rows = [{"date": s["date"], "device": s["device"], **r} for r in rows]
     path = Path(out_dir) / f"{name}.csv"
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    Path(out_dir, f"{name}.meta.json").write_text(json.dumps(stamp()) + "\n")
 
 
 def main():
