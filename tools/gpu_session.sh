@@ -18,11 +18,11 @@ nvcc --version | tail -1
 JOBS=$(( $(nproc) > 2 ? $(nproc) - 2 : 1 ))
 if [ "$WHAT" != bench ]; then
   if [ -n "${UNCACHED:-}" ]; then  # builds its own kernel in a fresh cache, beside the other work
-    python3 tools/benchmark.py first-call --uncached --out "$OUT" > "$OUT/first_call_uncached.log" 2>&1 &
+    python3 tools/benchmark.py first-call --uncached --out "$OUT" > /tmp/first_call_uncached.log 2>&1 &
   fi
   python3 tools/generate_kernels.py --sm 90 --compile --jobs "$JOBS" 2>&1 | grep -v "^nvcc:" | tail -30
   python3 -m pytest -m gpu -q -rfEs "$@" tests 2>&1 | tee "$OUT/gpu_tests.log" | tail -60
-  wait
+  wait; tail -8 /tmp/first_call_uncached.log 2>/dev/null
   # after the tests, so that both the kernel and the C++ fast path are in the cache
   python3 tools/benchmark.py first-call --out "$OUT" 2>&1 | tail -8
   [ -n "${KEEP_CACHE:-}" ] && tar czf "$OUT/kcache.tgz" -C "$(dirname "$CUTLASS_GEMM_CACHE_DIR")" "$(basename "$CUTLASS_GEMM_CACHE_DIR")"
