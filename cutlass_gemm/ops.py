@@ -22,7 +22,7 @@ from typing import Dict, Optional, Tuple
 
 import torch
 
-from . import fastpath, heuristics, loader
+from . import autotune, fastpath, heuristics, loader
 from .config import KernelConfig
 from .errors import InvalidArgumentError, UnsupportedDeviceError
 
@@ -216,6 +216,11 @@ _selected: Dict[tuple, Tuple[loader.KernelLibrary, str, str]] = {}
 _fast_ready = None  # the C++ fast path module once loaded (see fastpath.py)
 
 
+def _autotune_on() -> bool:
+    # Autotuned plans depend on (M, N, K); the fast path's registry is keyed by M, so it stands aside.
+    return autotune.enabled()
+
+
 def kernel_sm(device_index: int) -> int:
     """The kernel family that runs on a device: SM90 kernels on 9.0, SM80 kernels on 8.x."""
     sm = _device_sm.get(device_index)
@@ -260,7 +265,6 @@ _MAX_PLANS = 1 << 14
 def _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, timing_args):
     """Opt-in (CUTLASS_GEMM_AUTOTUNE=1): time every default tile once on this call's tensors and
     remember the fastest on disk for (variant, dtypes, M rounded up to a power of two, N, K)."""
-    from . import autotune
     if torch.cuda.is_current_stream_capturing():
         return None  # never time inside a CUDA graph capture; the table serves
     a, b, scale_a, scale_b, bias, azp_adj, azp, out = timing_args
@@ -286,8 +290,7 @@ def _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, tim
 
 def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=None):
     """(ctypes launch function, kernel, broadcast scale_a?, broadcast scale_b?) for a call; memoised."""
-    from .autotune import enabled as autotune_enabled
-    tuned = autotune_enabled()
+    tuned = autotune.enabled()
     key = (dev, variant, a_dtype, out_dtype, sa, sb, m) + ((n, k) if tuned else ())
     plan = _plans.get(key)
     if plan is None:
@@ -357,7 +360,7 @@ def _azp_ok(azp_adj, azp, M, N, dev) -> bool:
 
 def _dispatch(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out):
     if _fast_ready and type(a) is torch.Tensor and type(scale_a) is torch.Tensor \
-            and type(scale_b) is torch.Tensor and a.is_cuda:
+            and type(scale_b) is torch.Tensor and a.is_cuda and not _autotune_on():
         try:
             res = _fast_ready.run(fastpath.VARIANT_CODES[variant], a, b, scale_a, scale_b, out_dtype, bias,
                                   azp_adj, azp, out)

@@ -149,6 +149,8 @@ def cmd_shapes(args):
     shapes = [(m, n, k) for n, k in SHAPES_NK for m in SHAPES_M]
     if args.quick:
         shapes = [(16, 8192, 8192), (128, 8192, 8192), (4096, 4096, 4096), (8192, 8192, 8192)]
+    if args.shapes:
+        shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
     rows = []
     for m, n, k in shapes:
         t0 = time.time()
@@ -350,6 +352,7 @@ def main():
     p.add_argument("--out", default=str(ROOT / "bench_results"))
     p.add_argument("--quick", action="store_true", help="shapes: four shapes only")
     p.add_argument("--cublaslt", action="store_true", help="shapes: add the cuBLASLt int8 row")
+    p.add_argument("--shapes", help="shapes: comma-separated MxNxK list instead of the default set")
     p.add_argument("--uncached", action="store_true", help="first-call: also time a kernel not yet built")
     args = p.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
