@@ -97,3 +97,15 @@ def test_nvcc_failure_raises_build_error(tmp_path, monkeypatch):
     with pytest.raises(build.BuildError, match="nvcc failed"):
         build.build(KernelConfig(sm=90, tile=(64, 64, 128), out_dtype="f16"), "this is not C++")
     assert not list((tmp_path / "sm90").glob("*.so"))
+
+
+def test_lookup_without_nvidia_cutlass_finds_a_prebuilt_kernel(monkeypatch, tmp_path):
+    """A run-only install (no nvidia-cutlass metadata) still finds kernels someone built earlier."""
+    monkeypatch.setenv(build.CACHE_ENV, str(tmp_path))
+    cfg = _generated(90)
+    (tmp_path / "sm90").mkdir()
+    prebuilt = tmp_path / "sm90" / f"{cfg.name}-0123456789abcdef0123.so"
+    prebuilt.write_bytes(b"")
+    assert build.lookup(cfg) is None  # with the toolchain present, only an exact key matches
+    monkeypatch.setattr(build, "_cutlass_version", lambda: "none")
+    assert build.lookup(cfg) == prebuilt
