@@ -215,7 +215,8 @@ int cg_fail(int code, char const* what, char const* detail) {
 }  // namespace
 """
 
-_LAUNCH_FUNCTIONS = """\
+# The exported entry points, shared by both launchers; each appends its own body to cg_launch.
+_ENTRY_POINTS = """\
 CG_EXPORT size_t cg_workspace_size(int64_t m, int64_t n, int64_t k) {
   auto args = make_args(nullptr, nullptr, nullptr, m, n, k, k, k, n,
                         nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
@@ -227,6 +228,9 @@ CG_EXPORT int cg_launch(void const* a, void const* b, void* d,
                         void const* scale_a, void const* scale_b, void const* azp, void const* azp_adj,
                         void const* azp_with_adj, void const* bias,
                         void* workspace, size_t workspace_bytes, void* stream_handle) {
+"""
+
+_LAUNCH_FUNCTIONS = _ENTRY_POINTS + """\
   auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias);
   Gemm gemm;
   cutlass::Status status = gemm.can_implement(args);
@@ -278,17 +282,7 @@ DeviceSetup& setup_device(int device) {
 }
 }  // namespace
 
-CG_EXPORT size_t cg_workspace_size(int64_t m, int64_t n, int64_t k) {
-  auto args = make_args(nullptr, nullptr, nullptr, m, n, k, k, k, n,
-                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
-  return Gemm::get_workspace_size(args);
-}
-
-CG_EXPORT int cg_launch(void const* a, void const* b, void* d,
-                        int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldd,
-                        void const* scale_a, void const* scale_b, void const* azp, void const* azp_adj,
-                        void const* azp_with_adj, void const* bias,
-                        void* workspace, size_t workspace_bytes, void* stream_handle) {
+""" + _ENTRY_POINTS + """\
   using GemmKernel = typename Gemm::GemmKernel;
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
