@@ -62,12 +62,17 @@ def make_config(sm: int, variant: str, out_dtype: str, choice: TileChoice, *, a_
 #: Input dtypes with a default kernel set, per SM; fp8 takes the symmetric (non-azp) epilogues only.
 INPUT_DTYPES_BY_SM = {90: ("int8", "e4m3"), 80: ("int8",)}
 FP8_VARIANTS = ("scaled", "scaled_bias")
+#: (scale_a, scale_b) kinds built per input dtype. Dynamic per-token x per-channel serves every call
+#: (a per-tensor scale is broadcast to a vector, at the cost of copy kernels); the second pair is the
+#: common static scheme, built so that it needs no broadcast: int8 static activations with
+#: per-channel weights (SmoothQuant-style W8A8), fp8 per-tensor checkpoints.
+SCALE_KINDS = {"int8": (("token", "channel"), ("tensor", "channel")),
+               "e4m3": (("token", "channel"), ("tensor", "tensor"))}
 
 
 def default_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
     """The default kernel set for `sm`: every variant x output dtype x tile of the table (fp8: the
-    scaled variants), with per-token/per-channel scales (per-tensor scales are served by
-    broadcasting them to vectors)."""
+    scaled variants) x the scale kinds of SCALE_KINDS."""
     if sm not in SELECTION:
         raise ValueError(f"no default kernel set for SM{sm}; known: {DEFAULT_SMS}")
     tiles = []
@@ -79,5 +84,10 @@ def default_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
         for v in variants:
             if a_dtype != "int8" and v not in FP8_VARIANTS:
                 continue
-            configs |= {make_config(sm, v, o, t, a_dtype=a_dtype) for o in OUTPUT_DTYPES for t in tiles}
+            configs |= {make_config(sm, v, o, t, a_dtype=a_dtype, scale_a=sa, scale_b=sb)
+                        for o in OUTPUT_DTYPES for t in tiles for sa, sb in SCALE_KINDS[a_dtype]}
     return sorted(configs, key=lambda c: c.name)
+
+
+def in_default_set(cfg: KernelConfig) -> bool:
+    return cfg.sm in SELECTION and cfg in set(default_configs(cfg.sm, (cfg.variant,)))

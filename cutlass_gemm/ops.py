@@ -240,8 +240,8 @@ def kernel_sm(device_index: int) -> int:
 def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, sb: str, m: int, choice=None):
     """(kernel, scale_a kind it takes, scale_b kind it takes) for a problem; memoised per M bucket.
 
-    A kernel built for per-tensor scales is used when it is in the cache; otherwise the
-    per-token/per-channel kernel of the default set serves, with the scalar broadcast to a vector."""
+    A kernel built for the call's scale kinds is used when it is in the default set or the cache;
+    otherwise the per-token/per-channel kernel serves, with the scalar broadcast to a vector."""
     choice = choice or heuristics.choose_tile(sm, m)
     key = (sm, variant, a_dtype, out_dtype, sa, sb, choice)
     hit = _selected.get(key)
@@ -249,6 +249,8 @@ def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, 
         return hit
     exact = heuristics.make_config(sm, variant, out_dtype, choice, a_dtype=a_dtype, scale_a=sa, scale_b=sb)
     lib = loader.cached_kernel(exact)
+    if lib is None and heuristics.in_default_set(exact):
+        lib = loader.get_kernel(exact)
     if lib is not None:
         hit = (lib, sa, sb)
     else:

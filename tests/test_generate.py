@@ -71,10 +71,11 @@ def test_committed_generated_sources_match_the_generator(sm, tmp_path):
 def test_default_set_is_exactly_what_the_selection_table_uses():
     for sm in heuristics.DEFAULT_SMS:
         configs = set(heuristics.default_configs(sm))
-        used = {heuristics.make_config(sm, v, o, choice, a_dtype=dt)
+        used = {heuristics.make_config(sm, v, o, choice, a_dtype=dt, scale_a=sa, scale_b=sb)
                 for _, choice in heuristics.SELECTION[sm] for o in OUTPUT_DTYPES
                 for dt in heuristics.INPUT_DTYPES_BY_SM[sm]
-                for v in (VARIANTS if dt == "int8" else heuristics.FP8_VARIANTS)}
+                for v in (VARIANTS if dt == "int8" else heuristics.FP8_VARIANTS)
+                for sa, sb in heuristics.SCALE_KINDS[dt]}
         assert configs == used
         for m in (1, 16, 64, 65, 128, 256, 257, 4096):
             chosen = heuristics.make_config(sm, "scaled_bias", "bf16", heuristics.choose_tile(sm, m))

@@ -100,7 +100,8 @@ def test_fp8_every_m_and_large_shapes(variant, out_dtype):
     shapes = [(m, 136, 208) for m in range(1, 301)] + [(4096, 4096, 4096), (8192, 8192, 8192), (1, 14336, 4096),
                                                        (3000, 5120, 1536)]
     for m, n, k in shapes:
-        p = make_problem(variant, m, n, k, out_dtype, seed=m + k, fp8=True, scalar_a=(m % 7 == 0))
+        p = make_problem(variant, m, n, k, out_dtype, seed=m + k, fp8=True, scalar_a=(m % 7 == 0),
+                         scalar_b=(m % 14 == 0))
         out = torch.full((m, n), float("nan"), dtype=out_dtype, device="cuda")
         run_op(variant, p, out)
         # fp8 kernels use CUTLASS's fast accumulation (as vLLM's do): its error grows with K, so the
@@ -209,6 +210,15 @@ def test_device_mismatch_and_misaligned_pointer_raise_before_launch():
     shifted = raw[1:1 + 32 * 256].view(32, 256)
     with pytest.raises(cutlass_gemm.InvalidArgumentError, match="a: data pointer must be 16-byte aligned"):
         cutlass_gemm.scaled_mm(shifted, p["b"], p["scale_a"], p["scale_b"], torch.bfloat16)
+
+
+def test_static_scale_kernels_need_no_broadcast():
+    """Per-tensor activation scales with per-channel weights (int8) and per-tensor both (fp8) have
+    their own kernels in the default set: no scale is broadcast for them."""
+    sm = ops.kernel_sm(torch.cuda.current_device())
+    for a_dtype, sb in (("int8", "channel"), ("e4m3", "tensor")):
+        lib, want_a, want_b = ops.select_kernel(sm, "scaled_bias", a_dtype, "bf16", "tensor", sb, 100)
+        assert (lib.config.scale_a, lib.config.scale_b, want_a, want_b) == ("tensor", sb, "tensor", sb)
 
 
 def test_selected_kernel_follows_the_table():

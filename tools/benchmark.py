@@ -270,7 +270,9 @@ def cmd_overhead(args):
             lambda: cutlass_gemm.scaled_mm(p.a, w, p.sa, p.sb, torch.bfloat16, p.bias, out=out),
         "torch.ops.cutlass_gemm.scaled_mm (dispatcher, allocates out)":
             lambda: torch.ops.cutlass_gemm.scaled_mm(p.a, w, p.sa, p.sb, torch.bfloat16, p.bias),
-        "cutlass_gemm.scaled_mm, per-tensor scales (broadcast to vectors)":
+        "cutlass_gemm.scaled_mm, per-tensor scale_a (its own kernel)":
+            lambda: cutlass_gemm.scaled_mm(p.a, w, p.sa[:1, 0], p.sb, torch.bfloat16, p.bias),
+        "cutlass_gemm.scaled_mm, both scales per-tensor (int8: broadcast to vectors)":
             lambda: cutlass_gemm.scaled_mm(p.a, w, p.sa[:1, 0], p.sb[0, :1], torch.bfloat16, p.bias),
         "torch.empty alone (for reference)": lambda: torch.empty((m, n), dtype=torch.bfloat16, device="cuda"),
     }
