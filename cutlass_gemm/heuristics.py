@@ -4,7 +4,7 @@
 wins (None = no bound). The default kernel set is exactly the tiles the table uses, for every
 variant and output dtype, so a test can check that every selectable kernel is generated.
 
-SM90 rows come from `tools/benchmark.py tiles` on an H100 (2026-11-22, bench_results/): scaled_bias,
+SM90 rows come from `tools/benchmark.py tiles` on an H100 (2026-11-22, tools/results/h100-2026-11-22/): scaled_bias,
 bf16 out, N = K = 8192 unless noted, microseconds per GEMM for tiles 64x64 c1x1 / 64x128 c2x1 /
 128x128 c1x2:  M=1: 28.6/32.7/38.2;  M=16: 28.8/30.4/31.1;  M=64: 29.2/30.5/31.5;
 M=128: 30.3/29.8/31.9;  M=256: 57.4/37.0/35.3;  M=512: 103.9/67.6/60.4;  M=2048: 480/280/206;

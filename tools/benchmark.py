@@ -6,7 +6,7 @@
   python tools/benchmark.py shapes [--quick]    # throughput table + CSV + PNG vs torch baselines
   python tools/benchmark.py tiles               # every default tile on each shape (feeds heuristics.py)
 
-Results go to --out (default bench_results/) as CSV/JSON/PNG and a Markdown table on stdout, each
+Results go to --out (default tools/results/local/, not committed) as CSV/JSON/PNG and a Markdown table on stdout, each
 stamped with the date and the device. Timing: CUDA events around batches of launches queued behind
 a GPU sleep (so the host never starves the GPU), warm-up first, median of batches, random data,
 weights rotated across copies larger than L2 so every call streams its weight from HBM.
@@ -351,7 +351,7 @@ def write_results(out_dir, name, rows):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["overhead", "first-call", "shapes", "tiles"])
-    p.add_argument("--out", default=str(ROOT / "bench_results"))
+    p.add_argument("--out", default=str(ROOT / "tools" / "results" / "local"))
     p.add_argument("--quick", action="store_true", help="shapes: four shapes only")
     p.add_argument("--cublaslt", action="store_true", help="shapes: add the cuBLASLt int8 row")
     p.add_argument("--shapes", help="shapes: comma-separated MxNxK list instead of the default set")
