@@ -13,7 +13,7 @@ import shutil
 import re
 import sys
 import tempfile
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 from . import _cuda_compat
 from .config import GENERATOR_VERSION, KernelConfig

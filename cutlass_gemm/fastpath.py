@@ -54,7 +54,6 @@ def load(build_if_missing: bool = True):
         return None
     name, directory = _names()
     try:
-        import torch  # noqa: F401  (the extension links against torch's libraries)
         _module = _import_built(name, directory)
         if _module is None and build_if_missing:
             from filelock import FileLock

@@ -4,11 +4,12 @@
 wins (None = no bound). The default kernel set is exactly the tiles the table uses, for every
 variant and output dtype, so a test can check that every selectable kernel is generated.
 
-SM90 rows come from `tools/benchmark.py tiles` on an H100 (2026-11-22, tools/results/h100-2026-11-22/): scaled_bias,
-bf16 out, N = K = 8192 unless noted, microseconds per GEMM for tiles 64x64 c1x1 / 64x128 c2x1 /
-128x128 c1x2:  M=1: 28.6/32.7/38.2;  M=16: 28.8/30.4/31.1;  M=64: 29.2/30.5/31.5;
-M=128: 30.3/29.8/31.9;  M=256: 57.4/37.0/35.3;  M=512: 103.9/67.6/60.4;  M=2048: 480/280/206;
-M=8192: 2186/1204/904;  4096^3: 235/139/107;  16x14336x4096: 26.2/26.7/27.9.
+SM90 rows come from `tools/benchmark.py tiles` on an H100 (2026-11-22,
+tools/results/h100-2026-11-22/run8/tiles.csv): scaled_bias, bf16 out, N = K = 8192 unless noted,
+microseconds per GEMM for tiles 64x64 c1x1 / 64x128 c2x1 / 128x128 c1x2:  M=1: 28.9/33.4/41.0;
+M=16: 28.9/30.2/33.2;  M=64: 29.0/30.4/33.5;  M=128: 30.2/29.7/32.4;  M=256: 41.6/36.6/35.1;
+M=512: 112/68/58;  M=2048: 483/280/205;  M=8192: 2226/1216/1038;  4096^3: 265/139/108;
+16x14336x4096: 26.6/26.8/28.4.
 Some SM90 tiles do not compile with the EVT epilogue (FINDINGS.md: cooperative 64-row CTAs,
 32-row pingpong CTAs), so none is used. SM80 rows are CUTLASS's usual choices, not yet measured.
 """

@@ -18,12 +18,11 @@ launch; problems raise InvalidArgumentError naming the argument.
 from __future__ import annotations
 
 import math
-from typing import Dict, Optional, Tuple
+from typing import Dict, Tuple
 
 import torch
 
 from . import autotune, fastpath, heuristics, loader
-from .config import KernelConfig
 from .errors import InvalidArgumentError, UnsupportedDeviceError
 
 _OUT_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
@@ -216,10 +215,6 @@ _selected: Dict[tuple, Tuple[loader.KernelLibrary, str, str]] = {}
 _fast_ready = None  # the C++ fast path module once loaded (see fastpath.py)
 
 
-def _autotune_on() -> bool:
-    # Autotuned plans depend on (M, N, K); the fast path's registry is keyed by M, so it stands aside.
-    return autotune.enabled()
-
 
 def kernel_sm(device_index: int) -> int:
     """The kernel family that runs on a device: SM90 kernels on 9.0, SM80 kernels on 8.x."""
@@ -274,15 +269,8 @@ def _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, tim
     def time_candidate(choice):
         cfg = heuristics.make_config(sm, variant, _OUT_NAMES[out_dtype], choice, a_dtype=_IN_NAMES[a_dtype])
         lib = loader.get_kernel(cfg.replace(scale_a="token", scale_b="channel"))
-        sa_v = scale_a.expand(m, 1).contiguous() if sa == "tensor" else scale_a
-        sb_v = scale_b.expand(1, n).contiguous() if sb == "tensor" else scale_b
-        lda, ldd = (a.stride(0), out.stride(0)) if m > 1 else (k, n)
-        per_tensor_azp = variant == "scaled_azp"
-        ptrs = (a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, lda, b.stride(1), ldd, sa_v.data_ptr(),
-                sb_v.data_ptr(), None if azp is None else azp.data_ptr(),
-                None if (azp_adj is None or per_tensor_azp) else azp_adj.data_ptr(),
-                azp_adj.data_ptr() if (azp_adj is not None and per_tensor_azp) else None,
-                None if bias is None else bias.data_ptr(), None, 0, torch._C._cuda_getCurrentRawStream(dev))
+        ptrs = _launch_args(variant, a, b, _as_vector(scale_a, sa == "tensor", m, 1),
+                            _as_vector(scale_b, sb == "tensor", 1, n), bias, azp_adj, azp, out, m, n, k, dev)
         return autotune.time_gpu_us(lambda: lib.launch(*ptrs))
 
     return autotune.get_autotuner().best(
@@ -302,7 +290,7 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
             choice = _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, timing_args)
         lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, m,
                                             choice=choice)
-        if lib.workspace_size(m, 4096, 4096) != 0:
+        if lib.workspace_size(m, n, k) != 0:  # none of the generated kernels needs one
             raise NotImplementedError(f"{lib.config.name} needs a workspace; not supported by this call path")
         plan = (lib._launch, lib, want_a != sa, want_b != sb)
         if len(_plans) >= _MAX_PLANS:
@@ -313,6 +301,23 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
             fast.register_plan(dev, fastpath.VARIANT_CODES[variant], a_dtype, out_dtype, sa == "token",
                                sb == "channel", m, lib.function_address, plan[2], plan[3])
     return plan
+
+
+def _as_vector(scale, expand: bool, rows: int, cols: int):
+    """A per-tensor scale served by a per-token/per-channel kernel is broadcast to a real vector."""
+    return scale.expand(rows, cols).contiguous() if expand else scale
+
+
+def _launch_args(variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N, K, dev) -> tuple:
+    """cg_launch's arguments, in its order. `azp_adj` holds azp * colsum for the per-tensor variant."""
+    adj = None if azp_adj is None else azp_adj.data_ptr()
+    per_tensor_azp = variant == "scaled_azp"
+    # With one row a leading dimension is meaningless (and may be any stride); give the packed one.
+    lda, ldd = (a.stride(0), out.stride(0)) if M > 1 else (K, N)
+    return (a.data_ptr(), b.data_ptr(), out.data_ptr(), M, N, K, lda, b.stride(1), ldd,
+            scale_a.data_ptr(), scale_b.data_ptr(), None if azp is None else azp.data_ptr(),
+            None if per_tensor_azp else adj, adj if per_tensor_azp else None,
+            None if bias is None else bias.data_ptr(), None, 0, torch._C._cuda_getCurrentRawStream(dev))
 
 
 def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb):
@@ -332,22 +337,8 @@ def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
         _fast_ready = fastpath.module() or False
     launch, lib, expand_a, expand_b = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M, N, K,
                                             (a, b, scale_a, scale_b, bias, azp_adj, azp, out))
-    if expand_a:  # a per-tensor scale served by a per-token kernel
-        scale_a = scale_a.expand(M, 1).contiguous()
-    if expand_b:
-        scale_b = scale_b.expand(1, N).contiguous()
-    if azp_adj is None:
-        azp_adj_ptr = azp_with_adj_ptr = None
-    elif variant == "scaled_azp":
-        azp_adj_ptr, azp_with_adj_ptr = None, azp_adj.data_ptr()
-    else:
-        azp_adj_ptr, azp_with_adj_ptr = azp_adj.data_ptr(), None
-    # With one row a leading dimension is meaningless (and may be any stride); give the packed one.
-    lda, ldd = (a.stride(0), out.stride(0)) if M > 1 else (K, N)
-    rc = launch(a.data_ptr(), b.data_ptr(), out.data_ptr(), M, N, K, lda, b.stride(1), ldd,
-                scale_a.data_ptr(), scale_b.data_ptr(), None if azp is None else azp.data_ptr(),
-                azp_adj_ptr, azp_with_adj_ptr, None if bias is None else bias.data_ptr(),
-                None, 0, torch._C._cuda_getCurrentRawStream(dev))
+    rc = launch(*_launch_args(variant, a, b, _as_vector(scale_a, expand_a, M, 1), _as_vector(scale_b, expand_b, 1, N),
+                              bias, azp_adj, azp, out, M, N, K, dev))
     if rc:
         lib.raise_launch_error(rc, M, N, K)
     return out
@@ -362,7 +353,8 @@ def _azp_ok(azp_adj, azp, M, N, dev) -> bool:
 
 def _dispatch(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out):
     if _fast_ready and type(a) is torch.Tensor and type(scale_a) is torch.Tensor \
-            and type(scale_b) is torch.Tensor and a.is_cuda and not _autotune_on():
+            and type(scale_b) is torch.Tensor and a.is_cuda and not autotune.enabled():
+        # (autotuned plans depend on (M, N, K); the fast path's registry is keyed by M, so it stands aside)
         try:
             res = _fast_ready.run(fastpath.VARIANT_CODES[variant], a, b, scale_a, scale_b, out_dtype, bias,
                                   azp_adj, azp, out)
