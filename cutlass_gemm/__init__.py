@@ -3,7 +3,7 @@
 Importing needs no GPU and no CUTLASS: kernels are emitted (nvidia-cutlass) and compiled (nvcc) only
 when generated or first used, and loaded from a disk cache afterwards.
 """
-from .config import KernelConfig
+from .kernels.config import KernelConfig
 from .errors import (BuildError, CutlassGemmError, InvalidArgumentError, KernelLaunchError,
                      KernelNotBuiltError, UnsupportedDeviceError)
 from .ops import scaled_mm, scaled_mm_azp

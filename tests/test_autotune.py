@@ -5,9 +5,9 @@ import os
 
 import pytest
 
-from cutlass_gemm import autotune, build
-from cutlass_gemm.autotune import Autotuner
-from cutlass_gemm.heuristics import TileChoice
+from cutlass_gemm.runtime import autotune, build
+from cutlass_gemm.runtime.autotune import Autotuner
+from cutlass_gemm.kernels.heuristics import TileChoice
 
 DEV = "NVIDIA_H100_80GB_HBM3-sm90"
 A = TileChoice((64, 64, 128), (1, 1, 1), "pingpong")

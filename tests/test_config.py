@@ -1,6 +1,6 @@
 import pytest
 
-from cutlass_gemm.config import KernelConfig, VARIANTS
+from cutlass_gemm.kernels.config import KernelConfig, VARIANTS
 
 
 def sm90(**kw):
@@ -95,7 +95,7 @@ def test_cache_key_covers_what_changes_the_binary():
     assert key != cfg.cache_key(**{**base, "cutlass_version": "4.3.0.0"})
     assert key != cfg.cache_key(**{**base, "flags": ("-O2",)})
     assert key != sm90(out_dtype="f16").cache_key(**base)
-    import cutlass_gemm.config as config_mod
+    import cutlass_gemm.kernels.config as config_mod
     old = config_mod.GENERATOR_VERSION
     try:
         config_mod.GENERATOR_VERSION = old + "x"

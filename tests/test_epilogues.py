@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from cutlass_gemm.epilogues import epilogue_inputs, evaluate_dag, input_shapes
-from cutlass_gemm.emit import trace_epilogue
+from cutlass_gemm.kernels.epilogues import epilogue_inputs, evaluate_dag, input_shapes
+from cutlass_gemm.kernels.emit import trace_epilogue
 
 M, N = 7, 24
 

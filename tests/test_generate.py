@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from cutlass_gemm import heuristics
-from cutlass_gemm.config import KernelConfig, OUTPUT_DTYPES, VARIANTS
-from cutlass_gemm.generate import MANIFEST, generate, read_manifest
+from cutlass_gemm.kernels import heuristics
+from cutlass_gemm.kernels.config import KernelConfig, OUTPUT_DTYPES, VARIANTS
+from cutlass_gemm.kernels.generate import MANIFEST, generate, read_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_SET = [heuristics.default_configs(90)[0], heuristics.default_configs(80)[-1]]

@@ -3,8 +3,9 @@ import pytest
 import torch
 
 import cutlass_gemm
-from cutlass_gemm import loader, ops
-from cutlass_gemm.config import KernelConfig
+from cutlass_gemm.runtime import loader
+from cutlass_gemm.ops import gemm as ops
+from cutlass_gemm.kernels.config import KernelConfig
 from cutlass_gemm.errors import InvalidArgumentError, KernelNotBuiltError, UnsupportedDeviceError
 
 M, N, K = 9, 24, 32

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import cutlass_gemm
-from cutlass_gemm import ops
+from cutlass_gemm.ops import gemm as ops
 
 pytestmark = pytest.mark.gpu
 
@@ -225,14 +225,14 @@ def test_selected_kernel_follows_the_table():
     sm = ops.kernel_sm(torch.cuda.current_device())
     for m in (1, 64, 65, 256, 257, 5000):
         lib, _, _ = ops.select_kernel(sm, "scaled_bias", "int8", "bf16", "token", "channel", m)
-        assert lib.config.tile == cutlass_gemm.heuristics.choose_tile(sm, m).tile
+        assert lib.config.tile == cutlass_gemm.kernels.heuristics.choose_tile(sm, m).tile
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_cpp_fast_path_matches_python_path(variant):
     """The first call of a shape plans it in Python; repeats go through the C++ fast path. Both
     must give bit-identical results, and bad input must still raise the typed errors."""
-    from cutlass_gemm import fastpath
+    from cutlass_gemm.runtime import fastpath
     for m in (1, 17, 64, 200, 1000):
         for scalar in (False, True):
             p = make_problem(variant, m, 256, 512, torch.bfloat16, seed=m, scalar_a=scalar, scalar_b=scalar)
@@ -252,7 +252,7 @@ def test_cpp_fast_path_matches_python_path(variant):
 
 
 def test_autotune_times_candidates_once_and_remembers(monkeypatch, tmp_path):
-    from cutlass_gemm import autotune
+    from cutlass_gemm.runtime import autotune
     monkeypatch.setenv(autotune.AUTOTUNE_ENV, "1")
     monkeypatch.setattr(autotune, "autotune_dir", lambda: tmp_path)
     monkeypatch.setattr(ops, "_plans", {})

@@ -29,7 +29,9 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import cutlass_gemm  # noqa: E402
-from cutlass_gemm import heuristics, loader, ops  # noqa: E402
+from cutlass_gemm.kernels import heuristics  # noqa: E402
+from cutlass_gemm.ops import gemm as ops  # noqa: E402
+from cutlass_gemm.runtime import loader  # noqa: E402
 
 L2_BYTES = 50 * 2**20
 

@@ -20,9 +20,10 @@ sys.path.insert(0, str(ROOT))
 
 from tqdm import tqdm  # noqa: E402
 
-from cutlass_gemm import build, heuristics  # noqa: E402
-from cutlass_gemm.config import VARIANTS  # noqa: E402
-from cutlass_gemm.generate import generate  # noqa: E402
+from cutlass_gemm.kernels import heuristics  # noqa: E402
+from cutlass_gemm.runtime import build  # noqa: E402
+from cutlass_gemm.kernels.config import VARIANTS  # noqa: E402
+from cutlass_gemm.kernels.generate import generate  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -24,8 +24,8 @@ from typing import Optional, Tuple
 
 from filelock import FileLock
 
-from .config import GENERATOR_VERSION, KernelConfig
-from .errors import BuildError
+from ..kernels.config import GENERATOR_VERSION, KernelConfig
+from ..errors import BuildError
 
 log = logging.getLogger("cutlass_gemm")
 
@@ -117,7 +117,7 @@ def lookup(cfg: KernelConfig) -> Optional[Path]:
 
 def compile_source(source_path: Path, out_path: Path, sm: int, *, nvcc: Optional[str] = None) -> float:
     """nvcc source -> shared library at out_path (written atomically). Returns seconds taken."""
-    from .emit import cutlass_include_dirs
+    from ..kernels.emit import cutlass_include_dirs
     nvcc = nvcc or find_nvcc()
     if not nvcc:
         raise BuildError("nvcc not found: install the CUDA toolkit or set CUDA_HOME")
@@ -151,7 +151,7 @@ def build(cfg: KernelConfig, source: Optional[str] = None) -> Tuple[Path, float]
         if entry.path.exists():  # another process built it while we waited
             return entry.path, 0.0
         if source is None:
-            from .emit import emit_source
+            from ..kernels.emit import emit_source
             source = emit_source(cfg)
         src_dir = Path(tempfile.mkdtemp(prefix=".src-", dir=entry.path.parent))
         try:

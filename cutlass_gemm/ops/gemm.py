@@ -22,8 +22,9 @@ from typing import Dict, Tuple
 
 import torch
 
-from . import autotune, fastpath, heuristics, loader
-from .errors import InvalidArgumentError, UnsupportedDeviceError
+from ..kernels import heuristics
+from ..runtime import autotune, fastpath, loader
+from ..errors import InvalidArgumentError, UnsupportedDeviceError
 
 _OUT_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 _IN_NAMES = {torch.int8: "int8"}

@@ -49,7 +49,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from filelock import FileLock
 
 from . import build
-from .heuristics import SELECTION, TileChoice
+from ..kernels.heuristics import SELECTION, TileChoice
 
 log = logging.getLogger("cutlass_gemm")
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Dict, Optional
 
 from . import build
-from .config import KernelConfig
-from .emit import LAUNCHER_ABI_VERSION
-from .errors import KernelLaunchError, KernelNotBuiltError
+from ..kernels.config import KernelConfig
+from ..kernels.emit import LAUNCHER_ABI_VERSION
+from ..errors import KernelLaunchError, KernelNotBuiltError
 
 JIT_ENV = "CUTLASS_GEMM_JIT"
 
@@ -68,7 +68,7 @@ class KernelLibrary:
 
 def build_command(cfg: KernelConfig) -> str:
     return (f"python tools/generate_kernels.py --sm {cfg.sm} --variant {cfg.variant} --compile"
-            f"   (or call cutlass_gemm.build.build(KernelConfig.from_name({cfg.name!r})))")
+            f"   (or call cutlass_gemm.runtime.build.build(KernelConfig.from_name({cfg.name!r})))")
 
 
 def jit_enabled() -> bool:
