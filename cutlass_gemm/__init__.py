@@ -6,10 +6,13 @@ when generated or first used, and loaded from a disk cache afterwards.
 from .kernels.config import KernelConfig
 from .errors import (BuildError, CutlassGemmError, InvalidArgumentError, KernelLaunchError,
                      KernelNotBuiltError, UnsupportedDeviceError)
-from .ops import scaled_mm, scaled_mm_azp
+from .ops import (quantize_per_group, quantize_per_tensor, quantize_per_token, quantize_per_token_asym,
+                  quantize_static, rms_norm_quantize, scaled_mm, scaled_mm_azp, w8a8_linear)
 
 __all__ = [
-    "KernelConfig", "scaled_mm", "scaled_mm_azp",
+    "KernelConfig", "scaled_mm", "scaled_mm_azp", "w8a8_linear",
+    "quantize_per_token", "quantize_per_token_asym", "quantize_per_tensor", "quantize_static",
+    "quantize_per_group", "rms_norm_quantize",
     "CutlassGemmError", "InvalidArgumentError", "UnsupportedDeviceError", "KernelNotBuiltError",
     "BuildError", "KernelLaunchError",
 ]

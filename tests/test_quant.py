@@ -375,3 +375,38 @@ def test_dequantize_helper():
     out = dequantize(q, torch.tensor(0.5), torch.tensor(2, dtype=torch.int32))
     assert out.dtype == torch.float64
     assert out.tolist() == [[-65.0, -1.0, 62.5]]
+
+
+# ------------------------------------------------------------------ non-finite input rule (no host sync)
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf"), 1e39])
+@pytest.mark.parametrize("dtype", [torch.int8, torch.float8_e4m3fn])
+def test_nonfinite_rows_get_nan_scale_and_zero_q(bad, dtype):
+    x = torch.randn(6, 32, dtype=torch.float64)
+    x[2, 5] = bad  # 1e39 is finite in float64 but infinite once converted to float32
+    qa = quantize_activation(x, dtype=dtype)
+    assert torch.isnan(qa.scale_a[2]).all() and torch.isfinite(torch.cat([qa.scale_a[:2], qa.scale_a[3:]])).all()
+    assert (qa.a[2].to(torch.float32) == 0).all()
+    good = quantize_activation(torch.cat([x[:2], x[3:]]), dtype=dtype)
+    assert torch.equal(torch.cat([qa.a[:2], qa.a[3:]]).view(torch.uint8), good.a.view(torch.uint8))
+    pt = quantize_activation(x, dtype=dtype, granularity="per_tensor")
+    assert torch.isnan(pt.scale_a) and (pt.a.to(torch.float32) == 0).all()
+
+
+def test_nonfinite_rows_asymmetric_and_static():
+    x = torch.randn(5, 32)
+    x[1, 0] = float("nan")
+    qa = quantize_activation(x, symmetric=False)
+    assert torch.isnan(qa.scale_a[1]).all() and qa.azp[1].item() == 0 and (qa.a[1] == 0).all()
+    assert torch.isfinite(qa.scale_a[[0, 2, 3, 4]]).all()
+    st = quantize_static(x, 0.05, 3)
+    assert (st.a[1] == 0).all() and (st.a[0] != 0).any()
+    from cutlass_gemm.quant import static_row_scale
+    rs = static_row_scale(x, st.scale_a)
+    assert rs.shape == (5, 1) and torch.isnan(rs[1]).all() and (rs[[0, 2, 3, 4]] == torch.tensor(0.05)).all()
+
+
+def test_check_finite_opt_in_raises():
+    x = torch.zeros(2, 16)
+    x[0, 0] = float("inf")
+    with pytest.raises(InvalidArgumentError):
+        quantize_activation(x, check_finite=True)

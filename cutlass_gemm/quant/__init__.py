@@ -34,6 +34,7 @@ from .quantize import (
     quantize_weight,
     scale_azp_from_range,
     scale_from_amax,
+    static_row_scale,
 )
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "scale_azp_from_range",
     "dequantize",
     "dequantize_per_block",
+    "static_row_scale",
     # azp
     "azp_adj",
     "azp_with_adj",

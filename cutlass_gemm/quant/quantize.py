@@ -33,6 +33,14 @@ Conventions (shared by every function in this module)
   (per-channel).  Per-block scales are ``(rows, K // block_size)``.
 * **Degenerate groups.**  A group (tensor, row or block) whose values are all
   zero gets scale 1.0 (and azp 0), so it quantizes to 0 exactly.
+* **Non-finite input.**  A group (tensor, row or block) holding a NaN or an
+  infinity (after the float32 conversion, so float64 values beyond the float32
+  range count) gets scale NaN (and azp 0) and quantizes to 0: a GEMM that
+  consumes it writes NaN for those rows instead of a plausible finite value.
+  Static quantization reports it through the per-row scale it returns.  No
+  host synchronisation is needed; ``check_finite=True`` raises instead (and
+  synchronises).  The CUDA kernels (:mod:`cutlass_gemm.ops.quantize`) follow
+  the same rule, and these functions are their reference, bit for bit.
 """
 
 from __future__ import annotations
@@ -62,6 +70,7 @@ __all__ = [
     "scale_azp_from_range",
     "dequantize",
     "dequantize_per_block",
+    "static_row_scale",
 ]
 
 INT8_MIN = -128
@@ -166,7 +175,8 @@ def _scale_from_amax_f32(amax: torch.Tensor, qmax: float) -> torch.Tensor:
     a64 = amax.to(torch.float64)
     s = torch.div(a64, _const(qmax, a64)).to(torch.float32)
     s = torch.clamp_min(s, _FLT_TINY)
-    return torch.where(a64 > 0, s, torch.ones_like(s))
+    s = torch.where(a64 > 0, s, torch.ones_like(s))
+    return torch.where(torch.isfinite(a64), s, torch.full_like(s, float("nan")))
 
 
 def _scale_azp_f32(mn: torch.Tensor, mx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -174,8 +184,10 @@ def _scale_azp_f32(mn: torch.Tensor, mx: torch.Tensor) -> Tuple[torch.Tensor, to
 
     See :func:`scale_azp_from_range` for the formula and its guarantees.
     """
-    mn = torch.clamp_max(mn.to(torch.float32), 0.0)
-    mx = torch.clamp_min(mx.to(torch.float32), 0.0)
+    mn, mx = mn.to(torch.float32), mx.to(torch.float32)
+    finite = torch.isfinite(mn) & torch.isfinite(mx)
+    mn = torch.where(finite, torch.clamp_max(mn, 0.0), torch.zeros_like(mn))
+    mx = torch.where(finite, torch.clamp_min(mx, 0.0), torch.zeros_like(mx))
     rng = mx.to(torch.float64) - mn.to(torch.float64)
     degenerate = rng == 0
     s = torch.div(rng, _const(255.0, rng)).to(torch.float32)
@@ -186,14 +198,13 @@ def _scale_azp_f32(mn: torch.Tensor, mx: torch.Tensor) -> Tuple[torch.Tensor, to
         lo = torch.round(torch.div(mn, s))
         hi = torch.round(torch.div(mx, s))
         bad = (hi - lo < 255.0) & ~degenerate
-        if not bool(bad.any()):
+        if s.device.type == "cpu" and not bool(bad.any()):  # a free check on CPU; elsewhere all steps run
             break
         # Shrink the scale by one ulp where max would not reach 127: the spread
         # max/s - min/s grows, so after a step or two both ends saturate.
         s = torch.where(bad, torch.nextafter(s, zero), s)
-    else:  # pragma: no cover - mathematically unreachable
-        raise RuntimeError("asymmetric scale search did not converge")
     azp = torch.where(degenerate, torch.zeros_like(lo), -128.0 - lo).to(torch.int32)
+    s = torch.where(finite, s, torch.full_like(s, float("nan")))
     return s, azp
 
 
@@ -206,6 +217,8 @@ def _quantize_elementwise(
         y = torch.round(y)
         if azp is not None:
             y = y + azp.to(torch.float32)
+    y = torch.where(torch.isfinite(scale), y, torch.zeros_like(y))  # NaN-scale groups -> exactly 0
+    if dtype == torch.int8:
         return torch.clamp(y, INT8_MIN, INT8_MAX).to(torch.int8)
     return torch.clamp(y, -FP8_E4M3_MAX, FP8_E4M3_MAX).to(torch.float8_e4m3fn)
 
@@ -290,6 +303,8 @@ def quantize_activation(
     dtype: torch.dtype = torch.int8,
     granularity: str = "per_token",
     symmetric: bool = True,
+    check_finite: bool = False,
+    scale_ub: Optional[torch.Tensor] = None,
 ) -> QuantizedActivation:
     """Dynamically quantize an ``(M, K)`` activation.
 
@@ -302,6 +317,10 @@ def quantize_activation(
             asymmetric int8 (``scale``/``azp`` from :func:`scale_azp_from_range`
             over the group's ``[min, max]``, widened to contain 0: min -> -128,
             max -> 127 exactly).
+        check_finite: raise on NaN/Inf input (synchronises with the device);
+            otherwise such rows get scale NaN and q = 0 (module docstring).
+        scale_ub: optional upper bound (float or one-element tensor) on the
+            absmax used for symmetric scales (values beyond saturate).
 
     Returns:
         :class:`QuantizedActivation` ``(a, scale_a, azp)``; ``a`` contiguous,
@@ -310,7 +329,7 @@ def quantize_activation(
     Raises:
         InvalidArgumentError: wrong type/dtype/rank, empty, NaN/Inf, bad option.
     """
-    check_float_tensor(x, "x", ndim=2)
+    check_float_tensor(x, "x", ndim=2, check_finite=check_finite)
     check_quant_dtype(dtype)
     check_choice(granularity, "granularity", ("per_tensor", "per_token"))
     _check_symmetric_for_dtype(symmetric, dtype)
@@ -319,6 +338,9 @@ def quantize_activation(
     per_token = granularity == "per_token"
     if symmetric:
         amax = x32.abs().amax(dim=1, keepdim=True) if per_token else x32.abs().amax()
+        if scale_ub is not None:  # vLLM's upper bound on the absmax; a NaN/Inf amax stays non-finite
+            ub = torch.as_tensor(scale_ub, dtype=torch.float32, device=x32.device).reshape(())
+            amax = torch.where(torch.isfinite(amax), torch.minimum(amax, ub), amax)
         scale = _scale_from_amax_f32(amax, _qmax(dtype))
         return QuantizedActivation(_quantize_elementwise(x32, scale, None, dtype), scale, None)
     if per_token:
@@ -371,6 +393,7 @@ def quantize_static(
     azp=None,
     *,
     dtype: torch.dtype = torch.int8,
+    check_finite: bool = False,
 ) -> QuantizedActivation:
     """Quantize an ``(M, K)`` activation with given (e.g. calibrated) scale and zero point.
 
@@ -391,7 +414,7 @@ def quantize_static(
         InvalidArgumentError: bad ``x``, ``scale`` (shape, non-positive, NaN/Inf),
             ``azp`` (dtype, shape, out of int32) or ``dtype``.
     """
-    check_float_tensor(x, "x", ndim=2)
+    check_float_tensor(x, "x", ndim=2, check_finite=check_finite)
     check_quant_dtype(dtype)
     m = x.shape[0]
 
@@ -425,7 +448,18 @@ def quantize_static(
         z = z64.to(device=x.device, dtype=torch.int32)
 
     x32 = x.detach().to(torch.float32).contiguous()
-    return QuantizedActivation(_quantize_elementwise(x32, s, z, dtype), s, z)
+    # rows holding a NaN or an infinity quantize to 0 (see static_row_scale for how they are reported)
+    return QuantizedActivation(_quantize_elementwise(x32, static_row_scale(x32, s), z, dtype), s, z)
+
+
+def static_row_scale(x: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    """``(M, 1)`` float32: the static ``scale`` for each row of ``x``, NaN for rows holding a NaN or an
+    infinity (after the float32 conversion). Static quantization has no data-derived scale to carry
+    the non-finite-input rule, so the quantization ops return this per-row scale to the GEMM."""
+    x32 = x.detach().to(torch.float32)
+    ok = torch.isfinite(x32).all(dim=1, keepdim=True)
+    s = scale.to(device=x32.device, dtype=torch.float32).reshape(-1, 1).expand(x32.shape[0], 1)
+    return torch.where(ok, s, torch.full_like(s, float("nan")))
 
 
 def quantize_per_block(
@@ -434,6 +468,7 @@ def quantize_per_block(
     *,
     symmetric: bool = True,
     dtype: torch.dtype = torch.int8,
+    check_finite: bool = False,
 ) -> BlockQuantized:
     """Per-block quantization along K of an ``(R, K)`` activation (``R = M``) or weight (``R = N``).
 
@@ -462,7 +497,8 @@ def quantize_per_block(
         InvalidArgumentError: bad ``x``; ``block_size`` not a positive int or
             not dividing K; asymmetric fp8; bad ``dtype``.
     """
-    check_float_tensor(x, "x", ndim=2)
+    # the asymmetric (offset) form has no NaN rule: it always checks (and synchronises)
+    check_float_tensor(x, "x", ndim=2, check_finite=check_finite or not symmetric)
     check_positive_int(block_size, "block_size")
     check_quant_dtype(dtype)
     _check_symmetric_for_dtype(symmetric, dtype)

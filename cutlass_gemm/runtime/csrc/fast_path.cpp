@@ -10,6 +10,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "quant_ops.h"
+
 namespace {
 
 using LaunchFn = int (*)(void const*, void const*, void*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
@@ -139,9 +141,53 @@ py::object run(int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor
   return py::cast(result);
 }
 
+// ---------------------------------------------------------------------------------------------
+// A W8A8 linear layer's eager call in one step: quantize the activation (quant_ops.cu), then the GEMM
+// through the plan registry above. `act`: 0 dynamic per-token, 1 dynamic per-token asymmetric,
+// 2 static per-tensor (3: with zero point), 4 dynamic per-tensor. Returns the output, or, when the GEMM
+// has no plan yet (first call of this M), the tuple (q, scale, azp) for the Python path to finish.
+py::object w8a8_linear(at::Tensor const& x, at::Tensor const& b, at::Tensor const& weight_scale,
+                       c10::optional<at::Tensor> const& bias, int64_t act,
+                       c10::optional<at::Tensor> const& input_scale, c10::optional<at::Tensor> const& input_zp,
+                       c10::optional<at::Tensor> const& azp_adj, at::ScalarType out_dtype) {
+  static constexpr int kModes[] = {0, 1, 2, 2, 3};  // act -> cg_quant::RowMode
+  auto r = cg::quant_rows(x, kModes[act], b.scalar_type(), input_scale, act == 3 ? input_zp : c10::nullopt,
+                          c10::nullopt, c10::nullopt, c10::nullopt, 0.0);
+  at::Tensor const& q = r[0];
+  at::Tensor const& scale = r[1];
+  c10::optional<at::Tensor> azp, adj;
+  int variant = bias.has_value() ? kScaledBias : kScaled;
+  if (act == 1) {
+    variant = kScaledAzpPerToken;
+    azp = r[2];
+    adj = azp_adj;
+  } else if (act == 3) {
+    variant = kScaledAzp;
+    adj = (*azp_adj * *input_zp).to(at::kInt);  // azp * column sums, as the per-tensor azp kernel takes
+  }
+  py::object res = run(variant, q, b, scale, weight_scale, out_dtype, bias, adj, azp, c10::nullopt);
+  if (py::isinstance<at::Tensor>(res)) return res;
+  return py::make_tuple(q, scale, r[2].defined() ? py::cast(r[2]) : py::none(), adj.has_value() ? py::cast(*adj) : py::none());
+}
+
+py::tuple quant_rows_py(at::Tensor const& x, int64_t mode, at::ScalarType qtype,
+                        c10::optional<at::Tensor> const& static_scale, c10::optional<at::Tensor> const& static_azp,
+                        c10::optional<at::Tensor> const& scale_ub, c10::optional<at::Tensor> const& residual,
+                        c10::optional<at::Tensor> const& norm_weight, double eps) {
+  auto r = cg::quant_rows(x, mode, qtype, static_scale, static_azp, scale_ub, residual, norm_weight, eps);
+  auto opt = [](at::Tensor const& t) { return t.defined() ? py::cast(t) : py::none(); };
+  return py::make_tuple(r[0], r[1], opt(r[2]), opt(r[3]));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("w8a8_linear", &w8a8_linear, "quantize + GEMM of a W8A8 linear layer (eager)");
+  m.def("quant_rows", &quant_rows_py, "row-wise activation quantization (see quant_kernels.cuh)");
+  m.def("quant_groups", [](at::Tensor const& x, int64_t group, at::ScalarType qtype) {
+    auto r = cg::quant_groups(x, group, qtype);
+    return py::make_tuple(r[0], r[1]);
+  }, "per-group activation quantization along K");
   m.def("run", &run, "fast eager path; None when the Python path must handle the call");
   m.def("register_plan", &register_plan);
   m.def("clear_plans", &clear_plans);

@@ -1,0 +1,105 @@
+"""The call a W8A8 linear layer makes: quantize the activation, then the fused GEMM.
+
+    w8a8_linear(x, weight, weight_scale, bias=None, *, act="dynamic", input_scale=None,
+                input_zero_point=None, azp_adj=None, out_dtype=None) -> (..., N)
+
+`weight` is the (N, K) int8 or float8_e4m3fn weight (contiguous, as nn.Linear stores it), `weight_scale`
+its (1, N) float32 per-channel scale, `bias` (N,) in the output dtype. `act` picks the activation
+scheme: "dynamic" (per-token symmetric), "dynamic_asym" (int8 per-token with zero points; `azp_adj`
+= (1, N) int32 column sums of the weight), "dynamic_per_tensor", or "static" (per-tensor `input_scale`,
+a one-element float32 tensor; with `input_zero_point`, a one-element int32 tensor, static asymmetric,
+which also needs `azp_adj`). The output dtype is `out_dtype`, else x's dtype when it is half precision;
+a float32 x is computed with bfloat16 output and returned as float32.
+
+Under torch.compile, dispatch modes and on CPU this composes the registered ops (quantize + GEMM),
+so it traces into a graph with no host sync. An eager CUDA call goes through the extension's
+`w8a8_linear` instead: quantization and GEMM launched from one C++ call.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+
+from ..errors import InvalidArgumentError
+from ..runtime import fastpath
+from . import gemm
+from . import quantize as qops
+
+ACTS = ("dynamic", "dynamic_asym", "dynamic_per_tensor", "static")
+_CODES = {"dynamic": 0, "dynamic_asym": 1, "static": 2, "dynamic_per_tensor": 4}  # 3: static with zero point
+_HALF = (torch.bfloat16, torch.float16)
+_ext = None  # the extension once loaded (False: unavailable or the fast path is off)
+
+
+def _check(x, weight, act, input_scale, input_zero_point, azp_adj) -> None:
+    if act not in _CODES:
+        raise InvalidArgumentError("act", f"must be one of {ACTS}, got {act!r}")
+    if not isinstance(weight, torch.Tensor) or weight.dim() != 2 or weight.dtype not in (torch.int8, torch.float8_e4m3fn):
+        raise InvalidArgumentError("weight", "must be a 2-D (N, K) int8 or float8_e4m3fn tensor")
+    qops._check_x(x)
+    if x.shape[-1] != weight.shape[1]:
+        raise InvalidArgumentError("x", f"must be (..., {weight.shape[1]}), got {tuple(x.shape)}")
+    if act == "dynamic_asym" or input_zero_point is not None:
+        if weight.dtype != torch.int8:
+            raise InvalidArgumentError("act", "zero points (asymmetric activations) need an int8 weight")
+        if azp_adj is None:
+            raise InvalidArgumentError("azp_adj", "asymmetric activations need the weight's column sums")
+    if act == "static" and input_scale is None:
+        raise InvalidArgumentError("input_scale", "act='static' needs the calibrated per-tensor scale")
+    if act != "static" and (input_scale is not None or input_zero_point is not None):
+        raise InvalidArgumentError("input_scale", f"act={act!r} computes its scales; input_scale/input_zero_point "
+                                                  f"are for act='static'")
+
+
+def _gemm(q, b, scale, weight_scale, out_dtype, bias, azp=None, adj=None):
+    if adj is None:
+        return gemm.scaled_mm(q, b, scale, weight_scale, out_dtype, bias)
+    return gemm.scaled_mm_azp(q, b, scale, weight_scale, out_dtype, adj, azp, bias)
+
+
+def _composed(x2, b, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, qtype):
+    if act == "dynamic":
+        q, s = qops.quantize_per_token(x2, qtype)
+        return _gemm(q, b, s, weight_scale, out_dtype, bias)
+    if act == "dynamic_asym":
+        q, s, z = qops.quantize_per_token_asym(x2)
+        return _gemm(q, b, s, weight_scale, out_dtype, bias, z, azp_adj)
+    if act == "dynamic_per_tensor":
+        q, s = qops.quantize_per_tensor(x2, qtype)
+        return _gemm(q, b, s, weight_scale, out_dtype, bias)
+    q, s = qops.quantize_static(x2, input_scale, qtype, input_zero_point)
+    if input_zero_point is None:
+        return _gemm(q, b, s, weight_scale, out_dtype, bias)
+    adj = (azp_adj * input_zero_point).to(torch.int32)  # per-tensor zero point: azp * column sums
+    return _gemm(q, b, s, weight_scale, out_dtype, bias, None, adj)
+
+
+def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tensor,
+                bias: Optional[torch.Tensor] = None, *, act: str = "dynamic",
+                input_scale: Optional[torch.Tensor] = None, input_zero_point: Optional[torch.Tensor] = None,
+                azp_adj: Optional[torch.Tensor] = None, out_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
+    """y = dequant(quant(x) @ weight.T) + bias for an (N, K) int8/fp8 weight; see the module docstring."""
+    global _ext
+    _check(x, weight, act, input_scale, input_zero_point, azp_adj)
+    n, k = weight.shape
+    if out_dtype is None:
+        out_dtype = x.dtype if x.dtype in _HALF else torch.bfloat16
+    x2 = x.reshape(-1, k)
+    b = weight.t()
+    out = None
+    if x.is_cuda and gemm._eager_direct(x):
+        if _ext is None:
+            _ext = fastpath.module() or False
+        if _ext:
+            code = 3 if (act == "static" and input_zero_point is not None) else _CODES[act]
+            res = _ext.w8a8_linear(x2, b, weight_scale, bias, code, input_scale, input_zero_point, azp_adj, out_dtype)
+            if type(res) is torch.Tensor:
+                out = res
+            else:  # the GEMM has no C++ plan for this M yet: the Python path makes one, and raises typed errors
+                q, s, z, adj = res
+                out = _gemm(q, b, s, weight_scale, out_dtype, bias, z, adj)
+    if out is None:
+        out = _composed(x2, b, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, weight.dtype)
+    out = out.reshape(*x.shape[:-1], n)
+    return out if x.dtype in _HALF or x.dtype == out_dtype else out.to(x.dtype)

@@ -1,0 +1,352 @@
+// Activation-quantization kernels: dynamic per-token (symmetric / asymmetric), static per-tensor,
+// dynamic per-tensor (device-side max), per-group along K, and RMSNorm (+ residual add) fused with
+// dynamic per-token quantization. int8 or fp8 e4m3 out; float, half or bfloat16 in.
+//
+// The arithmetic is the reference quantizer's (cutlass_gemm/quant/quantize.py), operation for
+// operation, so results are bit-identical to it:
+//   scale = float(double(amax) / qmax), at least FLT_MIN; 1 where amax == 0
+//   q     = saturate(rint(x / scale) [+ azp])   (IEEE division, round half to even)
+// A group (row, tensor or K-group) holding a NaN or an infinity gets scale NaN and q = 0, so the
+// GEMM that consumes it writes NaN rather than a plausible finite value.
+// No torch headers here: the launchers take raw pointers and a stream.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <cstdint>
+
+namespace cg_quant {
+
+enum class RowMode : int {
+  kDynamic = 0,      // symmetric per-token scale from the row's absmax
+  kDynamicAsym = 1,  // asymmetric per-token scale + zero point from the row's [min, max] (int8)
+  kStatic = 2,       // given per-tensor scale (and zero point); row scale out = scale or NaN
+  kPerTensor = 3,    // scale from a device-side absmax of the whole tensor (computed first)
+  kRmsNorm = 4,      // y = w * round(h * rsqrt(mean(h^2) + eps)), h = x (+ residual); then kDynamic on y
+};
+
+struct RowArgs {
+  const void* x;
+  int64_t ldx;
+  void* q;
+  int64_t ldq;
+  float* scale_out;        // (M,) per-row scale; for kPerTensor a single float
+  int32_t* azp_out;        // (M,) kDynamicAsym only
+  int64_t rows, cols;
+  const float* static_scale;    // kStatic: one float
+  const int32_t* static_azp;    // kStatic: one int32 or null
+  const float* scale_ub;        // kDynamic fp8: optional upper bound on the absmax
+  const unsigned* tensor_amax;  // kPerTensor: absmax bits from amax_kernel
+  const void* residual;         // kRmsNorm: optional (M, K), ld = ldr
+  int64_t ldr;
+  void* residual_out;           // kRmsNorm with residual: x + residual, (M, K) contiguous
+  const void* norm_weight;      // kRmsNorm: (K,)
+  float eps;
+};
+
+template <typename T> __device__ __forceinline__ float to_f(T v);
+template <> __device__ __forceinline__ float to_f<float>(float v) { return v; }
+template <> __device__ __forceinline__ float to_f<__half>(__half v) { return __half2float(v); }
+template <> __device__ __forceinline__ float to_f<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T> __device__ __forceinline__ T from_f(float v);
+template <> __device__ __forceinline__ float from_f<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half from_f<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+template <typename TQ> struct QTraits;
+template <> struct QTraits<int8_t> {
+  static constexpr float kMax = 127.0f;
+  __device__ static int8_t quant(float v, float scale, float azp) {
+    float y = rintf(__fdiv_rn(v, scale)) + azp;
+    y = fminf(fmaxf(y, -128.0f), 127.0f);
+    return static_cast<int8_t>(y);
+  }
+  __device__ static int8_t zero() { return 0; }
+};
+template <> struct QTraits<__nv_fp8_e4m3> {
+  static constexpr float kMax = 448.0f;
+  __device__ static __nv_fp8_e4m3 quant(float v, float scale, float) {
+    float y = fminf(fmaxf(__fdiv_rn(v, scale), -448.0f), 448.0f);
+    __nv_fp8_e4m3 r;
+    r.__x = __nv_cvt_float_to_fp8(y, __NV_SATFINITE, __NV_E4M3);
+    return r;
+  }
+  __device__ static __nv_fp8_e4m3 zero() { __nv_fp8_e4m3 r; r.__x = 0; return r; }
+};
+
+// The reference's symmetric scale rule; `finite` false -> NaN.
+__device__ __forceinline__ float scale_from_amax(float amax, float qmax, bool finite) {
+  if (!finite) return __int_as_float(0x7fc00000);
+  float s = __double2float_rn(__ddiv_rn(static_cast<double>(amax), static_cast<double>(qmax)));
+  s = fmaxf(s, FLT_MIN);
+  return amax > 0.0f ? s : 1.0f;
+}
+
+// The reference's asymmetric rule: range widened to contain 0, scale = range / 255, then nudged
+// down one ulp at a time until max and min land on 127 and -128.
+__device__ __forceinline__ void scale_azp_from_range(float mn, float mx, bool finite, float* scale, int32_t* azp) {
+  if (!finite) { *scale = __int_as_float(0x7fc00000); *azp = 0; return; }
+  mn = fminf(mn, 0.0f);
+  mx = fmaxf(mx, 0.0f);
+  double rng = static_cast<double>(mx) - static_cast<double>(mn);
+  bool degenerate = rng == 0.0;
+  float s = degenerate ? 1.0f : fmaxf(__double2float_rn(__ddiv_rn(rng, 255.0)), FLT_MIN);
+  float lo = rintf(__fdiv_rn(mn, s));
+  for (int i = 0; i < 64 && !degenerate; ++i) {
+    lo = rintf(__fdiv_rn(mn, s));
+    float hi = rintf(__fdiv_rn(mx, s));
+    if (hi - lo >= 255.0f) break;
+    s = nextafterf(s, 0.0f);
+  }
+  *scale = s;
+  *azp = degenerate ? 0 : static_cast<int32_t>(-128.0f - lo);
+}
+
+// ------------------------------------------------------------------------------------ reductions
+struct Stats {
+  unsigned amax_bits;  // bits of |v|: as unsigned they order like the floats, NaN above infinity
+  float mn, mx, sumsq;
+  int bad;
+};
+
+__device__ __forceinline__ void stats_init(Stats& s) { s.amax_bits = 0u; s.mn = 0.0f; s.mx = 0.0f; s.sumsq = 0.0f; s.bad = 0; }
+
+__device__ __forceinline__ void stats_add(Stats& s, float v) {
+  unsigned b = __float_as_uint(fabsf(v));
+  s.amax_bits = max(s.amax_bits, b);
+  s.mn = fminf(s.mn, v);
+  s.mx = fmaxf(s.mx, v);
+  s.sumsq += v * v;
+  s.bad |= (b >= 0x7f800000u);
+}
+
+__device__ __forceinline__ void stats_merge(Stats& a, Stats const& b) {
+  a.amax_bits = max(a.amax_bits, b.amax_bits);
+  a.mn = fminf(a.mn, b.mn);
+  a.mx = fmaxf(a.mx, b.mx);
+  a.sumsq += b.sumsq;
+  a.bad |= b.bad;
+}
+
+__device__ __forceinline__ Stats stats_shfl(Stats const& s, int lane_mask, int width = 32) {
+  Stats o;
+  o.amax_bits = __shfl_xor_sync(0xffffffffu, s.amax_bits, lane_mask, width);
+  o.mn = __shfl_xor_sync(0xffffffffu, s.mn, lane_mask, width);
+  o.mx = __shfl_xor_sync(0xffffffffu, s.mx, lane_mask, width);
+  o.sumsq = __shfl_xor_sync(0xffffffffu, s.sumsq, lane_mask, width);
+  o.bad = __shfl_xor_sync(0xffffffffu, s.bad, lane_mask, width);
+  return o;
+}
+
+// Every thread of the block gets the block-wide statistics.
+template <int kThreads>
+__device__ __forceinline__ Stats block_stats(Stats s) {
+  __shared__ Stats partial[kThreads / 32];
+  __shared__ Stats total;
+  for (int m = 16; m > 0; m >>= 1) stats_merge(s, stats_shfl(s, m));
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) partial[warp] = s;
+  __syncthreads();
+  if (warp == 0) {
+    Stats t;
+    if (lane < kThreads / 32) t = partial[lane]; else stats_init(t);
+    for (int m = 16; m > 0; m >>= 1) stats_merge(t, stats_shfl(t, m));
+    if (lane == 0) total = t;
+  }
+  __syncthreads();
+  Stats r = total;
+  __syncthreads();  // `total` may be reused by a later call
+  return r;
+}
+
+// ------------------------------------------------------------------------------------ vector I/O
+template <typename T, int kVec>
+struct alignas(sizeof(T) * kVec) VecT { T v[kVec]; };
+
+// ------------------------------------------------------------------------------------ row kernel
+// One CTA per row. Each thread keeps up to kCache vectors of the row in registers, so the row is
+// read from memory once; kCache == 0 re-reads the row (from L2, normally) for rows too long to cache.
+template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode>
+__global__ void __launch_bounds__(kThreads) row_quant_kernel(RowArgs args) {
+  using V = VecT<TIn, kVec>;
+  using VQ = VecT<TQ, kVec>;
+  const int64_t row = blockIdx.x;
+  const int64_t nvec = args.cols / kVec;
+  const TIn* x = static_cast<const TIn*>(args.x) + row * args.ldx;
+  const TIn* res = kMode == RowMode::kRmsNorm && args.residual ? static_cast<const TIn*>(args.residual) + row * args.ldr : nullptr;
+  TIn* res_out = res ? static_cast<TIn*>(args.residual_out) + row * args.cols : nullptr;
+  TQ* q = static_cast<TQ*>(args.q) + row * args.ldq;
+
+  // Loads vector i of the pre-normalisation input h (x, or x + residual rounded to TIn).
+  auto load = [&](int64_t i, bool store_residual) -> V {
+    V v = *reinterpret_cast<const V*>(x + i * kVec);
+    if (res) {
+      V r = *reinterpret_cast<const V*>(res + i * kVec);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) v.v[e] = from_f<TIn>(to_f(v.v[e]) + to_f(r.v[e]));
+      if (store_residual) *reinterpret_cast<V*>(res_out + i * kVec) = v;
+    }
+    return v;
+  };
+  V cache[kCache > 0 ? kCache : 1];
+
+  // Pass 1: statistics of h.
+  Stats st;
+  stats_init(st);
+  if (kCache > 0) {
+#pragma unroll
+    for (int j = 0; j < kCache; ++j) {
+      int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
+      if (i < nvec) {
+        cache[j] = load(i, true);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) stats_add(st, to_f(cache[j].v[e]));
+      }
+    }
+  } else {
+    for (int64_t i = threadIdx.x; i < nvec; i += kThreads) {
+      V v = load(i, true);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) stats_add(st, to_f(v.v[e]));
+    }
+  }
+  st = block_stats<kThreads>(st);
+
+  // RMSNorm: the values to quantize are y = round(w * round(h * rinv)); their absmax is pass 2.
+  float rinv = 0.0f;
+  const TIn* w = static_cast<const TIn*>(args.norm_weight);
+  auto norm = [&](V v, int64_t i) -> V {
+    V wv = *reinterpret_cast<const V*>(w + i * kVec);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e)
+      v.v[e] = from_f<TIn>(to_f(wv.v[e]) * to_f(from_f<TIn>(to_f(v.v[e]) * rinv)));
+    return v;
+  };
+  if (kMode == RowMode::kRmsNorm) {
+    rinv = rsqrtf(st.sumsq / static_cast<float>(args.cols) + args.eps);
+    int bad = st.bad;
+    stats_init(st);
+    st.bad = bad;
+    if (kCache > 0) {
+#pragma unroll
+      for (int j = 0; j < kCache; ++j) {
+        int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
+        if (i < nvec) {
+          cache[j] = norm(cache[j], i);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) stats_add(st, to_f(cache[j].v[e]));
+        }
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < nvec; i += kThreads) {
+        V v = norm(res_out ? *reinterpret_cast<const V*>(res_out + i * kVec) : load(i, false), i);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) stats_add(st, to_f(v.v[e]));
+      }
+    }
+    st = block_stats<kThreads>(st);
+  }
+
+  // The row's (or tensor's) scale and zero point.
+  float scale, azp_f = 0.0f;
+  bool bad = st.bad != 0;
+  if (kMode == RowMode::kDynamicAsym) {
+    int32_t azp;
+    scale_azp_from_range(st.mn, st.mx, !bad, &scale, &azp);
+    azp_f = static_cast<float>(azp);
+    if (threadIdx.x == 0) args.azp_out[row] = azp;
+  } else if (kMode == RowMode::kStatic) {
+    scale = *args.static_scale;
+    if (args.static_azp) azp_f = static_cast<float>(*args.static_azp);
+  } else if (kMode == RowMode::kPerTensor) {
+    unsigned bits = *args.tensor_amax;
+    bad = bits >= 0x7f800000u;
+    scale = scale_from_amax(__uint_as_float(bits), QTraits<TQ>::kMax, !bad);
+  } else {
+    float amax = __uint_as_float(st.amax_bits);
+    if (args.scale_ub && !bad) amax = fminf(amax, *args.scale_ub);
+    scale = scale_from_amax(amax, QTraits<TQ>::kMax, !bad);
+  }
+  if (threadIdx.x == 0) {
+    if (kMode == RowMode::kStatic) args.scale_out[row] = bad ? __int_as_float(0x7fc00000) : scale;
+    else if (kMode == RowMode::kPerTensor) { if (row == 0) args.scale_out[0] = scale; }
+    else args.scale_out[row] = scale;
+  }
+
+  // Pass 2: quantize.
+  auto quant = [&](V const& v, int64_t i) {
+    VQ o;
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) o.v[e] = bad ? QTraits<TQ>::zero() : QTraits<TQ>::quant(to_f(v.v[e]), scale, azp_f);
+    *reinterpret_cast<VQ*>(q + i * kVec) = o;
+  };
+  if (kCache > 0) {
+#pragma unroll
+    for (int j = 0; j < kCache; ++j) {
+      int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
+      if (i < nvec) quant(cache[j], i);
+    }
+  } else {
+    for (int64_t i = threadIdx.x; i < nvec; i += kThreads) {
+      V v = res_out ? *reinterpret_cast<const V*>(res_out + i * kVec) : load(i, false);
+      if (kMode == RowMode::kRmsNorm) v = norm(v, i);
+      quant(v, i);
+    }
+  }
+}
+
+// Device-side absmax of a whole tensor (as bits, NaN above infinity), for dynamic per-tensor scales.
+template <typename TIn, int kVec>
+__global__ void __launch_bounds__(256) amax_kernel(const TIn* x, int64_t ldx, int64_t rows, int64_t cols,
+                                                   unsigned* amax_bits) {
+  using V = VecT<TIn, kVec>;
+  const int64_t nvec = cols / kVec, total = rows * nvec;
+  Stats st;
+  stats_init(st);
+  for (int64_t t = blockIdx.x * 256 + threadIdx.x; t < total; t += static_cast<int64_t>(gridDim.x) * 256) {
+    int64_t r = t / nvec, i = t % nvec;
+    V v = *reinterpret_cast<const V*>(x + r * ldx + i * kVec);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) stats_add(st, to_f(v.v[e]));
+  }
+  st = block_stats<256>(st);
+  if (threadIdx.x == 0) atomicMax(amax_bits, st.amax_bits);
+}
+
+// ------------------------------------------------------------------------------------ group kernel
+// Per-group along K: each thread quantizes one vector; the kLanes threads of a group reduce by
+// shuffles (groups never straddle rows because K % group == 0).
+template <typename TIn, typename TQ, int kVec, int kLanes>
+__global__ void __launch_bounds__(256) group_quant_kernel(const TIn* x, int64_t ldx, TQ* q, float* scale,
+                                                          int64_t rows, int64_t cols) {
+  using V = VecT<TIn, kVec>;
+  using VQ = VecT<TQ, kVec>;
+  const int64_t nvec = cols / kVec, total = rows * nvec;
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * 256 + threadIdx.x;
+  const bool active = t < total;
+  const int64_t r = active ? t / nvec : 0, i = active ? t % nvec : 0;
+  V v;
+  Stats st;
+  stats_init(st);
+  if (active) {
+    v = *reinterpret_cast<const V*>(x + r * ldx + i * kVec);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) stats_add(st, to_f(v.v[e]));
+  }
+  // all 32 lanes take part in the shuffles (inactive ones with neutral values)
+  for (int m = kLanes / 2; m > 0; m >>= 1) stats_merge(st, stats_shfl(st, m, kLanes));
+  if (!active) return;
+  bool bad = st.bad != 0;
+  float s = scale_from_amax(__uint_as_float(st.amax_bits), QTraits<TQ>::kMax, !bad);
+  const int64_t groups = nvec / kLanes;
+  if (i % kLanes == 0) scale[r * groups + i / kLanes] = s;
+  VQ o;
+#pragma unroll
+  for (int e = 0; e < kVec; ++e) o.v[e] = bad ? QTraits<TQ>::zero() : QTraits<TQ>::quant(to_f(v.v[e]), s, 0.0f);
+  *reinterpret_cast<VQ*>(q + r * cols + i * kVec) = o;
+}
+
+}  // namespace cg_quant

@@ -1,0 +1,22 @@
+// Declarations shared by the extension's translation units (quant_ops.cu, fast_path.cpp, module.cpp).
+#pragma once
+#include <ATen/ATen.h>
+
+#include <vector>
+
+namespace cg {
+
+// Row-wise quantization of a 2-D (rows, K) view with unit last stride. `mode` is a cg_quant::RowMode.
+// Returns {q (rows, K), scale ((rows, 1), or 0-dim for per-tensor), azp ((rows, 1) int32 or undefined),
+// residual_out ((rows, K) or undefined)}.
+std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::ScalarType qtype,
+                                   c10::optional<at::Tensor> const& static_scale,
+                                   c10::optional<at::Tensor> const& static_azp,
+                                   c10::optional<at::Tensor> const& scale_ub,
+                                   c10::optional<at::Tensor> const& residual,
+                                   c10::optional<at::Tensor> const& norm_weight, double eps);
+
+// Per-group (along K) symmetric quantization: {q (rows, K), scale (rows, K / group)}.
+std::vector<at::Tensor> quant_groups(at::Tensor const& x, int64_t group, at::ScalarType qtype);
+
+}  // namespace cg

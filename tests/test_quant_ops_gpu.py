@@ -1,0 +1,263 @@
+"""GPU: the activation-quant kernels equal the float reference (cutlass_gemm.quant) bit for bit, on
+random data, odd and unaligned shapes, every input/output dtype, with non-finite rows; the ops pass
+opcheck, trace under torch.compile(fullgraph=True), replay in CUDA graphs and never sync the host;
+`w8a8_linear` matches float64 for every activation scheme. Run with `pytest -m gpu`."""
+import pytest
+import torch
+
+import cutlass_gemm as cg
+from cutlass_gemm.errors import InvalidArgumentError
+
+pytestmark = pytest.mark.gpu
+FP8 = torch.float8_e4m3fn
+IN_DTYPES = [torch.float32, torch.float16, torch.bfloat16]
+# (rows, K): vector path, odd K (scalar path), register-cached rows of 4 and 16 vectors, re-read rows
+SHAPES = [(1, 16), (7, 100), (33, 4096), (5, 8192), (3, 20000), (2, 70000), (300, 256)]
+
+
+def _x(shape, dtype, seed=0, bad_rows=()):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    rows = torch.logspace(-3, 3, shape[0], device="cuda").reshape(-1, *([1] * (len(shape) - 1)))
+    x = torch.randn(shape, device="cuda", generator=g) * rows
+    x[..., 0] = x[..., 0] + 0.5  # break exact symmetry
+    if shape[0] > 2:
+        x[1] = 0.0  # an all-zero row
+    for r, v in bad_rows:
+        x[r, ..., min(3, shape[-1] - 1)] = v
+    return x.to(dtype)
+
+
+def _bits(t):
+    return t.view(torch.uint8) if t.dtype == FP8 else t
+
+
+def _same(gpu, cpu, what):
+    assert gpu.shape == cpu.shape and gpu.dtype == cpu.dtype, f"{what}: {gpu.shape}/{gpu.dtype} vs {cpu.shape}/{cpu.dtype}"
+    g, c = _bits(gpu).cpu(), _bits(cpu)
+    if g.is_floating_point():
+        ok = torch.equal(torch.isnan(g), torch.isnan(c)) and torch.equal(g.nan_to_num(0.0), c.nan_to_num(0.0))
+    else:
+        ok = torch.equal(g, c)
+    if not ok:
+        diff = (g.double() - c.double()).abs().nan_to_num(1e30)
+        raise AssertionError(f"{what}: {int((diff > 0).sum())} elements differ, max {diff.max().item()}")
+
+
+def _both(fn, x, *args, **kw):
+    """The op on the GPU and on the CPU (the reference path), outputs as tuples."""
+    out_gpu = fn(x, *args, **kw)
+    cpu_args = [a.cpu() if isinstance(a, torch.Tensor) else a for a in args]
+    cpu_kw = {k: (v.cpu() if isinstance(v, torch.Tensor) else v) for k, v in kw.items()}
+    out_cpu = fn(x.cpu(), *cpu_args, **cpu_kw)
+    return out_gpu, out_cpu
+
+
+def _compare(fn, x, what, *args, **kw):
+    g, c = _both(fn, x, *args, **kw)
+    for i, (a, b) in enumerate(zip(g, c)):
+        if a is None:
+            assert b is None
+            continue
+        _same(a, b, f"{what} output {i}")
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("in_dtype", IN_DTYPES)
+@pytest.mark.parametrize("qtype", [torch.int8, FP8])
+def test_per_token_and_per_tensor_bit_exact(shape, in_dtype, qtype):
+    bad = [(0, float("nan")), (shape[0] - 1, float("inf"))] if shape[0] > 3 else []
+    x = _x(shape, in_dtype, bad_rows=bad)
+    _compare(cg.quantize_per_token, x, "per_token", qtype)
+    _compare(cg.quantize_per_tensor, _x(shape, in_dtype, seed=1), "per_tensor", qtype)
+    _compare(cg.quantize_static, x, "static", torch.tensor([0.037], device="cuda"), qtype)
+    if qtype == torch.int8:
+        _compare(cg.quantize_per_token_asym, x, "asym")
+        _compare(cg.quantize_static, x, "static azp", torch.tensor([0.02], device="cuda"), qtype,
+                 torch.tensor([-7], dtype=torch.int32, device="cuda"))
+    else:
+        _compare(cg.quantize_per_token, x, "scale_ub", qtype, scale_ub=torch.tensor([0.5], device="cuda"))
+
+
+def test_per_tensor_nonfinite_poisons_all():
+    x = _x((64, 512), torch.bfloat16, bad_rows=[(40, float("-inf"))])
+    q, s = cg.quantize_per_tensor(x, torch.int8)
+    assert torch.isnan(s) and (q == 0).all()
+
+
+@pytest.mark.parametrize("in_dtype", IN_DTYPES)
+@pytest.mark.parametrize("qtype", [torch.int8, FP8])
+@pytest.mark.parametrize("group", [64, 128])
+def test_per_group_bit_exact(in_dtype, qtype, group):
+    x = _x((37, 1024), in_dtype, bad_rows=[(5, float("nan"))])
+    _compare(cg.quantize_per_group, x, "group", group, qtype)
+    _compare(cg.quantize_per_group, x[:, group:], "group (unaligned view)", group, qtype)  # rows not 16B-aligned
+    _compare(cg.quantize_per_group, _x((2, 3, 256), in_dtype), "group 3-D", group, qtype)
+
+
+@pytest.mark.parametrize("in_dtype", IN_DTYPES)
+def test_leading_dims_strides_and_unaligned_views(in_dtype):
+    big = _x((9, 2064), in_dtype)
+    _compare(cg.quantize_per_token, big[:, 8:2056], "strided rows", torch.int8)      # ld 2064, aligned start
+    _compare(cg.quantize_per_token, big[:, 1:2049], "misaligned start", torch.int8)  # scalar path
+    _compare(cg.quantize_per_token_asym, _x((2, 3, 4, 96), in_dtype), "4-D")
+    _compare(cg.quantize_per_token, _x((0, 64), in_dtype), "no rows", torch.int8)
+
+
+@pytest.mark.parametrize("in_dtype", IN_DTYPES)
+@pytest.mark.parametrize("qtype", [torch.int8, FP8])
+@pytest.mark.parametrize("k", [4096, 100, 20000])
+def test_rms_norm_quantize(in_dtype, qtype, k):
+    g = torch.Generator(device="cuda").manual_seed(k)
+    x = (torch.randn(13, k, device="cuda", generator=g) * 3).to(in_dtype)
+    r = (torch.randn(13, k, device="cuda", generator=g) * 0.3).to(in_dtype)
+    w = (torch.rand(k, device="cuda") + 0.5).to(in_dtype)
+    for residual in (None, r):
+        q, s, h = cg.rms_norm_quantize(x, w, 1e-6, qtype, residual=residual)
+        qc, sc, hc = cg.rms_norm_quantize(x.cpu(), w.cpu(), 1e-6, qtype, residual=None if residual is None else r.cpu())
+        if residual is not None:
+            _same(h, hc, "residual_out")  # x + residual rounded once: exact
+        # the sum of squares is reduced in another order: scales agree to float32 rounding, q to one step
+        assert torch.allclose(s.cpu(), sc, rtol=1e-5, atol=0), (s.cpu() - sc).abs().max()
+        dq = (q.cpu().to(torch.float64) - qc.to(torch.float64)).abs()
+        step = 1.0 if qtype == torch.int8 else 0.07 * qc.to(torch.float64).abs().clamp_min(1.0)
+        assert (dq <= step + 1e-9).all() and (dq > 0).float().mean() < 0.01
+        h64 = (x.double() + (0 if residual is None else r.double()))
+        y = w.double() * h64 * torch.rsqrt(h64.pow(2).mean(-1, keepdim=True) + 1e-6)
+        deq = q.double() * s.double()
+        rel = ((deq - y).norm() / y.norm()).item()
+        assert rel < (2e-2 if qtype == torch.int8 else 5e-2), rel
+
+
+def _op_samples():
+    x = _x((5, 256), torch.bfloat16)
+    w = _x((256,), torch.bfloat16, seed=2)
+    ops = torch.ops.cutlass_gemm
+    one = torch.tensor([0.05], device="cuda")
+    return [
+        (ops.quantize_per_token, (x, torch.int8, None)),
+        (ops.quantize_per_token, (x, FP8, torch.tensor([1.0], device="cuda"))),
+        (ops.quantize_per_token_asym, (x,)),
+        (ops.quantize_per_tensor, (x, FP8)),
+        (ops.quantize_static, (x, one, torch.int8, torch.tensor([1], dtype=torch.int32, device="cuda"))),
+        (ops.quantize_per_group, (x, 128, FP8)),
+        (ops.rms_norm_quantize, (x, w, 1e-6, torch.int8)),
+        (ops.add_rms_norm_quantize, (x, x.clone(), w, 1e-6, FP8)),
+    ]
+
+
+@pytest.mark.parametrize("i", range(8))
+def test_opcheck_cuda(i):
+    op, args = _op_samples()[i]
+    torch.library.opcheck(op, args)
+
+
+# ------------------------------------------------------------------------------------ w8a8_linear
+def _layer(n, k, qtype, seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    w = torch.randn(n, k, device="cuda", generator=g) * 0.05
+    amax = w.abs().amax(1, keepdim=True)
+    qmax = 127.0 if qtype == torch.int8 else 448.0
+    ws = (amax / qmax).float()
+    wq = (w / ws).round().clamp(-128, 127).to(torch.int8) if qtype == torch.int8 else (w / ws).to(FP8)
+    return wq, ws.reshape(1, n).contiguous(), wq.to(torch.int64).sum(1).to(torch.int32).reshape(1, n) if qtype == torch.int8 else None
+
+
+ACT_CASES = [("dynamic", torch.int8), ("dynamic_asym", torch.int8), ("dynamic_per_tensor", torch.int8),
+             ("static", torch.int8), ("static_azp", torch.int8), ("dynamic", FP8), ("static", FP8)]
+
+
+def _call(act, x, wq, ws, bias, adj, out_dtype=None):
+    kw = {}
+    if act.startswith("static"):
+        kw["input_scale"] = torch.tensor([0.03], device=x.device)
+        if act == "static_azp":
+            kw["input_zero_point"] = torch.tensor([5], dtype=torch.int32, device=x.device)
+        act = "static"
+    if act == "dynamic_asym" or "input_zero_point" in kw:
+        kw["azp_adj"] = adj
+    return cg.w8a8_linear(x, wq, ws, bias, act=act, out_dtype=out_dtype, **kw)
+
+
+@pytest.mark.parametrize("act,qtype", ACT_CASES)
+@pytest.mark.parametrize("m", [1, 16, 37, 200])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_w8a8_linear_matches_reference(act, qtype, m, dtype):
+    n, k = 264, 512
+    wq, ws, adj = _layer(n, k, qtype)
+    bias = torch.randn(n, device="cuda").to(dtype)
+    x = (torch.randn(m, k, device="cuda") * 2).to(dtype)
+    x[m // 2, 7] = float("nan")
+    outs = [_call(act, x, wq, ws, bias, adj) for _ in range(2)]  # 1st: Python plan; 2nd: C++ fast path
+    cpu = _call(act, x.cpu(), wq.cpu(), ws.cpu(), bias.cpu(), None if adj is None else adj.cpu())  # float64 GEMM
+    for out in outs:
+        assert out.shape == (m, n) and out.dtype == dtype
+        nan_rows = torch.isnan(out).all(dim=1)
+        assert nan_rows[m // 2] and int(nan_rows.sum()) == 1, "the NaN row (only it) must come out NaN"
+        good = ~nan_rows
+        o, c = out[good].double().cpu(), cpu[good.cpu()].double()
+        assert not torch.isnan(o).any()
+        assert ((o - c).abs() <= 1e-2 * c.abs() + 2e-3 * c.abs().max()).all()
+    assert torch.equal(outs[0].nan_to_num(7.0), outs[1].nan_to_num(7.0))
+
+
+def test_w8a8_linear_float32_input_and_3d():
+    wq, ws, _ = _layer(128, 256, torch.int8)
+    x = torch.randn(2, 3, 256, device="cuda")
+    y = cg.w8a8_linear(x, wq, ws)
+    assert y.shape == (2, 3, 128) and y.dtype == torch.float32
+    ref = cg.w8a8_linear(x.cpu(), wq.cpu(), ws.cpu())
+    assert torch.allclose(y.cpu(), ref, rtol=1e-2, atol=1e-2 * ref.abs().max().item())
+
+
+def test_no_host_sync_compile_and_cuda_graph():
+    wq, ws, adj = _layer(256, 512, torch.int8)
+    w8, ws8, _ = _layer(256, 512, FP8, seed=1)
+    bias = torch.randn(256, device="cuda").bfloat16()
+    nw = torch.rand(512, device="cuda").bfloat16() + 0.5
+    x = torch.randn(8, 512, device="cuda").bfloat16()
+
+    def step(x):
+        q, s, h = cg.rms_norm_quantize(x, nw, 1e-6, torch.int8, residual=x)
+        y = _call("dynamic", h, wq, ws, bias, adj) + _call("dynamic_asym", x, wq, ws, bias, adj)
+        y = y + _call("static", x, wq, ws, bias, adj) + _call("dynamic", x, w8, ws8, bias, None)
+        g = cg.quantize_per_group(x, 128, FP8)[1].sum() + cg.quantize_per_tensor(x)[1]
+        return y + g.to(y.dtype) + s.sum().to(y.dtype)
+
+    eager = step(x)
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")  # any synchronising call below raises
+    try:
+        again = step(x)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert torch.equal(eager, again)
+    compiled = torch.compile(step, fullgraph=True)
+    assert torch.allclose(compiled(x).float(), eager.float(), rtol=1e-2, atol=1e-2)
+    static_x = x.clone()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        step(static_x)
+    torch.cuda.current_stream().wait_stream(s)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_y = step(static_x)
+    x2 = torch.randn(8, 512, device="cuda").bfloat16()
+    static_x.copy_(x2)
+    graph.replay()
+    assert torch.equal(static_y, step(x2))
+
+
+def test_quant_on_other_stream_and_device_errors():
+    x = _x((4, 256), torch.bfloat16)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        q, sc = cg.quantize_per_token(x)
+    s.synchronize()
+    _same(q, cg.quantize_per_token(x.cpu())[0], "side stream")
+    with pytest.raises(InvalidArgumentError) as ei:
+        cg.quantize_static(x, torch.tensor([0.1]))  # scale on the CPU
+    assert ei.value.argument == "scale"
+    with pytest.raises(InvalidArgumentError) as ei:
+        cg.rms_norm_quantize(x, torch.ones(256, dtype=torch.bfloat16))  # weight on the CPU
+    assert ei.value.argument == "weight"
