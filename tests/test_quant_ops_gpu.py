@@ -119,7 +119,7 @@ def test_rms_norm_quantize(in_dtype, qtype, k):
         # the sum of squares is reduced in another order: scales agree to float32 rounding, q to one step
         assert torch.allclose(s.cpu(), sc, rtol=1e-5, atol=0), (s.cpu() - sc).abs().max()
         dq = (q.cpu().to(torch.float64) - qc.to(torch.float64)).abs()
-        step = 1.0 if qtype == torch.int8 else 0.07 * qc.to(torch.float64).abs().clamp_min(1.0)
+        step = 1.0 if qtype == torch.int8 else 0.125 * qc.to(torch.float64).abs().clamp_min(1.0)
         assert (dq <= step + 1e-9).all() and (dq > 0).float().mean() < 0.01
         h64 = (x.double() + (0 if residual is None else r.double()))
         y = w.double() * h64 * torch.rsqrt(h64.pow(2).mean(-1, keepdim=True) + 1e-6)
@@ -166,12 +166,23 @@ ACT_CASES = [("dynamic", torch.int8), ("dynamic_asym", torch.int8), ("dynamic_pe
              ("static", torch.int8), ("static_azp", torch.int8), ("dynamic", FP8), ("static", FP8)]
 
 
+_STATIC = {}
+
+
+def _static_params(device):
+    """Made once per device: creating a CUDA tensor from a Python list copies from the host (a sync)."""
+    if device not in _STATIC:
+        _STATIC[device] = (torch.tensor([0.03], device=device), torch.tensor([5], dtype=torch.int32, device=device))
+    return _STATIC[device]
+
+
 def _call(act, x, wq, ws, bias, adj, out_dtype=None):
     kw = {}
     if act.startswith("static"):
-        kw["input_scale"] = torch.tensor([0.03], device=x.device)
+        scale, zp = _static_params(x.device)
+        kw["input_scale"] = scale
         if act == "static_azp":
-            kw["input_zero_point"] = torch.tensor([5], dtype=torch.int32, device=x.device)
+            kw["input_zero_point"] = zp
         act = "static"
     if act == "dynamic_asym" or "input_zero_point" in kw:
         kw["azp_adj"] = adj
@@ -186,18 +197,20 @@ def test_w8a8_linear_matches_reference(act, qtype, m, dtype):
     wq, ws, adj = _layer(n, k, qtype)
     bias = torch.randn(n, device="cuda").to(dtype)
     x = (torch.randn(m, k, device="cuda") * 2).to(dtype)
-    x[m // 2, 7] = float("nan")
     outs = [_call(act, x, wq, ws, bias, adj) for _ in range(2)]  # 1st: Python plan; 2nd: C++ fast path
     cpu = _call(act, x.cpu(), wq.cpu(), ws.cpu(), bias.cpu(), None if adj is None else adj.cpu())  # float64 GEMM
     for out in outs:
-        assert out.shape == (m, n) and out.dtype == dtype
-        nan_rows = torch.isnan(out).all(dim=1)
-        assert nan_rows[m // 2] and int(nan_rows.sum()) == 1, "the NaN row (only it) must come out NaN"
-        good = ~nan_rows
-        o, c = out[good].double().cpu(), cpu[good.cpu()].double()
-        assert not torch.isnan(o).any()
+        assert out.shape == (m, n) and out.dtype == dtype and not torch.isnan(out).any()
+        o, c = out.double().cpu(), cpu.double()
         assert ((o - c).abs() <= 1e-2 * c.abs() + 2e-3 * c.abs().max()).all()
-    assert torch.equal(outs[0].nan_to_num(7.0), outs[1].nan_to_num(7.0))
+    assert torch.equal(outs[0], outs[1])
+    # a row holding a NaN comes out NaN (per-tensor scales: the whole output), every other row finite
+    x[m // 2, 7] = float("nan")
+    out = _call(act, x, wq, ws, bias, adj)
+    nan_rows = torch.isnan(out).all(dim=1)
+    expect = torch.ones(m, dtype=torch.bool, device="cuda") if act == "dynamic_per_tensor" else \
+        torch.arange(m, device="cuda") == m // 2
+    assert torch.equal(nan_rows, expect) and not torch.isnan(out[~nan_rows]).any()
 
 
 def test_w8a8_linear_float32_input_and_3d():
@@ -218,10 +231,13 @@ def test_no_host_sync_compile_and_cuda_graph():
 
     def step(x):
         q, s, h = cg.rms_norm_quantize(x, nw, 1e-6, torch.int8, residual=x)
-        y = _call("dynamic", h, wq, ws, bias, adj) + _call("dynamic_asym", x, wq, ws, bias, adj)
-        y = y + _call("static", x, wq, ws, bias, adj) + _call("dynamic", x, w8, ws8, bias, None)
-        g = cg.quantize_per_group(x, 128, FP8)[1].sum() + cg.quantize_per_tensor(x)[1]
-        return y + g.to(y.dtype) + s.sum().to(y.dtype)
+        return (q, s, h, _call("dynamic", h, wq, ws, bias, adj), _call("dynamic_asym", x, wq, ws, bias, adj),
+                _call("static", x, wq, ws, bias, adj), _call("static_azp", x, wq, ws, bias, adj),
+                _call("dynamic", x, w8, ws8, bias, None), _call("dynamic_per_tensor", x, wq, ws, bias, adj),
+                *cg.quantize_per_group(x, 128, FP8), *cg.quantize_per_tensor(x))
+
+    def same(a, b):
+        return all(torch.equal(_bits(u), _bits(v)) for u, v in zip(a, b))
 
     eager = step(x)
     torch.cuda.synchronize()
@@ -230,9 +246,9 @@ def test_no_host_sync_compile_and_cuda_graph():
         again = step(x)
     finally:
         torch.cuda.set_sync_debug_mode("default")
-    assert torch.equal(eager, again)
+    assert same(eager, again)
     compiled = torch.compile(step, fullgraph=True)
-    assert torch.allclose(compiled(x).float(), eager.float(), rtol=1e-2, atol=1e-2)
+    assert same(compiled(x), eager)  # the ops are opaque to Inductor: the same kernels, the same bits
     static_x = x.clone()
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
@@ -245,7 +261,7 @@ def test_no_host_sync_compile_and_cuda_graph():
     x2 = torch.randn(8, 512, device="cuda").bfloat16()
     static_x.copy_(x2)
     graph.replay()
-    assert torch.equal(static_y, step(x2))
+    assert same(static_y, step(x2))
 
 
 def test_quant_on_other_stream_and_device_errors():

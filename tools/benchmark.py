@@ -5,6 +5,9 @@
   python tools/benchmark.py first-call          # time to first call: kernel cached / not yet built
   python tools/benchmark.py shapes [--quick]    # throughput table + CSV + PNG vs torch baselines
   python tools/benchmark.py tiles               # every default tile on each shape (feeds heuristics.py)
+  python tools/benchmark.py quant               # activation-quant kernels vs the copy-bandwidth floor
+  python tools/benchmark.py layer [--quick]     # quant + GEMM layers vs bf16 F.linear and Inductor W8A8
+                                  (quant, layer: --inductor-mode max-autotune-no-cudagraphs for tuned baselines)
 
 Results go to --out (default tools/results/local/, not committed) as CSV/JSON/PNG and a Markdown table on stdout, each
 stamped with the date and the device. Timing: CUDA events around batches of launches queued behind
@@ -12,19 +15,16 @@ a GPU sleep (so the host never starves the GPU), warm-up first, median of batche
 weights rotated across copies larger than L2 so every call streams its weight from HBM.
 """
 import argparse
-import csv
-import datetime
 import json
 import math
 import os
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench_common import (ROOT, copies_for, gpu_time_us, parse_shapes, plot_panels, report, stamp, wall_time_us,
+                          write_results)
 
 import torch  # noqa: E402
 
@@ -33,31 +33,6 @@ from cutlass_gemm.kernels import heuristics  # noqa: E402
 from cutlass_gemm.ops import gemm as ops  # noqa: E402
 from cutlass_gemm.runtime import loader  # noqa: E402
 
-L2_BYTES = 50 * 2**20
-
-
-def stamp():
-    return {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
-            "torch": torch.__version__, "cuda": torch.version.cuda}
-
-
-def gpu_time_us(fn, batch=20, batches=7, warmup=3):
-    """Median GPU time per call (us) over batches queued behind a sleep."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(batches):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(3_000_000)
-        start.record()
-        for _ in range(batch):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / batch)
-    return statistics.median(times)
-
 
 class Problem:
     """Random int8/fp8/bf16 operands for one shape; weights rotated across copies to defeat L2."""
@@ -65,7 +40,7 @@ class Problem:
     def __init__(self, m, n, k, seed=0):
         g = torch.Generator(device="cuda").manual_seed(seed)
         self.m, self.n, self.k = m, n, k
-        copies = max(1, min(8, math.ceil(4 * L2_BYTES / (n * k))))
+        copies = copies_for(n * k)
         self.a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda", generator=g)
         self.w = [torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda", generator=g) for _ in range(copies)]
         self.sa = torch.rand(m, 1, device="cuda", generator=g) * 1e-2 + 1e-3
@@ -79,7 +54,7 @@ class Problem:
 
     def bf16(self):
         self.a16 = self.a.bfloat16()
-        copies = max(1, min(4, math.ceil(4 * L2_BYTES / (2 * self.n * self.k))))
+        copies = copies_for(2 * self.n * self.k, hi=4)
         self.w16 = [w.bfloat16() for w in self.w[:copies]]
 
     def fp8(self):
@@ -152,7 +127,7 @@ def cmd_shapes(args):
     if args.quick:
         shapes = [(16, 8192, 8192), (128, 8192, 8192), (4096, 4096, 4096), (8192, 8192, 8192)]
     if args.shapes:
-        shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
+        shapes = parse_shapes(args.shapes)
     rows = []
     for m, n, k in shapes:
         t0 = time.time()
@@ -189,36 +164,12 @@ def summarize(rows, out_dir):
         lines.append(f"\nGeometric-mean speedup over _int_mm + torch epilogue ({len(speedups_unfused)} shapes, M > 16): {geo:.2f}x")
     lines.append(f"Shapes where bf16 torch.mm is more than 10% faster: {', '.join(slow_vs_bf16) or 'none'}")
     lines.append("Ratios are baseline time / our time (above 1 = we are faster).")
-    text = f"{json.dumps(stamp())}\n\n" + "\n".join(lines)
-    print(text)
-    (Path(out_dir) / "shapes.md").write_text(text + "\n")
-    try:
-        plot(by_shape, Path(out_dir) / "shapes.png")
-    except Exception as exc:
-        print(f"plot skipped: {exc}", file=sys.stderr)
-
-
-def plot(by_shape, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    nks = sorted({(n, k) for (_, n, k) in by_shape})
-    fig, axes = plt.subplots(1, len(nks), figsize=(4 * len(nks), 3.6), squeeze=False)
-    for ax, (n, k) in zip(axes[0], nks):
-        ms = sorted(m for (m, nn, kk) in by_shape if (nn, kk) == (n, k))
-        impls = sorted({i for (m, nn, kk), r in by_shape.items() if (nn, kk) == (n, k) for i in r})
-        for impl in impls:
-            pts = [(m, by_shape[(m, n, k)][impl]["tops"]) for m in ms if impl in by_shape[(m, n, k)]]
-            ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=impl)
-        ax.set_xscale("log", base=2)
-        ax.set_title(f"N={n}, K={k}")
-        ax.set_xlabel("M")
-        ax.set_ylabel("TOPS / TFLOPS")
-    axes[0][0].legend(fontsize=6)
-    s = stamp()
-    fig.suptitle(f"cutlass_gemm vs baselines, {s['device']}, {s['date']}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    panels = {}
+    for (m, n, k), r in sorted(by_shape.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
+        for impl, row in sorted(r.items()):
+            panels.setdefault(f"N={n}, K={k}", {}).setdefault(impl, []).append((m, row["tops"]))
+    plot_panels(Path(out_dir) / "shapes.png", panels, "cutlass_gemm vs baselines", "M", "TOPS / TFLOPS")
+    report(out_dir, "shapes", lines)
 
 
 def cmd_tiles(args):
@@ -282,19 +233,7 @@ def cmd_overhead(args):
         fast = ops._fast_ready
         layers["C++ fast path entry, out given"] = lambda: fast.run(1, p.a, w, p.sa, p.sb, torch.bfloat16, p.bias,
                                                                      None, None, out)
-    results = {}
-    for name, fn in layers.items():
-        for _ in range(50):
-            fn()
-        torch.cuda.synchronize()
-        per_rep = []
-        for _ in range(5):
-            t0 = time.perf_counter()
-            for _ in range(1000):
-                fn()
-            torch.cuda.synchronize()
-            per_rep.append((time.perf_counter() - t0) * 1e3)  # us per call over 1000 calls
-        results[name] = round(statistics.median(per_rep), 2)
+    results = {name: round(wall_time_us(fn, calls=1000, reps=5, warmup=50), 2) for name, fn in layers.items()}
     results["kernel GPU time (us)"] = round(gpu_time_us(lambda: lib.launch(*ptrs)), 2)
     text = json.dumps({**stamp(), "shape": [m, n, k], "fast_path": bool(ops._fast_ready),
                        "us_per_call_over_1000_back_to_back": results}, indent=1)
@@ -340,26 +279,24 @@ def cmd_first_call(args):
     Path(args.out, "first_call.json" if args.uncached else "first_call_cached.json").write_text(text + "\n")
 
 
-def write_results(out_dir, name, rows):
-    s = stamp()
-    rows = [{"date": s["date"], "device": s["device"], **r} for r in rows]
-    path = Path(out_dir) / f"{name}.csv"
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["overhead", "first-call", "shapes", "tiles"])
+    p.add_argument("what", choices=["overhead", "first-call", "shapes", "tiles", "quant", "layer"])
     p.add_argument("--out", default=str(ROOT / "tools" / "results" / "local"))
-    p.add_argument("--quick", action="store_true", help="shapes: four shapes only")
+    p.add_argument("--quick", action="store_true",
+                   help="shapes: four shapes only; layer: 16x8192x8192 and 2048x8192x8192 only")
     p.add_argument("--cublaslt", action="store_true", help="shapes: add the cuBLASLt int8 row")
-    p.add_argument("--shapes", help="shapes: comma-separated MxNxK list instead of the default set")
+    p.add_argument("--shapes", help="shapes, layer: comma-separated MxNxK list instead of the default set")
     p.add_argument("--uncached", action="store_true", help="first-call: also time a kernel not yet built")
+    p.add_argument("--inductor-mode", default="default",
+                   help="quant, layer: torch.compile mode of the Inductor baselines (default: %(default)s; "
+                        "e.g. max-autotune-no-cudagraphs, slower to compile)")
     args = p.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
+    if args.what in ("quant", "layer"):
+        import bench_e2e  # noqa: E402  (the quantization ops and layers are only needed here)
+        bench_e2e.COMMANDS[args.what](args)
+        return
     {"overhead": cmd_overhead, "first-call": cmd_first_call, "shapes": cmd_shapes, "tiles": cmd_tiles}[args.what](args)
 
 

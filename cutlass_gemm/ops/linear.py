@@ -81,25 +81,29 @@ def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tenso
                 azp_adj: Optional[torch.Tensor] = None, out_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
     """y = dequant(quant(x) @ weight.T) + bias for an (N, K) int8/fp8 weight; see the module docstring."""
     global _ext
+    pending = None
+    if type(x) is torch.Tensor and x.is_cuda and gemm._eager_direct(x):
+        # The eager hot path: one C++ call that checks what it relies on and returns None otherwise.
+        if _ext is None:
+            _ext = fastpath.module() or False
+        code = _CODES.get(act)
+        if _ext and code is not None:
+            res = _ext.w8a8_linear(x, weight, weight_scale, bias, 3 if input_zero_point is not None else code,
+                                   input_scale, input_zero_point, azp_adj, out_dtype)
+            if type(res) is torch.Tensor:
+                return res
+            pending = res  # None, or (q, scale, azp, azp_adj): no GEMM plan for this M yet
     _check(x, weight, act, input_scale, input_zero_point, azp_adj)
     n, k = weight.shape
     if out_dtype is None:
         out_dtype = x.dtype if x.dtype in _HALF else torch.bfloat16
     x2 = x.reshape(-1, k)
     b = weight.t()
-    out = None
-    if x.is_cuda and gemm._eager_direct(x):
-        if _ext is None:
-            _ext = fastpath.module() or False
-        if _ext:
-            code = 3 if (act == "static" and input_zero_point is not None) else _CODES[act]
-            res = _ext.w8a8_linear(x2, b, weight_scale, bias, code, input_scale, input_zero_point, azp_adj, out_dtype)
-            if type(res) is torch.Tensor:
-                out = res
-            else:  # the GEMM has no C++ plan for this M yet: the Python path makes one, and raises typed errors
-                q, s, z, adj = res
-                out = _gemm(q, b, s, weight_scale, out_dtype, bias, z, adj)
-    if out is None:
-        out = _composed(x2, b, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, weight.dtype)
+    if pending is not None:  # the Python path makes the plan (and raises typed errors)
+        q, s, z, adj = pending
+        out = _gemm(q, b, s, weight_scale, out_dtype, bias, z, adj)
+    else:
+        out = _composed(x2, b, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype,
+                        weight.dtype)
     out = out.reshape(*x.shape[:-1], n)
     return out if x.dtype in _HALF or x.dtype == out_dtype else out.to(x.dtype)

@@ -66,6 +66,12 @@ def _rows(x: Tensor) -> Tensor:
     return x.reshape(-1, x.shape[-1])
 
 
+def _cpu_rows(x2: Tensor) -> Tensor:
+    """The reference quantizers take no empty tensor: give them one zero row (its outputs, sliced off by
+    the callers, are those of an all-zero row; a per-tensor scale of nothing is 1, as the kernels say)."""
+    return x2 if x2.shape[0] else x2.new_zeros((1, x2.shape[1]))
+
+
 def _lead(x: Tensor, last: int):
     return tuple(x.shape[:-1]) + (last,)
 
@@ -85,8 +91,8 @@ def _per_token_impl(x, dtype, scale_ub=None):
     if ext is not None:
         q, s, _, _ = ext.quant_rows(x2, MODE_DYNAMIC, dtype, None, None, scale_ub, None, None, 0.0)
     else:
-        qa = _ref.quantize_activation(x2, dtype=dtype, granularity="per_token", scale_ub=scale_ub)
-        q, s = qa.a, qa.scale_a
+        qa = _ref.quantize_activation(_cpu_rows(x2), dtype=dtype, granularity="per_token", scale_ub=scale_ub)
+        q, s = qa.a[:x2.shape[0]], qa.scale_a[:x2.shape[0]]
     return q.reshape(x.shape), s.reshape(_lead(x, 1))
 
 
@@ -96,8 +102,8 @@ def _per_token_asym_impl(x):
     if ext is not None:
         q, s, z, _ = ext.quant_rows(x2, MODE_ASYM, torch.int8, None, None, None, None, None, 0.0)
     else:
-        qa = _ref.quantize_activation(x2, dtype=torch.int8, granularity="per_token", symmetric=False)
-        q, s, z = qa.a, qa.scale_a, qa.azp
+        qa = _ref.quantize_activation(_cpu_rows(x2), dtype=torch.int8, granularity="per_token", symmetric=False)
+        q, s, z = qa.a[:x2.shape[0]], qa.scale_a[:x2.shape[0]], qa.azp[:x2.shape[0]]
     return q.reshape(x.shape), s.reshape(_lead(x, 1)), z.reshape(_lead(x, 1))
 
 
@@ -107,8 +113,8 @@ def _per_tensor_impl(x, dtype):
     if ext is not None:
         q, s, _, _ = ext.quant_rows(x2, MODE_PER_TENSOR, dtype, None, None, None, None, None, 0.0)
     else:
-        qa = _ref.quantize_activation(x2, dtype=dtype, granularity="per_tensor")
-        q, s = qa.a, qa.scale_a
+        qa = _ref.quantize_activation(_cpu_rows(x2), dtype=dtype, granularity="per_tensor")
+        q, s = qa.a[:x2.shape[0]], qa.scale_a
     return q.reshape(x.shape), s.reshape(())
 
 
@@ -119,8 +125,9 @@ def _static_impl(x, scale, dtype, azp=None):
         q, s, _, _ = ext.quant_rows(x2, MODE_STATIC, dtype, scale.reshape(1).to(torch.float32),
                                     None if azp is None else azp.reshape(1).to(torch.int32), None, None, None, 0.0)
     else:
-        qa = _ref.quantize_static(x2, scale.reshape(()), None if azp is None else azp.reshape(()), dtype=dtype)
-        q, s = qa.a, _ref.static_row_scale(x2, qa.scale_a)
+        xr = _cpu_rows(x2)
+        qa = _ref.quantize_static(xr, scale.reshape(()), None if azp is None else azp.reshape(()), dtype=dtype)
+        q, s = qa.a[:x2.shape[0]], _ref.static_row_scale(xr, qa.scale_a)[:x2.shape[0]]
     return q.reshape(x.shape), s.reshape(_lead(x, 1))
 
 
@@ -130,8 +137,8 @@ def _per_group_impl(x, group_size, dtype):
     if ext is not None:
         q, s = ext.quant_groups(x2, group_size, dtype)
     else:
-        bq = _ref.quantize_per_block(x2, group_size, dtype=dtype)
-        q, s = bq.q, bq.scale
+        bq = _ref.quantize_per_block(_cpu_rows(x2), group_size, dtype=dtype)
+        q, s = bq.q[:x2.shape[0]], bq.scale[:x2.shape[0]]
     return q.reshape(x.shape), s.reshape(_lead(x, x.shape[-1] // group_size))
 
 
@@ -153,8 +160,8 @@ def _rms_impl(x, weight, eps, dtype, residual=None):
         q, s, _, res_out = ext.quant_rows(x2, MODE_RMS, dtype, None, None, None, r2, weight.contiguous(), float(eps))
     else:
         y, res_out = _rms_reference(x2, weight, eps, r2)
-        qa = _ref.quantize_activation(y, dtype=dtype, granularity="per_token")
-        q, s = qa.a, qa.scale_a
+        qa = _ref.quantize_activation(_cpu_rows(y), dtype=dtype, granularity="per_token")
+        q, s = qa.a[:y.shape[0]], qa.scale_a[:y.shape[0]]
     q, s = q.reshape(x.shape), s.reshape(_lead(x, 1))
     return q, s, (None if res_out is None else res_out.reshape(x.shape))
 

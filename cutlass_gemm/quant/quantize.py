@@ -9,10 +9,12 @@ Conventions (shared by every function in this module)
   bfloat16 and float32 inputs; float64 inputs are rounded to float32).  Scales
   are computed in float64 from exact float32 reductions (min/max/absmax) and
   then rounded to float32, the dtype the kernels take.  The element-wise
-  quantization is done in float32 with one IEEE operation per torch op
-  (correctly rounded divide ``x / scale`` -- never a multiply by a reciprocal,
-  and never a division by a Python/CPU scalar, which CUDA would turn into a
-  reciprocal multiply), so CPU and CUDA produce bit-identical results.
+  quantization is done in float32 with one IEEE operation per torch op:
+  ``x * inv_scale`` where ``inv_scale = 1 / scale`` is the correctly rounded
+  float32 reciprocal (an IEEE division per element would make the CUDA
+  kernels compute-bound; a multiply keeps them at memory speed, and both
+  roundings are exact IEEE operations on every device), so CPU, CUDA torch
+  and the CUDA kernels produce bit-identical results.
 * **Rounding.**  int8: ``torch.round``, i.e. round-half-to-even
   (``0.5 -> 0``, ``1.5 -> 2``, ``2.5 -> 2``, ``-2.5 -> -2``).  fp8 e4m3: the
   float32 -> ``torch.float8_e4m3fn`` cast, which rounds to the nearest
@@ -195,8 +197,9 @@ def _scale_azp_f32(mn: torch.Tensor, mx: torch.Tensor) -> Tuple[torch.Tensor, to
     s = torch.where(degenerate, torch.ones_like(s), s)
     zero = torch.zeros_like(s)
     for _ in range(_MAX_SCALE_NUDGES):
-        lo = torch.round(torch.div(mn, s))
-        hi = torch.round(torch.div(mx, s))
+        inv = _reciprocal(s)
+        lo = torch.round(torch.mul(mn, inv))
+        hi = torch.round(torch.mul(mx, inv))
         bad = (hi - lo < 255.0) & ~degenerate
         if s.device.type == "cpu" and not bool(bad.any()):  # a free check on CPU; elsewhere all steps run
             break
@@ -208,11 +211,17 @@ def _scale_azp_f32(mn: torch.Tensor, mx: torch.Tensor) -> Tuple[torch.Tensor, to
     return s, azp
 
 
+def _reciprocal(scale: torch.Tensor) -> torch.Tensor:
+    """Correctly rounded float32 ``1 / scale`` (a tensor division, never a host-scalar one)."""
+    scale = scale.to(torch.float32)
+    return torch.div(_const(1.0, scale), scale)
+
+
 def _quantize_elementwise(
     x32: torch.Tensor, scale: torch.Tensor, azp: Optional[torch.Tensor], dtype: torch.dtype
 ) -> torch.Tensor:
     """``q = saturate(round(x / scale) + azp)`` with float32 ops; ``scale``/``azp`` broadcast on x's device."""
-    y = torch.div(x32, scale)
+    y = torch.mul(x32, _reciprocal(scale))
     if dtype == torch.int8:
         y = torch.round(y)
         if azp is not None:
@@ -263,12 +272,12 @@ def scale_azp_from_range(min_val, max_val) -> Tuple[torch.Tensor, torch.Tensor]:
     ``[-128, 127]``.  Then::
 
         scale = (hi - lo) / 255            # float64, rounded to float32
-        azp   = -128 - round(lo / scale)   # round-half-to-even, float32 division
+        azp   = -128 - round(lo * (1 / scale))   # round-half-to-even, float32
 
-    If, through rounding, ``round(hi / scale) + azp < 127``, the scale is
-    decreased by one float32 ulp at a time until ``round(hi / scale) + azp >= 127``
-    (usually zero or one step).  Consequently quantizing with these parameters
-    (``q = clamp(round(x / scale) + azp, -128, 127)``) maps ``lo`` to exactly
+    If, through rounding, ``round(hi * (1 / scale)) + azp < 127``, the scale is
+    decreased by one float32 ulp at a time until it is not (usually zero or one
+    step).  Consequently quantizing with these parameters
+    (``q = clamp(round(x * (1 / scale)) + azp, -128, 127)``) maps ``lo`` to exactly
     -128 and ``hi`` to exactly 127, i.e. a tensor's min and max land on the
     integer ends whenever it contains both signs (or 0); a tensor that is
     exactly symmetric (``min == -max``) gets ``azp == 0``.  A zero-width range

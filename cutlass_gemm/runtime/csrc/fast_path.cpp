@@ -143,15 +143,38 @@ py::object run(int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor
 
 // ---------------------------------------------------------------------------------------------
 // A W8A8 linear layer's eager call in one step: quantize the activation (quant_ops.cu), then the GEMM
-// through the plan registry above. `act`: 0 dynamic per-token, 1 dynamic per-token asymmetric,
-// 2 static per-tensor (3: with zero point), 4 dynamic per-tensor. Returns the output, or, when the GEMM
-// has no plan yet (first call of this M), the tuple (q, scale, azp) for the Python path to finish.
-py::object w8a8_linear(at::Tensor const& x, at::Tensor const& b, at::Tensor const& weight_scale,
+// through the plan registry above. `x` is (..., K) bf16/fp16, `weight` the (N, K) int8/fp8 weight.
+// `act`: 0 dynamic per-token, 1 dynamic per-token asymmetric, 2 static per-tensor (3: with zero
+// point), 4 dynamic per-tensor. Returns the (..., N) output; None when anything is unusual (the Python
+// path then validates and raises the typed error); or, when the GEMM has no plan yet (first call of
+// this M), the tuple (q, scale, azp, azp_adj) for the Python path to finish (it makes the plan).
+bool one_element(c10::optional<at::Tensor> const& t, at::ScalarType dtype, int device) {
+  return t.has_value() && t->is_cuda() && t->get_device() == device && t->scalar_type() == dtype && t->numel() == 1;
+}
+
+py::object w8a8_linear(at::Tensor const& x, at::Tensor const& weight, at::Tensor const& weight_scale,
                        c10::optional<at::Tensor> const& bias, int64_t act,
                        c10::optional<at::Tensor> const& input_scale, c10::optional<at::Tensor> const& input_zp,
-                       c10::optional<at::Tensor> const& azp_adj, at::ScalarType out_dtype) {
+                       c10::optional<at::Tensor> const& azp_adj, c10::optional<at::ScalarType> out_dtype) {
+  if (!x.is_cuda() || x.dim() < 1 || weight.dim() != 2 || !weight.is_cuda()) return py::none();
+  at::ScalarType xt = x.scalar_type(), wt = weight.scalar_type();
+  if ((xt != at::kBFloat16 && xt != at::kHalf) || (wt != at::kChar && wt != at::kFloat8_e4m3fn)) return py::none();
+  int device = x.get_device();
+  int64_t n = weight.size(0), k = weight.size(1);
+  if (weight.get_device() != device || !weight.is_contiguous() || x.size(-1) != k || (k > 1 && x.stride(-1) != 1))
+    return py::none();
+  if (act < 0 || act > 4) return py::none();
+  bool zp = act == 1 || act == 3;
+  if (zp && (wt != at::kChar || !azp_adj.has_value())) return py::none();
+  if ((act == 2 || act == 3) != input_scale.has_value() || (act == 3) != input_zp.has_value()) return py::none();
+  if (input_scale.has_value() && !one_element(input_scale, at::kFloat, device)) return py::none();
+  if (act == 3 && !one_element(input_zp, at::kInt, device)) return py::none();
+  if (azp_adj.has_value() && (!azp_adj->is_cuda() || azp_adj->get_device() != device || azp_adj->scalar_type() != at::kInt))
+    return py::none();
+  at::ScalarType od = out_dtype.value_or(xt);
   static constexpr int kModes[] = {0, 1, 2, 2, 3};  // act -> cg_quant::RowMode
-  auto r = cg::quant_rows(x, kModes[act], b.scalar_type(), input_scale, act == 3 ? input_zp : c10::nullopt,
+  at::Tensor x2 = x.reshape({-1, k});
+  auto r = cg::quant_rows(x2, kModes[act], wt, input_scale, act == 3 ? input_zp : c10::nullopt,
                           c10::nullopt, c10::nullopt, c10::nullopt, 0.0);
   at::Tensor const& q = r[0];
   at::Tensor const& scale = r[1];
@@ -165,8 +188,13 @@ py::object w8a8_linear(at::Tensor const& x, at::Tensor const& b, at::Tensor cons
     variant = kScaledAzp;
     adj = (*azp_adj * *input_zp).to(at::kInt);  // azp * column sums, as the per-tensor azp kernel takes
   }
-  py::object res = run(variant, q, b, scale, weight_scale, out_dtype, bias, adj, azp, c10::nullopt);
-  if (py::isinstance<at::Tensor>(res)) return res;
+  py::object res = run(variant, q, weight.t(), scale, weight_scale, od, bias, adj, azp, c10::nullopt);
+  // run() gives None (no plan, or an unusual argument), an int (launch error) or the output tensor
+  if (!res.is_none() && !py::isinstance<py::int_>(res)) {
+    std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+    shape.back() = n;
+    return py::cast(py::cast<at::Tensor>(res).view(shape));
+  }
   return py::make_tuple(q, scale, r[2].defined() ? py::cast(r[2]) : py::none(), adj.has_value() ? py::cast(*adj) : py::none());
 }
 

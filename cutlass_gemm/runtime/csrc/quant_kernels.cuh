@@ -5,7 +5,7 @@
 // The arithmetic is the reference quantizer's (cutlass_gemm/quant/quantize.py), operation for
 // operation, so results are bit-identical to it:
 //   scale = float(double(amax) / qmax), at least FLT_MIN; 1 where amax == 0
-//   q     = saturate(rint(x / scale) [+ azp])   (IEEE division, round half to even)
+//   q     = saturate(rint(x * (1 / scale)) [+ azp])   (correctly rounded reciprocal and product, ties to even)
 // A group (row, tensor or K-group) holding a NaN or an infinity gets scale NaN and q = 0, so the
 // GEMM that consumes it writes NaN rather than a plausible finite value.
 // No torch headers here: the launchers take raw pointers and a stream.
@@ -59,8 +59,8 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float
 template <typename TQ> struct QTraits;
 template <> struct QTraits<int8_t> {
   static constexpr float kMax = 127.0f;
-  __device__ static int8_t quant(float v, float scale, float azp) {
-    float y = rintf(__fdiv_rn(v, scale)) + azp;
+  __device__ static int8_t quant(float v, float inv_scale, float azp) {
+    float y = rintf(__fmul_rn(v, inv_scale)) + azp;
     y = fminf(fmaxf(y, -128.0f), 127.0f);
     return static_cast<int8_t>(y);
   }
@@ -68,8 +68,8 @@ template <> struct QTraits<int8_t> {
 };
 template <> struct QTraits<__nv_fp8_e4m3> {
   static constexpr float kMax = 448.0f;
-  __device__ static __nv_fp8_e4m3 quant(float v, float scale, float) {
-    float y = fminf(fmaxf(__fdiv_rn(v, scale), -448.0f), 448.0f);
+  __device__ static __nv_fp8_e4m3 quant(float v, float inv_scale, float) {
+    float y = fminf(fmaxf(__fmul_rn(v, inv_scale), -448.0f), 448.0f);
     __nv_fp8_e4m3 r;
     r.__x = __nv_cvt_float_to_fp8(y, __NV_SATFINITE, __NV_E4M3);
     return r;
@@ -94,10 +94,11 @@ __device__ __forceinline__ void scale_azp_from_range(float mn, float mx, bool fi
   double rng = static_cast<double>(mx) - static_cast<double>(mn);
   bool degenerate = rng == 0.0;
   float s = degenerate ? 1.0f : fmaxf(__double2float_rn(__ddiv_rn(rng, 255.0)), FLT_MIN);
-  float lo = rintf(__fdiv_rn(mn, s));
+  float lo = 0.0f;
   for (int i = 0; i < 64 && !degenerate; ++i) {
-    lo = rintf(__fdiv_rn(mn, s));
-    float hi = rintf(__fdiv_rn(mx, s));
+    float inv = __frcp_rn(s);
+    lo = rintf(__fmul_rn(mn, inv));
+    float hi = rintf(__fmul_rn(mx, inv));
     if (hi - lo >= 255.0f) break;
     s = nextafterf(s, 0.0f);
   }
@@ -114,46 +115,51 @@ struct Stats {
 
 __device__ __forceinline__ void stats_init(Stats& s) { s.amax_bits = 0u; s.mn = 0.0f; s.mx = 0.0f; s.sumsq = 0.0f; s.bad = 0; }
 
+// kMinMax: asymmetric modes need the range; kSum: RMSNorm needs the sum of squares. Other modes skip
+// those fields, which saves registers and shuffles (the kernels are memory-bound; occupancy matters).
+template <bool kMinMax, bool kSum>
 __device__ __forceinline__ void stats_add(Stats& s, float v) {
   unsigned b = __float_as_uint(fabsf(v));
   s.amax_bits = max(s.amax_bits, b);
-  s.mn = fminf(s.mn, v);
-  s.mx = fmaxf(s.mx, v);
-  s.sumsq += v * v;
+  if (kMinMax) { s.mn = fminf(s.mn, v); s.mx = fmaxf(s.mx, v); }
+  if (kSum) s.sumsq += v * v;
   s.bad |= (b >= 0x7f800000u);
 }
 
+template <bool kMinMax, bool kSum>
 __device__ __forceinline__ void stats_merge(Stats& a, Stats const& b) {
   a.amax_bits = max(a.amax_bits, b.amax_bits);
-  a.mn = fminf(a.mn, b.mn);
-  a.mx = fmaxf(a.mx, b.mx);
-  a.sumsq += b.sumsq;
+  if (kMinMax) { a.mn = fminf(a.mn, b.mn); a.mx = fmaxf(a.mx, b.mx); }
+  if (kSum) a.sumsq += b.sumsq;
   a.bad |= b.bad;
 }
 
+template <bool kMinMax, bool kSum>
 __device__ __forceinline__ Stats stats_shfl(Stats const& s, int lane_mask, int width = 32) {
-  Stats o;
+  Stats o = s;
   o.amax_bits = __shfl_xor_sync(0xffffffffu, s.amax_bits, lane_mask, width);
-  o.mn = __shfl_xor_sync(0xffffffffu, s.mn, lane_mask, width);
-  o.mx = __shfl_xor_sync(0xffffffffu, s.mx, lane_mask, width);
-  o.sumsq = __shfl_xor_sync(0xffffffffu, s.sumsq, lane_mask, width);
+  if (kMinMax) {
+    o.mn = __shfl_xor_sync(0xffffffffu, s.mn, lane_mask, width);
+    o.mx = __shfl_xor_sync(0xffffffffu, s.mx, lane_mask, width);
+  }
+  if (kSum) o.sumsq = __shfl_xor_sync(0xffffffffu, s.sumsq, lane_mask, width);
   o.bad = __shfl_xor_sync(0xffffffffu, s.bad, lane_mask, width);
   return o;
 }
 
 // Every thread of the block gets the block-wide statistics.
-template <int kThreads>
+template <int kThreads, bool kMinMax, bool kSum>
 __device__ __forceinline__ Stats block_stats(Stats s) {
   __shared__ Stats partial[kThreads / 32];
   __shared__ Stats total;
-  for (int m = 16; m > 0; m >>= 1) stats_merge(s, stats_shfl(s, m));
+  for (int m = 16; m > 0; m >>= 1) stats_merge<kMinMax, kSum>(s, stats_shfl<kMinMax, kSum>(s, m));
   int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (lane == 0) partial[warp] = s;
   __syncthreads();
   if (warp == 0) {
     Stats t;
     if (lane < kThreads / 32) t = partial[lane]; else stats_init(t);
-    for (int m = 16; m > 0; m >>= 1) stats_merge(t, stats_shfl(t, m));
+    for (int m = 16; m > 0; m >>= 1) stats_merge<kMinMax, kSum>(t, stats_shfl<kMinMax, kSum>(t, m));
     if (lane == 0) total = t;
   }
   __syncthreads();
@@ -167,134 +173,175 @@ template <typename T, int kVec>
 struct alignas(sizeof(T) * kVec) VecT { T v[kVec]; };
 
 // ------------------------------------------------------------------------------------ row kernel
-// One CTA per row. Each thread keeps up to kCache vectors of the row in registers, so the row is
-// read from memory once; kCache == 0 re-reads the row (from L2, normally) for rows too long to cache.
+// A persistent grid of CTAs walks the rows (row, row + gridDim.x, ...). Each thread keeps up to
+// kCache vectors of a row in registers, so a row is read from memory once, and issues the loads of
+// its next row before reducing and storing the current one, so memory stays busy through the
+// reduction. kCache == 0 re-reads the row (from L2, normally) for rows too long to cache.
 template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode>
-__global__ void __launch_bounds__(kThreads) row_quant_kernel(RowArgs args) {
+struct RowQuant {
+  static constexpr bool kMinMax = kMode == RowMode::kDynamicAsym;
+  static constexpr bool kSum = kMode == RowMode::kRmsNorm;
+  static constexpr int kSlots = kCache > 0 ? kCache : 1;
   using V = VecT<TIn, kVec>;
   using VQ = VecT<TQ, kVec>;
-  const int64_t row = blockIdx.x;
-  const int64_t nvec = args.cols / kVec;
-  const TIn* x = static_cast<const TIn*>(args.x) + row * args.ldx;
-  const TIn* res = kMode == RowMode::kRmsNorm && args.residual ? static_cast<const TIn*>(args.residual) + row * args.ldr : nullptr;
-  TIn* res_out = res ? static_cast<TIn*>(args.residual_out) + row * args.cols : nullptr;
-  TQ* q = static_cast<TQ*>(args.q) + row * args.ldq;
 
-  // Loads vector i of the pre-normalisation input h (x, or x + residual rounded to TIn).
-  auto load = [&](int64_t i, bool store_residual) -> V {
-    V v = *reinterpret_cast<const V*>(x + i * kVec);
-    if (res) {
+  RowArgs const& args;
+  int64_t nvec;
+
+  __device__ const TIn* x_row(int64_t row) const { return static_cast<const TIn*>(args.x) + row * args.ldx; }
+  __device__ const TIn* res_row(int64_t row) const {
+    return kMode == RowMode::kRmsNorm && args.residual ? static_cast<const TIn*>(args.residual) + row * args.ldr : nullptr;
+  }
+  __device__ TIn* res_out_row(int64_t row) const {
+    return kMode == RowMode::kRmsNorm && args.residual ? static_cast<TIn*>(args.residual_out) + row * args.cols : nullptr;
+  }
+
+  // Vector i of the pre-normalisation input h (x, or x + residual rounded to TIn, stored when asked).
+  __device__ V load(int64_t row, int64_t i, bool store_residual) const {
+    V v = *reinterpret_cast<const V*>(x_row(row) + i * kVec);
+    if (const TIn* res = res_row(row)) {
       V r = *reinterpret_cast<const V*>(res + i * kVec);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) v.v[e] = from_f<TIn>(to_f(v.v[e]) + to_f(r.v[e]));
-      if (store_residual) *reinterpret_cast<V*>(res_out + i * kVec) = v;
+      if (store_residual) *reinterpret_cast<V*>(res_out_row(row) + i * kVec) = v;
     }
     return v;
-  };
-  V cache[kCache > 0 ? kCache : 1];
-
-  // Pass 1: statistics of h.
-  Stats st;
-  stats_init(st);
-  if (kCache > 0) {
+  }
+  // h again in a later pass of the re-reading (kCache == 0) path
+  __device__ V reload(int64_t row, int64_t i) const {
+    TIn* ro = res_out_row(row);
+    return ro ? *reinterpret_cast<const V*>(ro + i * kVec) : load(row, i, false);
+  }
+  __device__ void load_cached(V (&c)[kSlots], int64_t row) const {
 #pragma unroll
-    for (int j = 0; j < kCache; ++j) {
+    for (int j = 0; j < kSlots; ++j) {
       int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
-      if (i < nvec) {
-        cache[j] = load(i, true);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) stats_add(st, to_f(cache[j].v[e]));
-      }
-    }
-  } else {
-    for (int64_t i = threadIdx.x; i < nvec; i += kThreads) {
-      V v = load(i, true);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) stats_add(st, to_f(v.v[e]));
+      if (i < nvec) c[j] = load(row, i, true);
     }
   }
-  st = block_stats<kThreads>(st);
-
-  // RMSNorm: the values to quantize are y = round(w * round(h * rinv)); their absmax is pass 2.
-  float rinv = 0.0f;
-  const TIn* w = static_cast<const TIn*>(args.norm_weight);
-  auto norm = [&](V v, int64_t i) -> V {
-    V wv = *reinterpret_cast<const V*>(w + i * kVec);
+  // y = round(w * round(h * rinv)), Llama's RMSNorm
+  __device__ V norm(V v, int64_t i, float rinv) const {
+    V wv = *reinterpret_cast<const V*>(static_cast<const TIn*>(args.norm_weight) + i * kVec);
 #pragma unroll
-    for (int e = 0; e < kVec; ++e)
-      v.v[e] = from_f<TIn>(to_f(wv.v[e]) * to_f(from_f<TIn>(to_f(v.v[e]) * rinv)));
+    for (int e = 0; e < kVec; ++e) v.v[e] = from_f<TIn>(to_f(wv.v[e]) * to_f(from_f<TIn>(to_f(v.v[e]) * rinv)));
     return v;
-  };
-  if (kMode == RowMode::kRmsNorm) {
-    rinv = rsqrtf(st.sumsq / static_cast<float>(args.cols) + args.eps);
-    int bad = st.bad;
+  }
+
+  __device__ void process(V (&c)[kSlots], int64_t row) const {
+    Stats st;
     stats_init(st);
-    st.bad = bad;
     if (kCache > 0) {
 #pragma unroll
-      for (int j = 0; j < kCache; ++j) {
+      for (int j = 0; j < kSlots; ++j) {
         int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
         if (i < nvec) {
-          cache[j] = norm(cache[j], i);
 #pragma unroll
-          for (int e = 0; e < kVec; ++e) stats_add(st, to_f(cache[j].v[e]));
+          for (int e = 0; e < kVec; ++e) stats_add<kMinMax, kSum>(st, to_f(c[j].v[e]));
         }
       }
     } else {
       for (int64_t i = threadIdx.x; i < nvec; i += kThreads) {
-        V v = norm(res_out ? *reinterpret_cast<const V*>(res_out + i * kVec) : load(i, false), i);
+        V v = load(row, i, true);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) stats_add(st, to_f(v.v[e]));
+        for (int e = 0; e < kVec; ++e) stats_add<kMinMax, kSum>(st, to_f(v.v[e]));
       }
     }
-    st = block_stats<kThreads>(st);
-  }
+    st = block_stats<kThreads, kMinMax, kSum>(st);
 
-  // The row's (or tensor's) scale and zero point.
-  float scale, azp_f = 0.0f;
-  bool bad = st.bad != 0;
-  if (kMode == RowMode::kDynamicAsym) {
-    int32_t azp;
-    scale_azp_from_range(st.mn, st.mx, !bad, &scale, &azp);
-    azp_f = static_cast<float>(azp);
-    if (threadIdx.x == 0) args.azp_out[row] = azp;
-  } else if (kMode == RowMode::kStatic) {
-    scale = *args.static_scale;
-    if (args.static_azp) azp_f = static_cast<float>(*args.static_azp);
-  } else if (kMode == RowMode::kPerTensor) {
-    unsigned bits = *args.tensor_amax;
-    bad = bits >= 0x7f800000u;
-    scale = scale_from_amax(__uint_as_float(bits), QTraits<TQ>::kMax, !bad);
-  } else {
-    float amax = __uint_as_float(st.amax_bits);
-    if (args.scale_ub && !bad) amax = fminf(amax, *args.scale_ub);
-    scale = scale_from_amax(amax, QTraits<TQ>::kMax, !bad);
-  }
-  if (threadIdx.x == 0) {
-    if (kMode == RowMode::kStatic) args.scale_out[row] = bad ? __int_as_float(0x7fc00000) : scale;
-    else if (kMode == RowMode::kPerTensor) { if (row == 0) args.scale_out[0] = scale; }
-    else args.scale_out[row] = scale;
-  }
+    float rinv = 0.0f;
+    if (kMode == RowMode::kRmsNorm) {  // the values to quantize are the normalised ones: their absmax
+      rinv = rsqrtf(st.sumsq / static_cast<float>(args.cols) + args.eps);
+      int bad = st.bad;
+      stats_init(st);
+      st.bad = bad;
+      if (kCache > 0) {
+#pragma unroll
+        for (int j = 0; j < kSlots; ++j) {
+          int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
+          if (i < nvec) {
+            c[j] = norm(c[j], i, rinv);
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) stats_add<false, false>(st, to_f(c[j].v[e]));
+          }
+        }
+      } else {
+        for (int64_t i = threadIdx.x; i < nvec; i += kThreads) {
+          V v = norm(reload(row, i), i, rinv);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) stats_add<false, false>(st, to_f(v.v[e]));
+        }
+      }
+      st = block_stats<kThreads, false, false>(st);
+    }
 
-  // Pass 2: quantize.
-  auto quant = [&](V const& v, int64_t i) {
-    VQ o;
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) o.v[e] = bad ? QTraits<TQ>::zero() : QTraits<TQ>::quant(to_f(v.v[e]), scale, azp_f);
-    *reinterpret_cast<VQ*>(q + i * kVec) = o;
-  };
-  if (kCache > 0) {
-#pragma unroll
-    for (int j = 0; j < kCache; ++j) {
-      int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
-      if (i < nvec) quant(cache[j], i);
+    // The row's (or tensor's) scale and zero point.
+    float scale, azp_f = 0.0f;
+    bool bad = st.bad != 0;
+    if (kMode == RowMode::kDynamicAsym) {
+      int32_t azp;
+      scale_azp_from_range(st.mn, st.mx, !bad, &scale, &azp);
+      azp_f = static_cast<float>(azp);
+      if (threadIdx.x == 0) args.azp_out[row] = azp;
+    } else if (kMode == RowMode::kStatic) {
+      scale = *args.static_scale;
+      if (args.static_azp) azp_f = static_cast<float>(*args.static_azp);
+    } else if (kMode == RowMode::kPerTensor) {
+      unsigned bits = *args.tensor_amax;
+      bad = bits >= 0x7f800000u;
+      scale = scale_from_amax(__uint_as_float(bits), QTraits<TQ>::kMax, !bad);
+    } else {
+      float amax = __uint_as_float(st.amax_bits);
+      if (args.scale_ub && !bad) amax = fminf(amax, *args.scale_ub);
+      scale = scale_from_amax(amax, QTraits<TQ>::kMax, !bad);
     }
-  } else {
-    for (int64_t i = threadIdx.x; i < nvec; i += kThreads) {
-      V v = res_out ? *reinterpret_cast<const V*>(res_out + i * kVec) : load(i, false);
-      if (kMode == RowMode::kRmsNorm) v = norm(v, i);
-      quant(v, i);
+    if (threadIdx.x == 0) {
+      if (kMode == RowMode::kStatic) args.scale_out[row] = bad ? __int_as_float(0x7fc00000) : scale;
+      else if (kMode == RowMode::kPerTensor) { if (row == 0) args.scale_out[0] = scale; }
+      else args.scale_out[row] = scale;
     }
+
+    // Quantize and store.
+    const float inv = __frcp_rn(scale);
+    TQ* q = static_cast<TQ*>(args.q) + row * args.ldq;
+    auto quant = [&](V const& v, int64_t i) {
+      VQ o;
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) o.v[e] = bad ? QTraits<TQ>::zero() : QTraits<TQ>::quant(to_f(v.v[e]), inv, azp_f);
+      *reinterpret_cast<VQ*>(q + i * kVec) = o;
+    };
+    if (kCache > 0) {
+#pragma unroll
+      for (int j = 0; j < kSlots; ++j) {
+        int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
+        if (i < nvec) quant(c[j], i);
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < nvec; i += kThreads) {
+        V v = reload(row, i);
+        if (kMode == RowMode::kRmsNorm) v = norm(v, i, rinv);
+        quant(v, i);
+      }
+    }
+  }
+};
+
+template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode>
+__global__ void __launch_bounds__(kThreads, (kCache > 0 && kCache <= 4) ? 768 / kThreads : 1) row_quant_kernel(RowArgs args) {
+  using RQ = RowQuant<TIn, TQ, kVec, kCache, kThreads, kMode>;
+  RQ rq{args, args.cols / kVec};
+  int64_t row = blockIdx.x;
+  if (row >= args.rows) return;
+  typename RQ::V cur[RQ::kSlots];
+  if (kCache > 0) rq.load_cached(cur, row);
+  while (true) {
+    const int64_t next = row + gridDim.x;  // uniform across the CTA
+    typename RQ::V pre[RQ::kSlots];
+    if (kCache > 0 && next < args.rows) rq.load_cached(pre, next);  // in flight during the reduction
+    rq.process(cur, row);
+    if (next >= args.rows) break;
+#pragma unroll
+    for (int j = 0; j < RQ::kSlots; ++j) cur[j] = pre[j];
+    row = next;
   }
 }
 
@@ -310,43 +357,53 @@ __global__ void __launch_bounds__(256) amax_kernel(const TIn* x, int64_t ldx, in
     int64_t r = t / nvec, i = t % nvec;
     V v = *reinterpret_cast<const V*>(x + r * ldx + i * kVec);
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) stats_add(st, to_f(v.v[e]));
+    for (int e = 0; e < kVec; ++e) stats_add<false, false>(st, to_f(v.v[e]));
   }
-  st = block_stats<256>(st);
+  st = block_stats<256, false, false>(st);
   if (threadIdx.x == 0) atomicMax(amax_bits, st.amax_bits);
 }
 
 // ------------------------------------------------------------------------------------ group kernel
-// Per-group along K: each thread quantizes one vector; the kLanes threads of a group reduce by
-// shuffles (groups never straddle rows because K % group == 0).
-template <typename TIn, typename TQ, int kVec, int kLanes>
+// Per-group along K: each thread quantizes kPer vectors (loads issued together, for memory-level
+// parallelism), each reduced with the kLanes threads of its group by shuffles (groups never straddle
+// rows because K % group == 0; the grid stride is a multiple of 32, so lane groups stay aligned).
+template <typename TIn, typename TQ, int kVec, int kLanes, int kPer>
 __global__ void __launch_bounds__(256) group_quant_kernel(const TIn* x, int64_t ldx, TQ* q, float* scale,
                                                           int64_t rows, int64_t cols) {
   using V = VecT<TIn, kVec>;
   using VQ = VecT<TQ, kVec>;
-  const int64_t nvec = cols / kVec, total = rows * nvec;
-  const int64_t t = static_cast<int64_t>(blockIdx.x) * 256 + threadIdx.x;
-  const bool active = t < total;
-  const int64_t r = active ? t / nvec : 0, i = active ? t % nvec : 0;
-  V v;
-  Stats st;
-  stats_init(st);
-  if (active) {
-    v = *reinterpret_cast<const V*>(x + r * ldx + i * kVec);
+  const int64_t nvec = cols / kVec, total = rows * nvec, groups = nvec / kLanes;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * 256;
+  const int64_t t0 = static_cast<int64_t>(blockIdx.x) * 256 + threadIdx.x;
+  V v[kPer];
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) stats_add(st, to_f(v.v[e]));
+  for (int j = 0; j < kPer; ++j) {
+    int64_t t = t0 + j * stride;
+    if (t < total) v[j] = *reinterpret_cast<const V*>(x + (t / nvec) * ldx + (t % nvec) * kVec);
   }
-  // all 32 lanes take part in the shuffles (inactive ones with neutral values)
-  for (int m = kLanes / 2; m > 0; m >>= 1) stats_merge(st, stats_shfl(st, m, kLanes));
-  if (!active) return;
-  bool bad = st.bad != 0;
-  float s = scale_from_amax(__uint_as_float(st.amax_bits), QTraits<TQ>::kMax, !bad);
-  const int64_t groups = nvec / kLanes;
-  if (i % kLanes == 0) scale[r * groups + i / kLanes] = s;
-  VQ o;
 #pragma unroll
-  for (int e = 0; e < kVec; ++e) o.v[e] = bad ? QTraits<TQ>::zero() : QTraits<TQ>::quant(to_f(v.v[e]), s, 0.0f);
-  *reinterpret_cast<VQ*>(q + r * cols + i * kVec) = o;
+  for (int j = 0; j < kPer; ++j) {
+    const int64_t t = t0 + j * stride;
+    const bool active = t < total;
+    Stats st;
+    stats_init(st);
+    if (active) {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) stats_add<false, false>(st, to_f(v[j].v[e]));
+    }
+    // all 32 lanes take part in the shuffles (inactive ones with neutral values)
+    for (int m = kLanes / 2; m > 0; m >>= 1) stats_merge<false, false>(st, stats_shfl<false, false>(st, m, kLanes));
+    if (!active) continue;
+    const int64_t r = t / nvec, i = t % nvec;
+    bool bad = st.bad != 0;
+    float s = scale_from_amax(__uint_as_float(st.amax_bits), QTraits<TQ>::kMax, !bad);
+    if (i % kLanes == 0) scale[r * groups + i / kLanes] = s;
+    VQ o;
+    const float inv = __frcp_rn(s);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) o.v[e] = bad ? QTraits<TQ>::zero() : QTraits<TQ>::quant(to_f(v[j].v[e]), inv, 0.0f);
+    *reinterpret_cast<VQ*>(q + r * cols + i * kVec) = o;
+  }
 }
 
 }  // namespace cg_quant

@@ -5,6 +5,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
+#include <algorithm>
 #include <tuple>
 
 #include "quant_kernels.cuh"
@@ -18,17 +19,42 @@ using cg_quant::RowMode;
 
 bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
+// Rows of up to 4 (8) vectors per thread are held in registers (read once): 128 threads for rows of
+// up to 512 vectors (bf16 K <= 4096), 256 up to 1024, 512 threads up to 4096 vectors (8 each); longer
+// rows are read twice.
+// The grid is persistent: as many CTAs as fit on the GPU at once, each walking several rows.
+int sm_count() {
+  static int counts[64] = {};  // per device, read once
+  int device = 0;
+  cudaGetDevice(&device);
+  if (device < 0 || device >= 64) return 132;
+  if (counts[device] == 0) {
+    int n = 0;
+    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device);
+    counts[device] = std::max(n, 1);
+  }
+  return counts[device];
+}
+
+template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode>
+void launch_rows_with(RowArgs const& args, cudaStream_t stream) {
+  auto kernel = cg_quant::row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode>;
+  static int const per_sm = [&] {  // one value per kernel instantiation
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) != cudaSuccess || n < 1) n = 1;
+    return n;
+  }();
+  auto grid = static_cast<unsigned>(std::min<int64_t>(args.rows, static_cast<int64_t>(per_sm) * sm_count()));
+  kernel<<<grid, kThreads, 0, stream>>>(args);
+}
+
 template <typename TIn, typename TQ, int kVec, RowMode kMode>
 void launch_rows(RowArgs const& args, cudaStream_t stream) {
-  constexpr int kThreads = 256;
   const int64_t nvec = args.cols / kVec;
-  dim3 grid(static_cast<unsigned>(args.rows));
-  if (kVec > 1 && nvec <= 4 * kThreads)
-    cg_quant::row_quant_kernel<TIn, TQ, kVec, 4, kThreads, kMode><<<grid, kThreads, 0, stream>>>(args);
-  else if (kVec > 1 && nvec <= 16 * kThreads)
-    cg_quant::row_quant_kernel<TIn, TQ, kVec, 16, kThreads, kMode><<<grid, kThreads, 0, stream>>>(args);
-  else
-    cg_quant::row_quant_kernel<TIn, TQ, kVec, 0, kThreads, kMode><<<grid, kThreads, 0, stream>>>(args);
+  if (kVec > 1 && nvec <= 4 * 128) launch_rows_with<TIn, TQ, kVec, 4, 128, kMode>(args, stream);
+  else if (kVec > 1 && nvec <= 4 * 256) launch_rows_with<TIn, TQ, kVec, 4, 256, kMode>(args, stream);
+  else if (kVec > 1 && nvec <= 8 * 512) launch_rows_with<TIn, TQ, kVec, 8, 512, kMode>(args, stream);
+  else launch_rows_with<TIn, TQ, kVec, 0, 512, kMode>(args, stream);
 }
 
 template <typename TIn, typename TQ, RowMode kMode>
@@ -152,7 +178,8 @@ std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::
   if (rows == 0) return {q, scale};
   const int64_t ldx = rows > 1 ? x.stride(0) : cols;
   const int64_t total = rows * (cols / vec);
-  const unsigned blocks = static_cast<unsigned>((total + 255) / 256);
+  constexpr int kPer = 2;
+  const unsigned blocks = static_cast<unsigned>((total + 256 * kPer - 1) / (256 * kPer));
   const int lanes = static_cast<int>(group / vec);
   by_input(x.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
@@ -162,9 +189,9 @@ std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::
       auto* qp = static_cast<TQ*>(q.data_ptr());
       auto* xp = static_cast<T const*>(x.data_ptr());
       float* sp = scale.data_ptr<float>();
-      if (lanes == 8) cg_quant::group_quant_kernel<T, TQ, V, 8><<<blocks, 256, 0, stream>>>(xp, ldx, qp, sp, rows, cols);
-      else if (lanes == 16) cg_quant::group_quant_kernel<T, TQ, V, 16><<<blocks, 256, 0, stream>>>(xp, ldx, qp, sp, rows, cols);
-      else cg_quant::group_quant_kernel<T, TQ, V, 32><<<blocks, 256, 0, stream>>>(xp, ldx, qp, sp, rows, cols);
+      if (lanes == 8) cg_quant::group_quant_kernel<T, TQ, V, 8, kPer><<<blocks, 256, 0, stream>>>(xp, ldx, qp, sp, rows, cols);
+      else if (lanes == 16) cg_quant::group_quant_kernel<T, TQ, V, 16, kPer><<<blocks, 256, 0, stream>>>(xp, ldx, qp, sp, rows, cols);
+      else cg_quant::group_quant_kernel<T, TQ, V, 32, kPer><<<blocks, 256, 0, stream>>>(xp, ldx, qp, sp, rows, cols);
     };
     if (qtype == at::kChar) run(int8_t{});
     else run(__nv_fp8_e4m3{});

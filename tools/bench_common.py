@@ -1,0 +1,144 @@
+"""Helpers shared by tools/benchmark.py and tools/bench_e2e.py: stamping, GPU and wall-clock timing,
+L2 rotation, the measured copy bandwidth, and writing CSV / Markdown / PNG results."""
+import csv
+import datetime
+import json
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+
+L2_BYTES = 50 * 2**20
+
+
+def stamp():
+    return {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
+            "torch": torch.__version__, "cuda": torch.version.cuda}
+
+
+def gpu_time_us(fn, batch=20, batches=7, warmup=3):
+    """Median GPU time per call (us) over batches queued behind a sleep."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(batches):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(3_000_000)
+        start.record()
+        for _ in range(batch):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / batch)
+    return statistics.median(times)
+
+
+def wall_time_us(fn, calls=200, reps=5, warmup=10):
+    """Median over `reps` of the wall clock per call (us) of `calls` back-to-back calls, no sleep in front,
+    synchronized before and after: host overhead included."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    per_rep = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+        per_rep.append((time.perf_counter() - t0) * 1e6 / calls)
+    return statistics.median(per_rep)
+
+
+def copies_for(nbytes_each, target=4 * L2_BYTES, lo=1, hi=8):
+    """How many copies of an operand of `nbytes_each` bytes to rotate so that together they exceed `target`
+    (a multiple of L2), clamped to [lo, hi]."""
+    return max(lo, min(hi, math.ceil(target / max(1, nbytes_each))))
+
+
+def parse_shapes(text):
+    """"MxNxK,MxNxK" -> [(m, n, k), ...]."""
+    return [tuple(int(v) for v in s.lower().split("x")) for s in text.split(",") if s.strip()]
+
+
+def cycler(items):
+    """A zero-argument callable returning the items in turn (round robin)."""
+    state = {"i": -1}
+
+    def nxt():
+        state["i"] = (state["i"] + 1) % len(items)
+        return items[state["i"]]
+
+    return nxt
+
+
+def copy_bandwidth_gbps(nbytes=2**30):
+    """Device-to-device copy bandwidth (GB/s, bytes read + written) of `dst.copy_(src)` on `nbytes`, median."""
+    bufs = [torch.ones(nbytes, dtype=torch.uint8, device="cuda"), torch.empty(nbytes, dtype=torch.uint8, device="cuda")]
+    try:
+        us = gpu_time_us(lambda: bufs[1].copy_(bufs[0]), batch=3, batches=5, warmup=2)
+    finally:
+        bufs.clear()
+        torch.cuda.empty_cache()
+    return 2 * nbytes / us / 1e3
+
+
+def write_results(out_dir, name, rows):
+    if not rows:
+        print(f"{name}: no rows to write", file=sys.stderr)
+        return
+    s = stamp()
+    rows = [{"date": s["date"], "device": s["device"], **r} for r in rows]
+    fields = list(dict.fromkeys(key for r in rows for key in r))
+    path = Path(out_dir) / f"{name}.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def md_table(header, rows):
+    """Markdown table lines from a header list and row lists."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def report(out_dir, name, lines):
+    """Print the stamp and the Markdown lines on stdout and write them to <out>/<name>.md."""
+    text = f"{json.dumps(stamp())}\n\n" + "\n".join(lines)
+    print(text, flush=True)
+    (Path(out_dir) / f"{name}.md").write_text(text + "\n")
+
+
+def plot_panels(path, panels, title, xlabel, ylabel):
+    """One line chart per panel, `panels` = {panel title: {series label: [(x, y), ...]}}, x on a log2 axis,
+    saved as a PNG at `path`. Skipped with a note on stderr without matplotlib or on any plotting error."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.6), squeeze=False)
+        for ax, (panel, series) in zip(axes[0], panels.items()):
+            for label, pts in series.items():
+                pts = sorted(pts)
+                ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=label)
+            ax.set_xscale("log", base=2)
+            ax.set_title(panel)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(ylabel)
+        axes[0][0].legend(fontsize=6)
+        s = stamp()
+        fig.suptitle(f"{title}, {s['device']}, {s['date']}")
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+    except Exception as exc:
+        print(f"plot skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
