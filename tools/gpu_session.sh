@@ -1,34 +1,55 @@
 #!/usr/bin/env bash
-# One GPU session: prebuild the SM90 default kernel set, run the GPU tests, benchmark.
+# One GPU session, as a new user meets the library: build the torch extension (fast path + quantization
+# kernels) and the SM90 default kernel set into a kernel cache, run the GPU tests, then the benchmarks.
 # Usage (repository root, on a GPU machine):  bash tools/gpu_session.sh OUT_DIR [tests|bench|all] [pytest args...]
-# Environment: QUICK=1 benchmarks four shapes only; UNCACHED=1 also times a first call that must build its kernel;
-# KEEP_CACHE=1 tars the kernel cache into OUT_DIR.
-# Kernels go to $CUTLASS_GEMM_CACHE_DIR (default ./.kcache here, so a later session can carry them).
+# Environment: EMPTY_CACHE=1 starts from an empty kernel cache (default: keep what is there);
+#   BENCH="quant layer overhead shapes" picks the benchmarks; QUICK=1 runs their quick variants;
+#   KERNELS=subset builds only the kernels the benchmarks use (bench runs on a fresh machine).
+# Kernels go to $CUTLASS_GEMM_CACHE_DIR (default /tmp/cutlass_gemm_cache).
 set -u
 OUT=${1:?output folder}; WHAT=${2:-all}; shift 2 || true
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
-export CUTLASS_GEMM_CACHE_DIR=${CUTLASS_GEMM_CACHE_DIR:-$PWD/.kcache}
+export CUTLASS_GEMM_CACHE_DIR=${CUTLASS_GEMM_CACHE_DIR:-/tmp/cutlass_gemm_cache}
+[ -n "${EMPTY_CACHE:-}" ] && rm -rf "$CUTLASS_GEMM_CACHE_DIR"
 if [ -d .whl ] && ! python3 -c "import cutlass_cppgen" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 nvcc --version | tail -1
-JOBS=$(( $(nproc) > 2 ? $(nproc) - 2 : 1 ))
+echo "session $(date -u +%FT%TZ) cache=$CUTLASS_GEMM_CACHE_DIR what=$WHAT" | tee "$OUT/session.txt"
+JOBS=$(nproc)
+
+# The extension builds beside the kernels (its own nvcc processes), timed for the record.
+( t0=$(date +%s); python3 -c "from cutlass_gemm.runtime import extension; extension.build_extension()" \
+  && echo "extension ready in $(( $(date +%s) - t0 )) s" ) > "$OUT/extension.log" 2>&1 &
+EXT=$!
+if [ "${KERNELS:-all}" = subset ]; then  # what the benchmarks call: scaled/scaled_bias, token x channel, bf16
+  python3 - "$JOBS" <<'EOF' 2>&1 | tail -3 | tee "$OUT/kernels.log"
+import sys, time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from cutlass_gemm.kernels import heuristics
+from cutlass_gemm.runtime import build
+cfgs = [c for c in heuristics.default_configs(90) if c.out_dtype == "bf16" and c.scale_a == "token"
+        and c.scale_b == "channel" and c.variant in ("scaled", "scaled_bias")]
+t0 = time.time()
+with ThreadPoolExecutor(int(sys.argv[1])) as pool:
+    list(pool.map(lambda c: build.build(c, (Path("generated/sm90") / f"{c.name}.cu").read_text()), cfgs))
+print(f"built {len(cfgs)} kernels in {time.time() - t0:.0f} s")
+EOF
+else
+  ( time python3 tools/generate_kernels.py --sm 90 --compile --jobs "$JOBS" ) 2>&1 | grep -v "^nvcc:" | tail -4 | tee "$OUT/kernels.log"
+fi
+wait $EXT; cat "$OUT/extension.log" | tail -2
+
 if [ "$WHAT" != bench ]; then
-  if [ -n "${UNCACHED:-}" ]; then  # builds its own kernel in a fresh cache, beside the other work
-    python3 tools/benchmark.py first-call --uncached --out "$OUT" > /tmp/first_call_uncached.log 2>&1 &
-  fi
-  python3 tools/generate_kernels.py --sm 90 --compile --jobs "$JOBS" 2>&1 | grep -v "^nvcc:" | tail -30
-  python3 -m pytest -m gpu -q -rfEs "$@" tests 2>&1 | tee "$OUT/gpu_tests.log" | tail -60
-  wait; tail -8 /tmp/first_call_uncached.log 2>/dev/null
-  # after the tests, so that both the kernel and the C++ fast path are in the cache
-  python3 tools/benchmark.py first-call --out "$OUT" 2>&1 | tail -8
-  [ -n "${KEEP_CACHE:-}" ] && tar czf "$OUT/kcache.tgz" -C "$(dirname "$CUTLASS_GEMM_CACHE_DIR")" "$(basename "$CUTLASS_GEMM_CACHE_DIR")"
+  python3 -m pytest -m gpu -q -rfEs "$@" tests 2>&1 | tee "$OUT/gpu_tests.log" | tail -40
 fi
 if [ "$WHAT" != tests ]; then
-  python3 tools/benchmark.py overhead --out "$OUT" 2>&1 | tail -20
-  python3 tools/benchmark.py shapes ${QUICK:+--quick} --cublaslt --out "$OUT" 2>&1 | grep -v "done in" | tail -90
-  python3 tools/benchmark.py tiles --out "$OUT" 2>&1 | tail -32
+  for b in ${BENCH:-quant layer}; do
+    python3 tools/benchmark.py "$b" ${QUICK:+--quick} --out "$OUT" 2>&1 | tee "$OUT/bench_$b.log" | tail -30
+  done
 fi

@@ -1,0 +1,160 @@
+"""cutlass_gemm.nn on the CPU (the ops' float reference path): every layer scheme against a float64
+reference, state_dict round trips, casts, quantize_model reports and a tiny Hugging Face Llama."""
+import copy
+
+import pytest
+import torch
+from torch import nn
+
+import cutlass_gemm.nn as cnn
+from cutlass_gemm.errors import InvalidArgumentError
+from cutlass_gemm.quant import quantize_static, quantize_activation
+
+LAYERS = [(cnn.Int8Linear, a) for a in cnn.Int8Linear.ACTS] + [(cnn.Fp8Linear, a) for a in cnn.Fp8Linear.ACTS]
+
+
+def _linear(k=64, n=40, bias=True, dtype=torch.bfloat16, seed=0):
+    torch.manual_seed(seed)
+    return nn.Linear(k, n, bias=bias).to(dtype)
+
+
+def _reference(layer, x):
+    """float64: quantize x as the layer's scheme says (reference quantizers), exact integer/fp8 products,
+    dequantize, add the bias."""
+    x2 = x.reshape(-1, layer.in_features).float()
+    qt = layer.weight.dtype
+    if layer.act.startswith("static"):
+        zp = None if layer.input_zero_point is None else layer.input_zero_point.reshape(())
+        qa = quantize_static(x2, layer.input_scale.reshape(()), zp, dtype=qt)
+        a = qa.a.double() - (0 if zp is None else zp.double())
+        sa = qa.scale_a.double()
+    else:
+        qa = quantize_activation(x2, dtype=qt, granularity="per_tensor" if layer.act == "dynamic_per_tensor"
+                                 else "per_token", symmetric=not layer.act.endswith("asym"))
+        a = qa.a.double() - (0 if qa.azp is None else qa.azp.double())
+        sa = qa.scale_a.double()
+    out = sa * (a @ layer.weight.double().t()) * layer.weight_scale.double()
+    if layer.bias is not None:
+        out = out + layer.bias.double()
+    return out.reshape(*x.shape[:-1], layer.out_features)
+
+
+@pytest.mark.parametrize("cls,act", LAYERS)
+@pytest.mark.parametrize("bias", [True, False])
+def test_layer_matches_reference_and_round_trips(cls, act, bias):
+    lin = _linear(bias=bias)
+    x = (torch.randn(3, 7, 64) * 2).bfloat16()
+    layer = cls.from_float(lin, act=act, calibration_data=[x] if act.startswith("static") else None)
+    y = layer(x)
+    assert y.shape == (3, 7, 40) and y.dtype == torch.bfloat16
+    ref = _reference(layer, x)
+    assert ((y.double() - ref).abs() <= 1e-2 * ref.abs() + 1e-2 * ref.abs().max()).all()
+    # quantization error against the float layer is what the format allows
+    f = lin(x).double()
+    assert ((y.double() - f).norm() / f.norm()).item() < (2e-2 if cls is cnn.Int8Linear else 6e-2)
+    fresh = cls(64, 40, bias, act=act)
+    fresh.load_state_dict(layer.state_dict())
+    assert torch.equal(fresh(x), y)
+    assert set(layer.state_dict()) >= {"weight", "weight_scale"}
+    assert f"act={act!r}" in repr(layer) and "in_features=64" in repr(layer)
+
+
+def test_casts_keep_scales_float32_and_move_the_output_dtype():
+    layer = cnn.Int8Linear.from_float(_linear(), act="static", calibration_data=[torch.randn(4, 64)])
+    before = layer.weight_scale.clone(), layer.input_scale.clone()
+    layer.half()
+    assert layer.dtype == torch.float16 and layer.bias.dtype == torch.float16
+    assert layer.weight.dtype == torch.int8 and torch.equal(layer.weight_scale, before[0])
+    assert torch.equal(layer.input_scale, before[1])
+    layer.float()  # kernels write half precision: a float32 cast leaves the output dtype alone
+    assert layer.dtype == torch.float16 and layer.weight_scale.dtype == torch.float32
+    x = torch.randn(2, 64)
+    assert layer(x).dtype == torch.float32  # computed in fp16, returned in the input's dtype
+
+
+def test_float32_linear_gets_bfloat16_compute():
+    lin = _linear(dtype=torch.float32)
+    layer = cnn.Fp8Linear.from_float(lin)
+    assert layer.dtype == torch.bfloat16 and layer.bias.dtype == torch.bfloat16
+    x = torch.randn(5, 64)
+    y = layer(x)
+    assert y.dtype == torch.float32 and ((y - lin(x)).norm() / lin(x).norm()) < 6e-2
+
+
+def test_quantize_model_report_skip_and_static():
+    model = nn.Sequential(nn.Linear(64, 48), nn.ReLU(), nn.Linear(48, 24), nn.Linear(24, 16), nn.Linear(16, 32))
+    model = model.bfloat16()
+    x = torch.randn(6, 64).bfloat16()
+    ref = model(x)
+    m1 = copy.deepcopy(model)
+    report = cnn.quantize_model(m1, "w8a8-int8", skip=lambda name, mod: name == "4")
+    assert report.quantized == ["0", "2"]
+    assert report.skipped["3"].startswith("in_features=24") and report.skipped["4"] == "skipped by the user"
+    assert isinstance(m1[0], cnn.Int8Linear) and type(m1[3]) is nn.Linear and "2 skipped" in str(report)
+    assert ((m1(x) - ref).float().norm() / ref.float().norm()) < 5e-2
+    m2 = copy.deepcopy(model)
+    cals = cnn.calibrate(m2, [x, x * 0.5], skip=["2"])
+    assert set(cals) == {"0", "3", "4"}  # every linear the batches reached, but the skipped one
+    report = cnn.quantize_model(m2, "w8a8-fp8-static", calibration=cals)
+    assert report.quantized == ["0", "4"] and report.skipped["2"] == "no calibration data reached this layer"
+    assert report.skipped["3"].startswith("in_features=24")
+    assert isinstance(m2[0], cnn.Fp8Linear) and m2[0].act == "static"
+
+
+def test_quantize_model_errors():
+    model = nn.Sequential(nn.Linear(64, 48))
+    with pytest.raises(InvalidArgumentError) as ei:
+        cnn.quantize_model(model, "w4a16")
+    assert ei.value.argument == "scheme"
+    with pytest.raises(InvalidArgumentError) as ei:
+        cnn.quantize_model(model, "w8a8-int8-static")
+    assert ei.value.argument == "calibration"
+    with pytest.raises(InvalidArgumentError) as ei:
+        cnn.Fp8Linear.from_float(nn.Linear(64, 48), act="dynamic_asym")
+    assert ei.value.argument == "act"
+    with pytest.raises(InvalidArgumentError) as ei:
+        cnn.Int8Linear(64, 48, dtype=torch.float32)
+    assert ei.value.argument == "dtype"
+    with pytest.raises(InvalidArgumentError) as ei:
+        cnn.Int8Linear.from_float(nn.Conv1d(4, 4, 1))
+    assert ei.value.argument == "linear"
+
+
+def test_traces_fullgraph():
+    model = nn.Sequential(nn.Linear(64, 128), nn.SiLU(), nn.Linear(128, 64)).bfloat16()
+    cnn.quantize_model(model, "w8a8-int8-asym")
+    x = torch.randn(3, 64).bfloat16()
+    compiled = torch.compile(model, fullgraph=True, backend="aot_eager")
+    assert torch.equal(compiled(x), model(x))
+
+
+# ------------------------------------------------------------------------------------ tiny Llama
+def tiny_llama(dtype=torch.float32, device="cpu"):
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.LlamaConfig(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
+                                   num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=128)
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(cfg).to(device=device, dtype=dtype).eval()
+    return model
+
+
+def calibrated(model, scheme, ids):
+    if not scheme.endswith("static"):
+        return cnn.quantize_model(model, scheme, skip=["lm_head"])
+    cals = cnn.calibrate(model, [ids], forward=lambda m, b: m(b, use_cache=False), skip=["lm_head"])
+    return cnn.quantize_model(model, scheme, calibration=cals, skip=["lm_head"])
+
+
+@pytest.mark.parametrize("scheme", sorted(cnn.SCHEMES))
+def test_tiny_llama_every_scheme(scheme):
+    model = tiny_llama(torch.bfloat16)
+    ids = torch.randint(0, 512, (2, 24), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        ref = model(ids, use_cache=False).logits.double()
+        q = copy.deepcopy(model)
+        report = calibrated(q, scheme, ids)
+        assert len(report.quantized) == 14 and report.skipped == {"lm_head": "skipped by the user"}
+        out = q(ids, use_cache=False).logits.double()
+    rel = ((out - ref).norm() / ref.norm()).item()
+    print(f"{scheme}: logits relative error vs bf16 {rel:.3e}")
+    assert rel < (0.05 if "int8" in scheme else 0.15), rel
