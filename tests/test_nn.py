@@ -1,5 +1,6 @@
 """cutlass_gemm.nn on the CPU (the ops' float reference path): every layer scheme against a float64
-reference, state_dict round trips, casts, quantize_model reports and a tiny Hugging Face Llama."""
+reference, state_dict round trips, casts, quantize_model reports, calibration. The tiny Llama is in
+test_llama.py."""
 import copy
 
 import pytest
@@ -57,6 +58,90 @@ def test_layer_matches_reference_and_round_trips(cls, act, bias):
     assert torch.equal(fresh(x), y)
     assert set(layer.state_dict()) >= {"weight", "weight_scale"}
     assert f"act={act!r}" in repr(layer) and "in_features=64" in repr(layer)
+
+
+@pytest.mark.parametrize("cls,act", LAYERS)
+@pytest.mark.parametrize("cast", ["half", "to_bf16", "float", "double"])
+def test_model_casts_never_touch_quantized_state(cls, act, cast):
+    model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 16)).bfloat16()
+    x = torch.randn(5, 64).bfloat16()
+    if act.startswith("static"):
+        cals = cnn.calibrate(model, [x])
+        model[0], model[2] = (cls.from_float(model[i], act=act, calibrator=cals[str(i)]) for i in (0, 2))
+    else:
+        model[0], model[2] = (cls.from_float(model[i], act=act) for i in (0, 2))
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    y = model(x)
+    {"half": model.half, "to_bf16": lambda: model.to(torch.bfloat16), "float": model.float,
+     "double": model.double}[cast]()
+    for k, v in model.state_dict().items():
+        if k.endswith("bias"):
+            continue
+        assert v.dtype == before[k].dtype and torch.equal(v, before[k]), k  # scales stay float32, weights int8/fp8
+    out_dtype = torch.float16 if cast == "half" else torch.bfloat16
+    assert model[0].dtype == model[2].dtype == out_dtype and model[0].bias.dtype == out_dtype
+    if cast in ("to_bf16", "float", "double"):
+        assert torch.equal(model(x), y)  # nothing moved: same answer
+
+
+def test_device_moves_and_to_empty_apply_to_every_buffer():
+    layer = cnn.Int8Linear(64, 32, act="static_asym", device="meta")
+    assert all(b.device.type == "meta" for b in layer.buffers())
+    layer.to_empty(device="cpu")  # the meta -> real path of large-model loading
+    assert all(b.device.type == "cpu" for b in layer.buffers())
+    assert layer.weight.dtype == torch.int8 and layer.weight_scale.dtype == torch.float32
+    src = cnn.Int8Linear.from_float(_linear(k=64, n=32), act="static_asym", calibration_data=[torch.randn(3, 64)])
+    layer.load_state_dict(src.state_dict())
+    x = torch.randn(4, 64).bfloat16()
+    assert torch.equal(layer(x), src(x))
+    layer.to("cpu", torch.float16)  # device and dtype at once: dtype reaches only bias and output
+    assert layer.weight_scale.dtype == torch.float32 and layer.bias.dtype == torch.float16
+
+
+def test_empty_layer_buffers_by_scheme_and_shape_errors():
+    assert set(cnn.Int8Linear(64, 32).state_dict()) == {"weight", "weight_scale", "bias"}
+    assert set(cnn.Int8Linear(64, 32, False, act="dynamic_asym").state_dict()) == {"weight", "weight_scale", "azp_adj"}
+    assert set(cnn.Int8Linear(64, 32, act="static_asym").state_dict()) == {
+        "weight", "weight_scale", "bias", "input_scale", "input_zero_point", "azp_adj"}
+    fp8 = cnn.Fp8Linear(64, 32, act="static", dtype=torch.float16)
+    assert fp8.weight.dtype == torch.float8_e4m3fn and fp8.bias.dtype == torch.float16
+    assert fp8.weight_scale.shape == (1, 32) and fp8.input_scale.shape == (1,)
+    assert repr(fp8) == ("Fp8Linear(in_features=64, out_features=32, bias=True, act='static', "
+                         "weight=torch.float8_e4m3fn, out_dtype=torch.float16)")
+    for args, arg in [((24, 32), "in_features"), ((64, 36), "out_features"), ((0, 32), "in_features")]:
+        with pytest.raises(InvalidArgumentError) as ei:
+            cnn.Int8Linear(*args)
+        assert ei.value.argument == arg
+    with pytest.raises(InvalidArgumentError) as ei:
+        cnn.Int8Linear.from_float(nn.Linear(24, 32))
+    assert ei.value.argument == "in_features"
+
+
+def test_shared_module_is_replaced_everywhere_and_hooks_read_kwargs():
+    shared = nn.Linear(64, 64).bfloat16()
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = shared, shared
+
+        def forward(self, x):
+            return self.b(input=self.a(x))
+
+    net = Net()
+    x = torch.randn(3, 64).bfloat16()
+    cals = cnn.calibrate(net, [x])
+    assert set(cals) == {"a"} and cals["a"].num_observed == 2 * x.numel()  # both calls, one calibrator
+    report = cnn.quantize_model(net, "w8a8-int8-static", calibration=cals)
+    assert report.quantized == ["a", "b"] and net.a is net.b and isinstance(net.a, cnn.Int8Linear)
+
+
+def test_skip_patterns():
+    model = nn.Sequential(nn.Sequential(nn.Linear(64, 64), nn.Linear(64, 64)), nn.Linear(64, 64))
+    report = cnn.quantize_model(model, "w8a8-fp8", skip=["0.*"])
+    assert report.quantized == ["1"] and set(report.skipped) == {"0.0", "0.1"}
+    model = nn.Sequential(nn.Linear(64, 64), nn.Linear(64, 64))
+    assert cnn.quantize_model(model, "w8a8-int8", skip="1").quantized == ["0"]
 
 
 def test_casts_keep_scales_float32_and_move_the_output_dtype():
@@ -128,33 +213,3 @@ def test_traces_fullgraph():
     assert torch.equal(compiled(x), model(x))
 
 
-# ------------------------------------------------------------------------------------ tiny Llama
-def tiny_llama(dtype=torch.float32, device="cpu"):
-    transformers = pytest.importorskip("transformers")
-    cfg = transformers.LlamaConfig(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
-                                   num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=128)
-    torch.manual_seed(0)
-    model = transformers.LlamaForCausalLM(cfg).to(device=device, dtype=dtype).eval()
-    return model
-
-
-def calibrated(model, scheme, ids):
-    if not scheme.endswith("static"):
-        return cnn.quantize_model(model, scheme, skip=["lm_head"])
-    cals = cnn.calibrate(model, [ids], forward=lambda m, b: m(b, use_cache=False), skip=["lm_head"])
-    return cnn.quantize_model(model, scheme, calibration=cals, skip=["lm_head"])
-
-
-@pytest.mark.parametrize("scheme", sorted(cnn.SCHEMES))
-def test_tiny_llama_every_scheme(scheme):
-    model = tiny_llama(torch.bfloat16)
-    ids = torch.randint(0, 512, (2, 24), generator=torch.Generator().manual_seed(1))
-    with torch.no_grad():
-        ref = model(ids, use_cache=False).logits.double()
-        q = copy.deepcopy(model)
-        report = calibrated(q, scheme, ids)
-        assert len(report.quantized) == 14 and report.skipped == {"lm_head": "skipped by the user"}
-        out = q(ids, use_cache=False).logits.double()
-    rel = ((out - ref).norm() / ref.norm()).item()
-    print(f"{scheme}: logits relative error vs bf16 {rel:.3e}")
-    assert rel < (0.05 if "int8" in scheme else 0.15), rel

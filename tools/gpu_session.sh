@@ -3,7 +3,7 @@
 # kernels) and the SM90 default kernel set into a kernel cache, run the GPU tests, then the benchmarks.
 # Usage (repository root, on a GPU machine):  bash tools/gpu_session.sh OUT_DIR [tests|bench|all] [pytest args...]
 # Environment: EMPTY_CACHE=1 starts from an empty kernel cache (default: keep what is there);
-#   BENCH="quant layer overhead shapes" picks the benchmarks; QUICK=1 runs their quick variants;
+#   BENCH="quant layer overhead shapes" picks the benchmarks (BENCH= runs none; the demo always runs); QUICK=1 runs their quick variants;
 #   KERNELS=subset builds only the kernels the benchmarks use (bench runs on a fresh machine).
 # Kernels go to $CUTLASS_GEMM_CACHE_DIR (default /tmp/cutlass_gemm_cache).
 set -u
@@ -26,7 +26,7 @@ JOBS=$(nproc)
 ( t0=$(date +%s); python3 -c "from cutlass_gemm.runtime import extension; extension.build_extension()" \
   && echo "extension ready in $(( $(date +%s) - t0 )) s" ) > "$OUT/extension.log" 2>&1 &
 EXT=$!
-if [ "${KERNELS:-all}" = subset ]; then  # what the benchmarks call: scaled/scaled_bias, token x channel, bf16
+if [ "${KERNELS:-all}" = subset ]; then  # what the benchmarks call: token x channel, bf16 out
   python3 - "$JOBS" <<'EOF' 2>&1 | tail -3 | tee "$OUT/kernels.log"
 import sys, time
 from concurrent.futures import ThreadPoolExecutor
@@ -34,7 +34,7 @@ from pathlib import Path
 from cutlass_gemm.kernels import heuristics
 from cutlass_gemm.runtime import build
 cfgs = [c for c in heuristics.default_configs(90) if c.out_dtype == "bf16" and c.scale_a == "token"
-        and c.scale_b == "channel" and c.variant in ("scaled", "scaled_bias")]
+        and c.scale_b == "channel" and c.variant in ("scaled", "scaled_bias", "scaled_azp_per_token")]
 t0 = time.time()
 with ThreadPoolExecutor(int(sys.argv[1])) as pool:
     list(pool.map(lambda c: build.build(c, (Path("generated/sm90") / f"{c.name}.cu").read_text()), cfgs))
@@ -49,7 +49,8 @@ if [ "$WHAT" != bench ]; then
   python3 -m pytest -m gpu -q -rfEs "$@" tests 2>&1 | tee "$OUT/gpu_tests.log" | tail -40
 fi
 if [ "$WHAT" != tests ]; then
-  for b in ${BENCH:-quant layer}; do
+  for b in ${BENCH-quant layer}; do
     python3 tools/benchmark.py "$b" ${QUICK:+--quick} --out "$OUT" 2>&1 | tee "$OUT/bench_$b.log" | tail -30
   done
+  python3 tools/demo.py 2>&1 | tee "$OUT/demo.log"
 fi

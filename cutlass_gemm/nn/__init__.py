@@ -1,8 +1,9 @@
 """Quantized layers and whole-model conversion: `Int8Linear`, `Fp8Linear`, `quantize_model`,
-`calibrate`, and `greedy_generate` (CUDA-graph decoding, for checks and demos)."""
+`calibrate`, and greedy decoding replayed from a CUDA graph (`greedy_generate_cuda_graph`, with
+`greedy_generate_eager` as its reference), for checks and demos."""
 from .convert import SCHEMES, QuantizationReport, calibrate, quantize_model
-from .generation import greedy_generate
-from .linear import Fp8Linear, Int8Linear
+from .graph_generate import Generation, greedy_generate_cuda_graph, greedy_generate_eager
+from .linear import Fp8Linear, Int8Linear, unservable_reason
 
 __all__ = ["Int8Linear", "Fp8Linear", "quantize_model", "calibrate", "QuantizationReport", "SCHEMES",
-           "greedy_generate"]
+           "greedy_generate_cuda_graph", "greedy_generate_eager", "Generation", "unservable_reason"]

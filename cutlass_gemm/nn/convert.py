@@ -22,9 +22,8 @@ import torch
 from torch import nn
 
 from ..errors import InvalidArgumentError
-from ..ops.gemm import K_ALIGN, N_ALIGN
 from ..quant import Calibrator, make_calibrator
-from .linear import Fp8Linear, Int8Linear
+from .linear import Fp8Linear, Int8Linear, unservable_reason
 
 SCHEMES = {
     "w8a8-int8": (Int8Linear, "dynamic"),
@@ -60,31 +59,42 @@ def _skipper(skip: Skip) -> Callable[[str, nn.Module], bool]:
 
 
 def _linears(model: nn.Module):
-    return [(name, m) for name, m in model.named_modules() if type(m) is nn.Linear]
+    """(name, module) of every plain `nn.Linear`, under every name it has (a module shared by two parents
+    is listed twice, so both references get replaced). Subclasses are left alone on purpose: some (e.g.
+    MultiheadAttention's out_proj) are read through `.weight` by their parent, not called."""
+    return [(name, m) for name, m in model.named_modules(remove_duplicate=False) if type(m) is nn.Linear]
 
 
-def _why_not(linear: nn.Linear) -> Optional[str]:
-    if linear.in_features % K_ALIGN:
-        return f"in_features={linear.in_features} is not a multiple of {K_ALIGN} (the GEMM's 16-byte rows)"
-    if linear.out_features % N_ALIGN:
-        return f"out_features={linear.out_features} is not a multiple of {N_ALIGN} (the GEMM's 16-byte rows)"
-    return None
+def _observer(cal: Calibrator):
+    def hook(_module, args, kwargs):
+        x = args[0] if args else kwargs.get("input")
+        cal.observe(x.detach())
+    return hook
 
 
 def calibrate(model: nn.Module, batches: Iterable, *, forward: Optional[Callable] = None,
-              calibrator: str = "max", skip: Skip = ()) -> Dict[str, Calibrator]:
-    """Run `model` on each batch (under no_grad; `forward(model, batch)` if given, else `model(batch)`) and
-    return, for every `nn.Linear` not skipped, a calibrator that observed its inputs."""
+              calibrator: str = "max", skip: Skip = (), dtype: torch.dtype = torch.int8) -> Dict[str, Calibrator]:
+    """Run `model` on each batch (under no_grad; `forward(model, batch)` if given, else `model(batch)`)
+    with a forward pre-hook on every `nn.Linear` not skipped, and return {layer name: calibrator that
+    observed its inputs} for the layers the batches reached (hooks are removed even on error).
+    `calibrator`: "max", "percentile", "mse" or "entropy"; `dtype` is the format "mse" optimises its
+    clipping for (torch.float8_e4m3fn for the fp8 schemes; the other methods ignore it)."""
     if calibrator not in ("max", "percentile", "mse", "entropy"):
         raise InvalidArgumentError("calibrator", f"must be 'max', 'percentile', 'mse' or 'entropy', got {calibrator!r}")
+    if dtype not in (torch.int8, torch.float8_e4m3fn):
+        raise InvalidArgumentError("dtype", f"must be torch.int8 or torch.float8_e4m3fn, got {dtype!r}")
     skipped = _skipper(skip)
     cals: Dict[str, Calibrator] = {}
+    seen = set()
     hooks = []
     for name, lin in _linears(model):
+        if id(lin) in seen:
+            continue  # a shared module is observed once, under its first name (quantize_model's rule too)
+        seen.add(id(lin))
         if skipped(name, lin):
             continue
-        cal = cals[name] = make_calibrator(calibrator)
-        hooks.append(lin.register_forward_pre_hook(lambda _m, args, cal=cal: cal.observe(args[0].detach())))
+        cal = cals[name] = make_calibrator("mse", dtype=dtype) if calibrator == "mse" else make_calibrator(calibrator)
+        hooks.append(lin.register_forward_pre_hook(_observer(cal), with_kwargs=True))
     try:
         with torch.no_grad():
             for batch in batches:
@@ -97,24 +107,42 @@ def calibrate(model: nn.Module, batches: Iterable, *, forward: Optional[Callable
 
 def quantize_model(model: nn.Module, scheme: str, *, skip: Skip = (),
                    calibration: Optional[Dict[str, Calibrator]] = None) -> QuantizationReport:
-    """Replace every servable `nn.Linear` of `model` (in place) by the scheme's quantized layer."""
+    """Replace every servable `nn.Linear` of `model` in place by the scheme's quantized layer (quantized on
+    the device its weight is on) and report what was replaced and, for the rest, why not. Static schemes
+    take `calibration`, the dict `calibrate` returns; a layer missing from it stays float.
+
+    Raises InvalidArgumentError: unknown `scheme`; static scheme without `calibration`."""
     if scheme not in SCHEMES:
         raise InvalidArgumentError("scheme", f"must be one of {sorted(SCHEMES)}, got {scheme!r}")
+    if not isinstance(model, nn.Module):
+        raise InvalidArgumentError("model", f"must be a torch.nn.Module, got {type(model).__name__}")
     cls, act = SCHEMES[scheme]
     static = act.startswith("static")
     if static and not calibration:
         raise InvalidArgumentError("calibration", f"{scheme!r} needs calibrators: calibration=calibrate(model, batches)")
     skipped = _skipper(skip)
     report = QuantizationReport(scheme)
+    first: Dict[int, tuple] = {}  # id(module) -> (first name, its quantized layer or None)
     for name, lin in _linears(model):
-        why = "skipped by the user" if skipped(name, lin) else _why_not(lin)
+        parent_name, _, child = name.rpartition(".")
+        parent = model.get_submodule(parent_name) if parent_name else model
+        if id(lin) in first:  # another name of a shared module: the first name decided for both
+            owner, q = first[id(lin)]
+            if q is None:
+                report.skipped[name] = f"shares its module with {owner}, which was not quantized"
+            else:
+                setattr(parent, child, q)
+                report.quantized.append(name)
+            continue
+        why = "skipped by the user" if skipped(name, lin) else unservable_reason(lin.in_features, lin.out_features)
         if why is None and static and name not in calibration:
             why = "no calibration data reached this layer"
-        if why is not None:
+        q = None
+        if why is None:
+            q = cls.from_float(lin, act=act, calibrator=calibration[name] if static else "max")
+            setattr(parent, child, q)
+            report.quantized.append(name)
+        else:
             report.skipped[name] = why
-            continue
-        q = cls.from_float(lin, act=act, calibrator=calibration[name] if static else "max")
-        parent_name, _, child = name.rpartition(".")
-        setattr(model.get_submodule(parent_name) if parent_name else model, child, q)
-        report.quantized.append(name)
+        first[id(lin)] = (name, q)
     return report

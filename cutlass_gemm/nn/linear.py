@@ -1,18 +1,32 @@
 """W8A8 linear layers: `Int8Linear` and `Fp8Linear`, drop-in replacements of `nn.Linear`.
 
-Weights are quantized once, symmetric per output channel (`cutlass_gemm.quant.quantize_linear`, the one
-weight quantizer of the library; these layers hold its result in buffers). Activations are quantized on
-every call by the kernels of `cutlass_gemm.ops`, by scheme (`act`):
+    layer = Int8Linear.from_float(linear, act="dynamic")                       # or build empty + load_state_dict
+    layer = Fp8Linear.from_float(linear, act="static", calibration_data=[x1, x2])
+    y = layer(x)                                                               # x (..., in_features)
 
-    Int8Linear: "dynamic" (per-token symmetric), "dynamic_asym" (per-token with zero points),
-                "dynamic_per_tensor", "static" (calibrated per-tensor), "static_asym" (with zero point)
-    Fp8Linear:  "dynamic" (per-token), "dynamic_per_tensor", "static" (calibrated per-tensor)
+Weights are quantized once, symmetric per output channel, by `cutlass_gemm.quant.quantize_linear` (the
+one weight quantizer of the library; its frozen `QuantizedLinear` is the data these layers copy into
+buffers). Activations are quantized on every call, by scheme (`act`), inside `cutlass_gemm.ops.w8a8_linear`
+(one call per forward: quantization kernel + fused GEMM on CUDA, the float reference on the CPU):
 
-All state lives in buffers (`weight`, `weight_scale`, `bias`, `input_scale`, `input_zero_point`,
-`azp_adj`), so `.to(...)`, `state_dict()` and `load_state_dict()` behave as for `nn.Linear`. The
-output dtype is the layer's `dtype` (bf16 or fp16; a model cast with `.half()`/`.bfloat16()` moves it
-along, a cast to float32 does not, because the kernels write half precision), cast to the input's
-dtype when that differs. Scales stay float32 whatever the cast: the kernels read float32.
+    Int8Linear: "dynamic" (per-token symmetric; default), "dynamic_asym" (per-token with zero points),
+                "dynamic_per_tensor", "static" (calibrated per-tensor symmetric),
+                "static_asym" (calibrated per-tensor with a zero point)
+    Fp8Linear:  "dynamic" (per-token; default), "dynamic_per_tensor", "static" (calibrated per-tensor)
+
+All state lives in buffers (`weight` (N, K) int8/float8_e4m3fn, `weight_scale` (1, N) float32, `bias`
+(N,) in the output dtype, and by scheme `input_scale` (1,) float32, `input_zero_point` (1,) int32,
+`azp_adj` (1, N) int32 weight column sums), so `.to(device)`, `state_dict()` and `load_state_dict()`
+into a layer built with the same arguments behave as for `nn.Linear`. Forward never reads a tensor
+value on the host, so it runs under torch.compile(fullgraph=True) and CUDA-graph capture.
+
+Choices where the issue is silent:
+- The output dtype is the layer's `dtype` (bf16 or fp16; `from_float` takes the float layer's dtype, and
+  bf16 for a float32 layer). A half-precision cast of the model (`.half()`, `.to(torch.bfloat16)`)
+  moves it and the bias along; a cast to float32/float64 does not (the kernels write half precision).
+  The result is returned in the input's dtype when that differs (float32 in, float32 out).
+- Casts never touch the int8/fp8 weight, the zero points or the float32 scales (see `_apply`).
+- A static layer built empty has input_scale 1 (and zero point 0) until a state_dict is loaded.
 """
 from __future__ import annotations
 
@@ -23,9 +37,19 @@ from torch import nn
 
 from ..errors import InvalidArgumentError
 from ..ops import w8a8_linear
+from ..ops.gemm import K_ALIGN, N_ALIGN
 from ..quant import Calibrator, quantize_linear
 
 _HALF = (torch.bfloat16, torch.float16)
+
+
+def unservable_reason(in_features: int, out_features: int) -> Optional[str]:
+    """Why the GEMM cannot serve a layer of this shape (16-byte rows of the int8/fp8 operands), or None."""
+    if in_features % K_ALIGN:
+        return f"in_features={in_features} is not a multiple of {K_ALIGN} (the GEMM's 16-byte rows)"
+    if out_features % N_ALIGN:
+        return f"out_features={out_features} is not a multiple of {N_ALIGN} (the GEMM's 16-byte rows)"
+    return None
 
 
 class _W8A8Linear(nn.Module):
@@ -34,7 +58,15 @@ class _W8A8Linear(nn.Module):
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, *, act: str = "dynamic",
                  dtype: torch.dtype = torch.bfloat16, device=None):
+        """An empty layer (zero weight, unit scales) with every buffer of scheme `act` shaped and typed as
+        `from_float` fills it, ready for `load_state_dict`. `dtype`: the output (and bias) dtype."""
         super().__init__()
+        for name, v in (("in_features", in_features), ("out_features", out_features)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise InvalidArgumentError(name, f"must be a positive int, got {v!r}")
+        why = unservable_reason(in_features, out_features)
+        if why is not None:  # fail at construction, not at the first forward
+            raise InvalidArgumentError("in_features" if why.startswith("in_") else "out_features", why)
         if act not in self.ACTS:
             raise InvalidArgumentError("act", f"{type(self).__name__} takes one of {self.ACTS}, got {act!r}")
         if dtype not in _HALF:
@@ -44,18 +76,13 @@ class _W8A8Linear(nn.Module):
         self.register_buffer("weight", torch.zeros(n, k, dtype=torch.int8, device=device).to(self.QTYPE))
         self.register_buffer("weight_scale", torch.ones(1, n, dtype=torch.float32, device=device))
         self.register_buffer("bias", torch.zeros(n, dtype=dtype, device=device) if bias else None)
-        if act.startswith("static"):
-            self.register_buffer("input_scale", torch.ones(1, dtype=torch.float32, device=device))
-        else:
-            self.input_scale = None
-        if act == "static_asym":
-            self.register_buffer("input_zero_point", torch.zeros(1, dtype=torch.int32, device=device))
-        else:
-            self.input_zero_point = None
-        if act.endswith("asym"):
-            self.register_buffer("azp_adj", torch.zeros(1, n, dtype=torch.int32, device=device))
-        else:
-            self.azp_adj = None
+        # Buffers a scheme does not use are registered as None: absent from state_dict, skipped by .to().
+        static = act.startswith("static")
+        self.register_buffer("input_scale", torch.ones(1, dtype=torch.float32, device=device) if static else None)
+        self.register_buffer("input_zero_point",
+                             torch.zeros(1, dtype=torch.int32, device=device) if act == "static_asym" else None)
+        self.register_buffer("azp_adj",
+                             torch.zeros(1, n, dtype=torch.int32, device=device) if act.endswith("asym") else None)
 
     @classmethod
     def from_float(cls, linear: nn.Linear, act: str = "dynamic",
@@ -71,12 +98,13 @@ class _W8A8Linear(nn.Module):
         if static and calibration_data is None and isinstance(calibrator, Calibrator):
             calibration_data = []  # the calibrator has observed the layer's inputs already
         w = linear.weight.detach()
+        dtype = w.dtype if w.dtype in _HALF else torch.bfloat16
+        # built first: it rejects shapes the GEMM cannot serve before any quantization work
+        layer = cls(linear.in_features, linear.out_features, linear.bias is not None, act=act, dtype=dtype,
+                    device=w.device)
         ql = quantize_linear(w, None if linear.bias is None else linear.bias.detach(), calibration_data,
                              dtype=cls.QTYPE, act_symmetric=not act.endswith("asym"),
                              act_scales="static" if static else "dynamic", calibrator=calibrator)
-        dtype = w.dtype if w.dtype in _HALF else torch.bfloat16
-        layer = cls(linear.in_features, linear.out_features, linear.bias is not None, act=act, dtype=dtype,
-                    device=w.device)
         with torch.no_grad():
             layer.weight.copy_(ql.weight_q)
             layer.weight_scale.copy_(ql.scale_b.reshape(1, -1))
@@ -91,19 +119,32 @@ class _W8A8Linear(nn.Module):
         return layer
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (..., in_features) bf16/fp16/fp32 -> (..., out_features) in x's dtype: one `w8a8_linear` call."""
         act = "static" if self.act.startswith("static") else self.act
         y = w8a8_linear(x, self.weight, self.weight_scale, self.bias, act=act, input_scale=self.input_scale,
                         input_zero_point=self.input_zero_point, azp_adj=self.azp_adj, out_dtype=self.dtype)
         return y if y.dtype == x.dtype else y.to(x.dtype)
 
     def _apply(self, fn, recurse=True):
-        # Device moves apply to every buffer; a dtype cast reaches only the bias (and the output dtype),
-        # and only to half precision: weights are int8/fp8 and the kernels read float32 scales.
-        probe = fn(torch.zeros((), dtype=torch.float32, device=self.weight_scale.device))
-        cast = probe.dtype if probe.dtype in _HALF else None
+        # nn.Module.to/.half()/.float() cast every floating-point tensor, and float8 counts as floating
+        # point: a plain cast would turn the fp8 weight into fp16 and round the float32 scales. So we
+        # probe what `fn` does to a float32 and a bfloat16 tensor. No dtype change (a device move,
+        # to_empty, share_memory_): apply `fn` to every buffer as nn.Module would. A dtype cast: move
+        # the buffers to the probe's device keeping their dtypes, except the bias, which follows a cast
+        # to half precision together with the output dtype (the kernels write bf16/fp16 only, so a cast
+        # to float32/float64 leaves both alone; such an input is still answered in its own dtype).
+        dev = self.weight_scale.device
+        p32 = fn(torch.zeros((), dtype=torch.float32, device=dev))
+        p16 = fn(torch.zeros((), dtype=torch.bfloat16, device=dev))
+        if p32.dtype == torch.float32 and p16.dtype == torch.bfloat16:
+            for name, buf in self._buffers.items():
+                if buf is not None:
+                    self._buffers[name] = fn(buf)
+            return self
+        cast = p32.dtype if p32.dtype in _HALF else None
         for name, buf in self._buffers.items():
             if buf is not None:
-                self._buffers[name] = buf.to(device=probe.device, dtype=cast if (name == "bias" and cast) else None)
+                self._buffers[name] = buf.to(device=p32.device, dtype=cast if name == "bias" else None)
         if cast is not None:
             self.dtype = cast
         return self

@@ -173,10 +173,8 @@ template <typename T, int kVec>
 struct alignas(sizeof(T) * kVec) VecT { T v[kVec]; };
 
 // ------------------------------------------------------------------------------------ row kernel
-// A persistent grid of CTAs walks the rows (row, row + gridDim.x, ...). Each thread keeps up to
-// kCache vectors of a row in registers, so a row is read from memory once, and issues the loads of
-// its next row before reducing and storing the current one, so memory stays busy through the
-// reduction. kCache == 0 re-reads the row (from L2, normally) for rows too long to cache.
+// One CTA per row. Each thread keeps up to kCache vectors of the row in registers, so the row is read
+// from memory once; kCache == 0 re-reads the row (from L2, normally) for rows too long to cache.
 template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode>
 struct RowQuant {
   static constexpr bool kMinMax = kMode == RowMode::kDynamicAsym;
@@ -326,23 +324,12 @@ struct RowQuant {
 };
 
 template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode>
-__global__ void __launch_bounds__(kThreads, (kCache > 0 && kCache <= 4) ? 768 / kThreads : 1) row_quant_kernel(RowArgs args) {
+__global__ void __launch_bounds__(kThreads, kCache == 4 ? 768 / kThreads : 1) row_quant_kernel(RowArgs args) {
   using RQ = RowQuant<TIn, TQ, kVec, kCache, kThreads, kMode>;
   RQ rq{args, args.cols / kVec};
-  int64_t row = blockIdx.x;
-  if (row >= args.rows) return;
-  typename RQ::V cur[RQ::kSlots];
-  if (kCache > 0) rq.load_cached(cur, row);
-  while (true) {
-    const int64_t next = row + gridDim.x;  // uniform across the CTA
-    typename RQ::V pre[RQ::kSlots];
-    if (kCache > 0 && next < args.rows) rq.load_cached(pre, next);  // in flight during the reduction
-    rq.process(cur, row);
-    if (next >= args.rows) break;
-#pragma unroll
-    for (int j = 0; j < RQ::kSlots; ++j) cur[j] = pre[j];
-    row = next;
-  }
+  typename RQ::V row[RQ::kSlots];
+  if (kCache > 0) rq.load_cached(row, blockIdx.x);
+  rq.process(row, blockIdx.x);
 }
 
 // Device-side absmax of a whole tensor (as bits, NaN above infinity), for dynamic per-tensor scales.

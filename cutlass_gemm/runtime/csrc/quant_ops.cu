@@ -19,33 +19,13 @@ using cg_quant::RowMode;
 
 bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
-// Rows of up to 4 (8) vectors per thread are held in registers (read once): 128 threads for rows of
-// up to 512 vectors (bf16 K <= 4096), 256 up to 1024, 512 threads up to 4096 vectors (8 each); longer
-// rows are read twice.
-// The grid is persistent: as many CTAs as fit on the GPU at once, each walking several rows.
-int sm_count() {
-  static int counts[64] = {};  // per device, read once
-  int device = 0;
-  cudaGetDevice(&device);
-  if (device < 0 || device >= 64) return 132;
-  if (counts[device] == 0) {
-    int n = 0;
-    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device);
-    counts[device] = std::max(n, 1);
-  }
-  return counts[device];
-}
-
+// One CTA per row, each thread holding up to 4 vectors of it (8 for long rows). Measured on the H100
+// (tools/results/h100-2026-11-23/run2/rows_cfg_run3.log, 2048x8192 bf16 -> int8): this layout 72% of
+// the copy bandwidth; a persistent grid prefetching the next row 65%; 2 vectors per thread 62%.
 template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode>
 void launch_rows_with(RowArgs const& args, cudaStream_t stream) {
-  auto kernel = cg_quant::row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode>;
-  static int const per_sm = [&] {  // one value per kernel instantiation
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) != cudaSuccess || n < 1) n = 1;
-    return n;
-  }();
-  auto grid = static_cast<unsigned>(std::min<int64_t>(args.rows, static_cast<int64_t>(per_sm) * sm_count()));
-  kernel<<<grid, kThreads, 0, stream>>>(args);
+  cg_quant::row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode>
+      <<<static_cast<unsigned>(args.rows), kThreads, 0, stream>>>(args);
 }
 
 template <typename TIn, typename TQ, int kVec, RowMode kMode>
