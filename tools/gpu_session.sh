@@ -4,7 +4,7 @@
 # Usage (repository root, on a GPU machine):  bash tools/gpu_session.sh OUT_DIR [tests|bench|all] [pytest args...]
 # Environment: EMPTY_CACHE=1 starts from an empty kernel cache (default: keep what is there);
 #   BENCH="quant layer overhead shapes" picks the benchmarks (BENCH= runs none; the demo always runs); QUICK=1 runs their quick variants;
-#   KERNELS=subset builds only the kernels the benchmarks use (bench runs on a fresh machine).
+#   KERNELS=subset builds only the kernels the benchmarks use; EMIT=1 builds through generate_kernels.py.
 # Kernels go to $CUTLASS_GEMM_CACHE_DIR (default /tmp/cutlass_gemm_cache).
 set -u
 OUT=${1:?output folder}; WHAT=${2:-all}; shift 2 || true
@@ -26,22 +26,26 @@ JOBS=$(nproc)
 ( t0=$(date +%s); python3 -c "from cutlass_gemm.runtime import extension; extension.build_extension()" \
   && echo "extension ready in $(( $(date +%s) - t0 )) s" ) > "$OUT/extension.log" 2>&1 &
 EXT=$!
-if [ "${KERNELS:-all}" = subset ]; then  # what the benchmarks call: token x channel, bf16 out
-  python3 - "$JOBS" <<'EOF' 2>&1 | tail -3 | tee "$OUT/kernels.log"
+# Kernels are compiled from the committed sources in generated/ (what tools/generate_kernels.py --compile
+# does after regenerating them; EMIT=1 runs that script instead, emission included).
+if [ -n "${EMIT:-}" ]; then
+  ( time python3 tools/generate_kernels.py --sm 90 --compile --jobs "$JOBS" ) 2>&1 | grep -v "^nvcc:" | tail -4 | tee "$OUT/kernels.log"
+else
+  python3 - "$JOBS" "${KERNELS:-all}" <<'EOF' 2>&1 | tail -3 | tee "$OUT/kernels.log"
 import sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from cutlass_gemm.kernels import heuristics
 from cutlass_gemm.runtime import build
-cfgs = [c for c in heuristics.default_configs(90) if c.out_dtype == "bf16" and c.scale_a == "token"
-        and c.scale_b == "channel" and c.variant in ("scaled", "scaled_bias", "scaled_azp_per_token")]
+cfgs = heuristics.default_configs(90)
+if sys.argv[2] == "subset":  # what the benchmarks and the demo call: token x channel, bf16 out
+    cfgs = [c for c in cfgs if c.out_dtype == "bf16" and c.scale_a == "token" and c.scale_b == "channel"
+            and c.variant in ("scaled", "scaled_bias", "scaled_azp_per_token")]
 t0 = time.time()
 with ThreadPoolExecutor(int(sys.argv[1])) as pool:
     list(pool.map(lambda c: build.build(c, (Path("generated/sm90") / f"{c.name}.cu").read_text()), cfgs))
-print(f"built {len(cfgs)} kernels in {time.time() - t0:.0f} s")
+print(f"built {len(cfgs)} kernels with {sys.argv[1]} jobs in {time.time() - t0:.0f} s")
 EOF
-else
-  ( time python3 tools/generate_kernels.py --sm 90 --compile --jobs "$JOBS" ) 2>&1 | grep -v "^nvcc:" | tail -4 | tee "$OUT/kernels.log"
 fi
 wait $EXT; cat "$OUT/extension.log" | tail -2
 
