@@ -90,7 +90,11 @@ def bench_quant_shape(m, k, bw, mode):
     norm_w = torch.rand(k, device="cuda", dtype=torch.bfloat16) + 0.5
     base = m * k * 2 + m * k  # read bf16 x, write one-byte q
     compiled = _compile(torch_per_token_int8, mode)
+    # a plain copy moving the same bytes (1.5*M*K read, 1.5*M*K written): what this size allows at best
+    srcs = cycler([torch.empty(m * k * 3 // 2, dtype=torch.uint8, device="cuda") for _ in range(copies)])
+    dst = torch.empty(m * k * 3 // 2, dtype=torch.uint8, device="cuda")
     cases = [
+        ("torch copy_ of the same bytes (reference)", lambda x, r: dst.copy_(srcs()), base),
         ("quantize_per_token int8", lambda x, r: qops.quantize_per_token(x, torch.int8), base + 4 * m),
         ("quantize_per_token fp8", lambda x, r: qops.quantize_per_token(x, torch.float8_e4m3fn), base + 4 * m),
         ("quantize_per_token_asym int8", lambda x, r: qops.quantize_per_token_asym(x), base + 8 * m),
