@@ -24,7 +24,17 @@ class KernelNotBuiltError(CutlassGemmError, RuntimeError):
 
 
 class BuildError(CutlassGemmError, RuntimeError):
-    """nvcc failed to compile a generated kernel; the message holds the compiler's output."""
+    """A kernel could not be emitted or compiled; the message names the kernel and the cause (for
+    nvcc failures, the compiler's output)."""
+
+
+class BuildTimeoutError(BuildError):
+    """nvcc, or the wait for another process's build lock, ran past its time limit
+    (``CUTLASS_GEMM_BUILD_TIMEOUT`` / ``CUTLASS_GEMM_LOCK_TIMEOUT``, seconds)."""
+
+
+class CacheDirError(BuildError):
+    """The kernel cache folder (``CUTLASS_GEMM_CACHE_DIR``) cannot be created, written or used."""
 
 
 class KernelLaunchError(CutlassGemmError, RuntimeError):

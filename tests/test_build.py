@@ -101,12 +101,16 @@ def test_nvcc_failure_raises_build_error(tmp_path, monkeypatch):
 
 
 def test_lookup_without_nvidia_cutlass_finds_a_prebuilt_kernel(monkeypatch, tmp_path):
-    """A run-only install (no nvidia-cutlass metadata) still finds kernels someone built earlier."""
+    """A run-only install (no nvidia-cutlass metadata) still finds kernels someone built earlier,
+    but only verified ones (size and sha256 recorded in their metadata)."""
     monkeypatch.setenv(build.CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(build, "compile_source", lambda src, out, sm, **kw: Path(out).write_bytes(b"\x7fELF-ish") or 1.0)
     cfg = _generated(90)
-    (tmp_path / "sm90").mkdir()
-    prebuilt = tmp_path / "sm90" / f"{cfg.name}-0123456789abcdef0123.so"
-    prebuilt.write_bytes(b"")
-    assert build.lookup(cfg) is None  # with the toolchain present, only an exact key matches
+    prebuilt, _ = build.build(cfg, "// source")
+    unverified = tmp_path / "sm90" / f"{cfg.name}-zzzzzzzzzzzzzzzzzzzz.so"
+    unverified.write_bytes(b"")  # sorts last; no metadata: never chosen
     monkeypatch.setattr(build, "_cutlass_version", lambda: "none")
+    assert build.cache_entry(cfg).path != prebuilt  # the toolchain key differs here
     assert build.lookup(cfg) == prebuilt
+    prebuilt.write_bytes(b"\x7fELF-is")  # truncated: no longer verifies
+    assert build.lookup(cfg) is None

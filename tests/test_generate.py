@@ -34,14 +34,35 @@ def test_output_has_no_timestamps_or_absolute_paths(tmp_path):
 
 
 def test_unchanged_files_are_not_rewritten_and_stale_ones_removed(tmp_path):
-    paths = generate(SMALL_SET[:1], tmp_path)
+    two = heuristics.default_configs(90)[:2]
+    paths = generate(two, tmp_path)
     src = paths[0]
     stamp = src.stat().st_mtime_ns
-    stale = tmp_path / "sm90" / "sm90_old_kernel.cu"
-    stale.write_text("// stale")
-    generate(SMALL_SET[:1], tmp_path)
+    generate(two[:1], tmp_path)
     assert src.stat().st_mtime_ns == stamp
-    assert not stale.exists()
+    assert not paths[1].exists()  # listed by the previous manifest, no longer in the set
+    assert set(read_manifest(tmp_path / "sm90")) == {two[0].name}
+
+
+def test_prune_deletes_only_files_the_generator_owns(tmp_path):
+    """`generate(prune=True)` / `tools/generate_kernels.py --out DIR` must not delete a user's files."""
+    sm_dir = tmp_path / "sm90"
+    sm_dir.mkdir()
+    foreign = {"notes.txt": "mine", "sm90_old_kernel.cu": "// mine", "my_kernel.cu": "// mine",
+               "other.json": "{}"}
+    for name, text in foreign.items():
+        (sm_dir / name).write_text(text)
+    (sm_dir / "sub").mkdir()
+    generate(SMALL_SET[:1], tmp_path, prune=True)
+    for name, text in foreign.items():
+        assert (sm_dir / name).read_text() == text
+    assert (sm_dir / "sub").is_dir()
+    # a manifest that lists names which are not kernel names (or paths) deletes nothing either
+    manifest = json.loads((sm_dir / MANIFEST).read_text())
+    manifest["kernels"]["../../notes"] = manifest["kernels"]["my_kernel"] = {}
+    (sm_dir / MANIFEST).write_text(json.dumps(manifest))
+    generate(SMALL_SET[:1], tmp_path, prune=True)
+    assert (sm_dir / "my_kernel.cu").exists() and (sm_dir / "notes.txt").exists()
 
 
 def test_manifest_round_trips_configs_and_hashes(tmp_path):

@@ -6,7 +6,9 @@
   python tools/generate_kernels.py --sm 90 --variant scaled_bias --out /tmp/gen --compile
 
 Compiled kernels are shared libraries (one kernel + its C-ABI launcher; the cubin inside) placed in
-the kernel cache ($CUTLASS_GEMM_CACHE_DIR, default ~/.cache/cutlass_gemm), where the ops find them.
+the kernel cache ($CUTLASS_GEMM_CACHE_DIR, default ~/.cache/cutlass_gemm), where the ops find them
+after checking each against its recorded size and sha256. nvcc runs are limited by
+$CUTLASS_GEMM_BUILD_TIMEOUT and waits for another process's build by $CUTLASS_GEMM_LOCK_TIMEOUT (seconds).
 Works without a GPU.
 """
 import argparse
@@ -24,6 +26,7 @@ from cutlass_gemm.kernels import heuristics  # noqa: E402
 from cutlass_gemm.runtime import build  # noqa: E402
 from cutlass_gemm.kernels.config import VARIANTS  # noqa: E402
 from cutlass_gemm.kernels.generate import generate  # noqa: E402
+from cutlass_gemm.errors import BuildError  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -45,7 +48,11 @@ def main(argv=None) -> int:
     variants = tuple(args.variant or VARIANTS)
     configs = [c for sm in sms for c in heuristics.default_configs(sm, variants)]
     t0 = time.perf_counter()
-    paths = generate(configs, args.out, prune=args.variant is None)
+    try:  # prune removes only sources the previous manifest lists: other files in --out DIR stay
+        paths = generate(configs, args.out, prune=args.variant is None)
+    except BuildError as exc:  # emission failed: the message names the kernel and the cause
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(f"generated {len(paths)} kernel sources under {args.out} in {time.perf_counter() - t0:.1f} s")
     if not args.compile:
         return 0

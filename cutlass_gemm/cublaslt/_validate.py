@@ -7,7 +7,7 @@ import torch
 
 from cutlass_gemm.errors import InvalidArgumentError
 
-__all__ = ["cuda_tensor", "same_device", "alignment"]
+__all__ = ["cuda_tensor", "same_device", "alignment", "device_arg", "finite"]
 
 
 def _dtype_name(dtype: torch.dtype) -> str:
@@ -45,6 +45,20 @@ def cuda_tensor(
 def same_device(x: torch.Tensor, name: str, reference: torch.Tensor) -> None:
     if x.device != reference.device:
         raise InvalidArgumentError(name, f"on {x.device}, but the other operand is on {reference.device}")
+
+
+def device_arg(device, name: str = "device") -> torch.device:
+    """torch.device(device), with InvalidArgumentError instead of torch's RuntimeError/TypeError."""
+    try:
+        return torch.device(device)
+    except (RuntimeError, TypeError, ValueError) as exc:
+        raise InvalidArgumentError(name, f"not a device: {device!r} ({exc})") from None
+
+
+def finite(x: torch.Tensor, name: str) -> None:
+    """InvalidArgumentError unless every element is finite (one reduction and a host sync)."""
+    if not bool(torch.isfinite(x).all()):
+        raise InvalidArgumentError(name, "contains NaN or infinite values; they cannot be quantized")
 
 
 def alignment(ptr: int, cap: int = 256) -> int:

@@ -77,6 +77,9 @@ def offset(r: int, c: int, rows: int, order) -> int:
     """Closed-form element offset of (r, c) in an R-row matrix (scalar; mirrors FINDINGS.md literally)."""
     o = _imma_order(order)
     rows = _dim(rows, "rows")
+    for name, v in (("r", r), ("c", c)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise InvalidArgumentError(name, f"expected an int index, got {v!r}")
     if not (0 <= r < rows) or c < 0:
         raise InvalidArgumentError("r", f"(r={r}, c={c}) outside a matrix of {rows} rows")
     ld = leading_dim(rows, o)
@@ -139,7 +142,10 @@ def to_order(x: np.ndarray, order, fill=0) -> np.ndarray:
     """Row-major (R, C) matrix -> 1-D buffer in the order (padding set to ``fill``), dtype kept."""
     x = _matrix(x, "x")
     rows, cols = x.shape
-    buf = np.full(buffer_size(rows, cols, order), fill, dtype=x.dtype)
+    try:
+        buf = np.full(buffer_size(rows, cols, order), fill, dtype=x.dtype)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InvalidArgumentError("fill", f"{fill!r} is not a value of dtype {x.dtype} ({exc})") from None
     buf[offsets(rows, cols, order)] = x
     return buf
 

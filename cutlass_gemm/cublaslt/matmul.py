@@ -57,7 +57,7 @@ from . import _lib, layouts
 from ._context import WORKSPACE_BYTES, Descriptor, DescriptorCache, handle, stream_ptr, workspace
 from ._descriptors import LayoutSpec, matrix_layout, new_descriptor, set_matmul_int32, set_preference
 from ._lib import HeuristicResult
-from ._validate import alignment, cuda_tensor, same_device
+from ._validate import alignment, cuda_tensor, device_arg, same_device
 from .enums import (
     ComputeType,
     CudaDataType,
@@ -123,8 +123,10 @@ def select_order(device=None, out_dtype: torch.dtype = torch.int32):
     FasterTransformer does), "tn" on sm89/sm90 and later (IMMA orders are not offered there) and for float32
     output (not in cuBLASLt's IMMA-order table). Note cuBLASLt's docs call the regular "TN" ordering the
     preferred one on every GPU; the IMMA orders are here for FasterTransformer-style pipelines."""
-    if out_dtype == torch.float32:
+    if _parse_out_dtype(out_dtype) == torch.float32:
         return TN
+    if device is not None and not isinstance(device, int):
+        device = device_arg(device)
     major, minor = torch.cuda.get_device_capability(device)
     cc = 10 * major + minor
     if cc == 75:
@@ -513,7 +515,12 @@ def matmul_backend(out_dtype: torch.dtype = torch.int32, alpha: str = "none", de
                    pipeline="tn") -> Optional[MatmulBackend]:
     """The path of the latest int8_matmul with this output dtype, alpha kind ("none", "scalar", "vector"),
     device (default: current) and pipeline ("tn" or an IMMA order); None if none ran yet."""
-    dev = torch.device("cuda") if device is None else torch.device(device)
+    out_dtype = _parse_out_dtype(out_dtype)
+    if alpha not in ("none", "scalar", "vector"):
+        raise InvalidArgumentError("alpha", f"expected 'none', 'scalar' or 'vector', got {alpha!r}")
+    if not (isinstance(pipeline, str) and pipeline == TN):
+        Order.parse(pipeline, "pipeline")
+    dev = torch.device("cuda") if device is None else device_arg(device)
     with _backend_lock:
         entry = _backends.get(_backend_key(dev, pipeline, out_dtype, alpha))
         if entry is None:

@@ -20,7 +20,7 @@ import torch
 
 from cutlass_gemm.errors import InvalidArgumentError
 
-from ._validate import cuda_tensor
+from ._validate import cuda_tensor, finite
 from .matmul import TN, _parse_order, int8_matmul
 
 __all__ = ["QuantizedWeight", "quantize_per_tensor", "quantize_weight", "ft_int8_linear", "error_bound"]
@@ -57,8 +57,10 @@ class QuantizedWeight:
 
 
 def quantize_weight(w: torch.Tensor) -> QuantizedWeight:
-    """Symmetric per-output-channel (per row of the (N, K) weight) int8 quantization."""
+    """Symmetric per-output-channel (per row of the (N, K) weight) int8 quantization. A weight with NaN or
+    infinite elements raises InvalidArgumentError (it has no meaningful scale)."""
     w = _float_matrix(w, "w").float()
+    finite(w, "w")
     amax = w.abs().amax(dim=1)
     scale = torch.where(amax > 0, amax / QMAX, torch.ones_like(amax))
     q = torch.clamp(torch.round(w / scale[:, None]), -QMAX, QMAX).to(torch.int8)
@@ -110,6 +112,9 @@ def ft_int8_linear(x: torch.Tensor, w, *, order="auto", fused_alpha: bool = Fals
 
 def error_bound(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     """Elementwise float64 bound (M, N) on |ft_int8_linear(x, w) - x @ w.T| from quantization alone."""
+    x, w = _float_matrix(x, "x"), _float_matrix(w, "w")
+    if x.shape[1] != w.shape[1]:
+        raise InvalidArgumentError("w", f"shape {tuple(w.shape)} does not match x {tuple(x.shape)}: expected (N, K)")
     x64, w64 = x.double(), w.double()
     s_x = x64.abs().amax() / QMAX
     s_w = w64.abs().amax(dim=1) / QMAX

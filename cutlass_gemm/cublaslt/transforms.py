@@ -46,7 +46,7 @@ from cutlass_gemm.errors import InvalidArgumentError
 from . import _gather, _lib, layouts
 from ._context import handle, stream_ptr
 from ._descriptors import LayoutSpec, matrix_layout, transform_desc
-from ._validate import cuda_tensor
+from ._validate import cuda_tensor, device_arg
 from .enums import CudaDataType, Operation, Order
 from .errors import CublasLtError, CublasLtFallbackWarning, status_name
 
@@ -262,7 +262,7 @@ def transform_backend(order, direction: str = "to", device=None,
     if direction not in DIRECTIONS:
         raise InvalidArgumentError("direction", f"expected one of {DIRECTIONS}, got {direction!r}")
     o = Order.parse(order)
-    dev = torch.device("cuda") if device is None else torch.device(device)
+    dev = torch.device("cuda") if device is None else device_arg(device)
     key = _key(_device_index(dev), direction, o, dtype)
     return _snapshot(key)
 
@@ -293,7 +293,7 @@ def transform_backends() -> Dict[tuple, TransformBackend]:
 def chosen_strategy(device, dtype: torch.dtype, order, direction: str = "to") -> Optional[Tuple[int, str]]:
     """(candidate index, scale type name) of the cuBLASLt description in use for this (device, dtype, order,
     direction), or None if none ran yet or the gather fallback is in use (see ``transform_backend``)."""
-    found = _choices.get(_key(_device_index(torch.device(device)), direction, Order.parse(order), dtype))
+    found = _choices.get(_key(_device_index(device_arg(device)), direction, Order.parse(order), dtype))
     if found is None or found.path != "cublaslt":
         return None
     return found.index, found.scale.name

@@ -16,6 +16,7 @@ import tempfile
 from typing import Dict, List
 
 from . import _cuda_compat
+from ..errors import BuildError
 from .config import GENERATOR_VERSION, KernelConfig
 from .epilogues import EPILOGUES, LAUNCH_INPUTS, input_shapes
 
@@ -30,8 +31,11 @@ _cg = None
 
 
 def cutlass_version() -> str:
-    from importlib.metadata import version
-    return version("nvidia-cutlass")
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("nvidia-cutlass")
+    except PackageNotFoundError as exc:
+        raise BuildError("emitting kernels needs nvidia-cutlass (pip install 'nvidia-cutlass==4.2.*')") from exc
 
 
 def cutlass_include_dirs() -> List[str]:
@@ -40,12 +44,23 @@ def cutlass_include_dirs() -> List[str]:
     return [os.path.join(root, "include"), os.path.join(root, "tools", "util", "include")]
 
 
+def _import_cutlass_library():
+    """Import cutlass_library with its `generator` submodule whatever sys.argv holds: its __init__ skips
+    `from . import generator` when '-m' is in sys.argv (so `python -m pytest -m gpu` broke emission)."""
+    import importlib
+    library = importlib.import_module("cutlass_library")
+    if not hasattr(library, "generator"):
+        library.generator = importlib.import_module("cutlass_library.generator")
+    return library
+
+
 def _cutlass_cppgen(sm: int):
     """Import cutlass_cppgen, GPU-free, with `sm` as the target of the next emission."""
     global _cg
     if _cg is None:
         _cuda_compat.install()
-        os.environ.setdefault("CUDA_INSTALL_PATH", "/usr/local/cuda")
+        from ..runtime.build import cuda_root  # $CUDA_HOME, $CUDA_PATH, then nvcc on PATH
+        os.environ.setdefault("CUDA_INSTALL_PATH", cuda_root() or "/usr/local/cuda")
         # cutlass_cppgen creates a sqlite cache in the working directory when imported: keep it out
         # of the user's directory (we never use its compile path).
         cwd = os.getcwd()
@@ -53,6 +68,7 @@ def _cutlass_cppgen(sm: int):
         atexit.register(shutil.rmtree, scratch, True)
         os.chdir(scratch)
         try:
+            _import_cutlass_library()
             import cutlass_cppgen
             import cutlass_cppgen.epilogue  # noqa: F401  (registers trace)
         finally:
@@ -365,7 +381,19 @@ namespace {{
 
 
 def emit_source(cfg: KernelConfig) -> str:
-    """The complete, self-contained .cu text for one kernel."""
+    """The complete, self-contained .cu text for one kernel.
+
+    Every failure (nvidia-cutlass missing or broken, a configuration CUTLASS does not offer, an
+    epilogue the launcher cannot drive) raises BuildError naming the kernel and the cause."""
+    try:
+        return _emit_source(cfg)
+    except BuildError:
+        raise
+    except Exception as exc:
+        raise BuildError(f"emitting kernel {cfg.name} failed: {type(exc).__name__}: {exc}") from exc
+
+
+def _emit_source(cfg: KernelConfig) -> str:
     cg = _cutlass_cppgen(cfg.sm)
     from cutlass_cppgen import LayoutType
     ab, acc, out = _cppgen_types(cfg)

@@ -1,14 +1,16 @@
 """Write the emitted sources of a kernel set into `generated/sm<NN>/` with a manifest.
 
 Reproducible byte for byte: configs in name order, no timestamps or absolute paths, a file is
-rewritten only when its text changed, and files of kernels no longer in the set are removed.
+rewritten only when its text changed, and (with `prune`) the sources of kernels that the previous
+manifest listed but the new set lacks are removed. Only files the generator owns (the manifest and
+the `<kernel name>.cu` files its manifest lists) are ever deleted: anything else in the folder stays.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 from pathlib import Path
-from typing import Dict, Iterable, List
+from typing import Dict, Iterable, List, Set
 
 from .config import GENERATOR_VERSION, KernelConfig
 
@@ -47,16 +49,34 @@ def generate(configs: Iterable[KernelConfig], out_dir: Path, *, prune: bool = Tr
             paths.append(path)
             entries[cfg.name] = {"config": cfg.to_dict(), "sha256": hashlib.sha256(text.encode()).hexdigest(),
                                  "cutlass": cutlass_version()}
-        if not prune and (sm_dir / MANIFEST).exists():
-            old = json.loads((sm_dir / MANIFEST).read_text())["kernels"]
-            entries = {**old, **entries}
+        previous = _manifest_names(sm_dir)
+        if not prune:
+            old = json.loads((sm_dir / MANIFEST).read_text())["kernels"] if previous else {}
+            entries = {**{k: v for k, v in old.items() if k in previous}, **entries}
         _write_if_changed(sm_dir / MANIFEST, manifest_text(entries))
         if prune:
-            keep = {p.name for p in paths} | {MANIFEST}
-            for stale in sm_dir.iterdir():
-                if stale.is_file() and stale.name not in keep:
+            for name in sorted(previous - set(entries)):
+                stale = sm_dir / f"{name}.cu"
+                if stale.is_file():
                     stale.unlink()
     return paths
+
+
+def _manifest_names(sm_dir: Path) -> Set[str]:
+    """Kernel names the existing manifest in `sm_dir` lists (empty when absent or not ours)."""
+    try:
+        data = json.loads((sm_dir / MANIFEST).read_text())
+        names = set(data["kernels"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+    owned = set()
+    for name in names:
+        try:
+            if isinstance(name, str) and KernelConfig.from_name(name).name == name:
+                owned.add(name)
+        except ValueError:
+            pass
+    return owned
 
 
 def read_manifest(sm_dir: Path) -> Dict[str, KernelConfig]:

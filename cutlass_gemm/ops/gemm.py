@@ -34,6 +34,9 @@ if hasattr(torch, "float8_e4m3fn"):
 # Kernels take 16-byte aligned rows: K (A and B rows) in 16 one-byte elements, N (D rows) in 8 halves.
 K_ALIGN = 16
 N_ALIGN = 8
+#: The launchers take M, N, K as 32-bit ints (CUTLASS problem shapes) and leading dimensions in int32 range.
+SIZE_LIMIT = 1 << 31
+_LIMIT_TEXT = "M, N, K and the leading dimensions must be < 2^31 (the kernels index with 32-bit ints)"
 
 
 # ---------------------------------------------------------------------------------------- validation
@@ -57,6 +60,45 @@ def _same_device(t, name: str, device) -> None:
         raise InvalidArgumentError(name, f"must be on {device} like `a`, got {t.device}")
 
 
+def _span(t):
+    """(first byte, one past the last byte) a real tensor can touch; None for empty, meta or fake ones."""
+    if t is None:
+        return None
+    try:
+        if type(t) is not torch.Tensor and _is_traced(t):
+            return None
+        start = t.data_ptr()
+        if start == 0 or t.device.type == "meta" or t.numel() == 0:
+            return None
+        extent = 1 + sum((s - 1) * st for s, st in zip(t.shape, t.stride()))
+    except Exception:  # FakeTensor / functional tensors under tracing have no data
+        return None
+    return start, start + extent * t.element_size()
+
+
+def _is_traced(t) -> bool:
+    from torch._subclasses.fake_tensor import is_fake
+    from torch._subclasses.functional_tensor import FunctionalTensor
+    return is_fake(t) or isinstance(t, FunctionalTensor)
+
+
+def _overlap(out, inputs) -> str:
+    """Name of the first input whose memory overlaps `out` ("" when none does)."""
+    o = _span(out)
+    if o is None:
+        return ""
+    for name, t in inputs:
+        s = _span(t)
+        if s is not None and s[0] < o[1] and o[0] < s[1]:
+            return name
+    return ""
+
+
+def _check_size(name: str, what: str, value) -> None:
+    if value >= SIZE_LIMIT:
+        raise InvalidArgumentError(name, f"{what} = {value} is too large: {_LIMIT_TEXT}")
+
+
 def validate(a, b, scale_a, scale_b, out_dtype, bias=None, azp_adj=None, azp=None, out=None,
              *, with_azp: bool = False) -> Tuple[int, int, int, str, str]:
     """Check every argument; returns (M, N, K, scale_a kind, scale_b kind)."""
@@ -77,11 +119,15 @@ def validate(a, b, scale_a, scale_b, out_dtype, bias=None, azp_adj=None, azp=Non
     if b.shape[0] != K:
         raise InvalidArgumentError("b", f"must be (K, N) with K = a.shape[1] = {K}, got {tuple(b.shape)}")
     N = b.shape[1]
+    _check_size("a", "M", M)
+    _check_size("a", "K", K)
+    _check_size("b", "N", N)
     device = a.device
     _same_device(b, "b", device)
-    if a.stride(1) != 1 or (M > 1 and a.stride(0) < K):
+    # K == 0: nothing to multiply (torch.empty(M, 0) has strides (1, 1)); the result is the epilogue alone.
+    if K > 0 and (a.stride(1) != 1 or (M > 1 and a.stride(0) < K)):
         raise InvalidArgumentError("a", f"must be row-major (stride (lda, 1)), got strides {a.stride()}")
-    if b.stride(0) != 1 or (N > 1 and b.stride(1) < K):
+    if K > 0 and (b.stride(0) != 1 or (N > 1 and b.stride(1) < K)):
         raise InvalidArgumentError("b", f"must be column-major, i.e. the .t() of a contiguous (N, K) "
                                         f"weight (strides (1, ldb)), got strides {b.stride()}")
     if K % K_ALIGN:
@@ -90,10 +136,14 @@ def validate(a, b, scale_a, scale_b, out_dtype, bias=None, azp_adj=None, azp=Non
     if N % N_ALIGN:
         raise InvalidArgumentError("b", f"N = {N} must be a multiple of {N_ALIGN} (16-byte output rows); "
                                         f"pad the weight with zero rows")
-    if M > 1 and a.stride(0) % K_ALIGN:
-        raise InvalidArgumentError("a", f"leading dimension {a.stride(0)} must be a multiple of {K_ALIGN}")
-    if N > 1 and b.stride(1) % K_ALIGN:
-        raise InvalidArgumentError("b", f"leading dimension {b.stride(1)} must be a multiple of {K_ALIGN}")
+    if K > 0 and M > 1:
+        if a.stride(0) % K_ALIGN:
+            raise InvalidArgumentError("a", f"leading dimension {a.stride(0)} must be a multiple of {K_ALIGN}")
+        _check_size("a", "the leading dimension", a.stride(0))
+    if K > 0 and N > 1:
+        if b.stride(1) % K_ALIGN:
+            raise InvalidArgumentError("b", f"leading dimension {b.stride(1)} must be a multiple of {K_ALIGN}")
+        _check_size("b", "the leading dimension", b.stride(1))
     sa = _vector_kind(scale_a, "scale_a", M, torch.float32, "tensor", "token", [(M, 1), (M,)])
     sb = _vector_kind(scale_b, "scale_b", N, torch.float32, "tensor", "channel", [(1, N), (N,)])
     _same_device(scale_a, "scale_a", device)
@@ -126,6 +176,13 @@ def validate(a, b, scale_a, scale_b, out_dtype, bias=None, azp_adj=None, azp=Non
         if out.stride(1) != 1 or (M > 1 and (out.stride(0) < N or out.stride(0) % N_ALIGN)):
             raise InvalidArgumentError("out", f"must be row-major with a leading dimension that is a multiple of "
                                               f"{N_ALIGN} and a 16-byte aligned pointer, got strides {out.stride()}")
+        if M > 1:
+            _check_size("out", "the leading dimension", out.stride(0))
+        clash = _overlap(out, (("a", a), ("b", b), ("scale_a", scale_a), ("scale_b", scale_b), ("bias", bias),
+                               ("azp_adj", azp_adj), ("azp", azp)))
+        if clash:
+            raise InvalidArgumentError("out", f"overlaps the memory of `{clash}`; the kernel would read what it "
+                                              f"writes: pass a separate output tensor")
     return M, N, K, sa, sb
 
 
@@ -149,10 +206,12 @@ def _fast_layout(a, b, scale_a, scale_b, out_dtype, bias, out):
     M, K = a.shape
     K2, N = b.shape
     lda, ldb = sa_[0], sb_[1]
-    if K2 != K or K % 16 or N % 8 or ldb < K or ldb % 16 or (M > 1 and (lda < K or lda % 16)):
+    if K2 != K or K == 0 or K % 16 or N % 8 or ldb < K or ldb % 16 or (M > 1 and (lda < K or lda % 16)):
         return None
-    dev = a.get_device()
-    if b.get_device() != dev or scale_a.get_device() != dev or scale_b.get_device() != dev \
+    if M >= SIZE_LIMIT or N >= SIZE_LIMIT or K >= SIZE_LIMIT or lda >= SIZE_LIMIT or ldb >= SIZE_LIMIT:
+        return None
+    dev = a.device  # (not get_device(): it is -1 for both CPU and meta)
+    if b.device != dev or scale_a.device != dev or scale_b.device != dev \
             or scale_a.dtype is not _F32 or scale_b.dtype is not _F32:
         return None
     if scale_a.numel() == 1:
@@ -167,16 +226,18 @@ def _fast_layout(a, b, scale_a, scale_b, out_dtype, bias, out):
         return None
     if bias is not None and (type(bias) is not torch.Tensor or bias.dtype is not out_dtype
                              or bias.shape not in ((N,), (1, N)) or not bias.is_contiguous()
-                             or bias.get_device() != dev):
+                             or bias.device != dev):
         return None
     if out is not None:
         if type(out) is not torch.Tensor or out.dtype is not out_dtype or out.shape != (M, N) \
-                or out.get_device() != dev:
+                or out.device != dev:
             return None
         so = out.stride()
-        if so[1] != 1 or (M > 1 and (so[0] < N or so[0] % 8)):
+        if so[1] != 1 or (M > 1 and (so[0] < N or so[0] % 8 or so[0] >= SIZE_LIMIT)):
             return None
-    if dev >= 0 and ((a.data_ptr() | b.data_ptr() | (0 if out is None else out.data_ptr())) & 15):
+        if _overlap(out, (("a", a), ("b", b), ("scale_a", scale_a), ("scale_b", scale_b), ("bias", bias))):
+            return None
+    if a.is_cuda and ((a.data_ptr() | b.data_ptr() | (0 if out is None else out.data_ptr())) & 15):
         return None
     return M, N, K, sa, sb
 
@@ -345,11 +406,12 @@ def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
     return out
 
 
-def _azp_ok(azp_adj, azp, M, N, dev) -> bool:
+def _azp_ok(azp_adj, azp, M, N, dev, out=None) -> bool:
     return (type(azp_adj) is torch.Tensor and azp_adj.dtype is torch.int32 and azp_adj.shape in ((N,), (1, N))
-            and azp_adj.is_contiguous() and azp_adj.get_device() == dev
+            and azp_adj.is_contiguous() and azp_adj.device == dev
             and (azp is None or (type(azp) is torch.Tensor and azp.dtype is torch.int32
-                                 and azp.shape in ((M,), (M, 1)) and azp.is_contiguous() and azp.get_device() == dev)))
+                                 and azp.shape in ((M,), (M, 1)) and azp.is_contiguous() and azp.device == dev))
+            and (out is None or not _overlap(out, (("azp_adj", azp_adj), ("azp", azp)))))
 
 
 def _dispatch(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out):
@@ -368,7 +430,7 @@ def _dispatch(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
     with_azp = azp_adj is not None or variant.startswith("scaled_azp")
     fast = _fast_layout(a, b, scale_a, scale_b, out_dtype, bias, out)
     if fast is not None and with_azp and not (a.dtype is torch.int8
-                                             and _azp_ok(azp_adj, azp, fast[0], fast[1], a.get_device())):
+                                             and _azp_ok(azp_adj, azp, fast[0], fast[1], a.device, out)):
         fast = None
     if fast is None:
         fast = validate(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, with_azp=with_azp)

@@ -1,35 +1,62 @@
-"""Compile generated kernels with nvcc into shared libraries, and keep them in a disk cache.
+"""Compile generated kernels with nvcc into shared libraries, and keep them in a verified disk cache.
 
 Each library holds one kernel and its C-ABI launcher and links only the static CUDA runtime: it
 includes no torch headers and needs no libcuda at link time (CUTLASS reaches the driver through
 cudaGetDriverEntryPoint), so it builds on any machine with nvcc, CI included.
 
-The cache is safe for concurrent processes: a per-entry file lock, a re-check after taking it, a
-build in a private temporary directory and an atomic rename into place.
+Cache key and verification (cache.py has the layout):
+
+* The file name is ``<kernel name>-<key>.so`` with key = hash(config name, GENERATOR_VERSION, CUTLASS
+  version, nvcc version, compile flags incl. the target arch). It deliberately does not hash the
+  source text, so a machine without nvidia-cutlass (which cannot emit sources) still finds a
+  prebuilt kernel by its config and toolchain.
+* The source is pinned by the metadata instead: ``<name>-<key>.json`` records the sha256 of the
+  exact .cu text compiled, a fingerprint of the generator code (kernels/emit.py, epilogues.py,
+  config.py, _cuda_compat.py, the CUTLASS version) and the size and sha256 of the .so.
+* Before every dlopen the .so's size and sha256 must match its metadata (a truncated, empty,
+  random or foreign file is never loaded: no SIGBUS, no foreign constructors). A mismatch moves
+  the file aside into ``quarantine/`` with a warning; it is then rebuilt (once) where possible.
+* The recorded source must be the current one: ``build(cfg, source)`` compares it with the given
+  text (a different text rebuilds the entry in place). ``lookup``/``build(cfg)`` without a source
+  accept a record made by the same generator fingerprint (emission is deterministic); otherwise
+  they compare with a fresh emission when nvidia-cutlass is installed, else with the sha256 in
+  ``generated/sm<NN>/manifest.json`` when it lists the kernel, else (run-only install, nothing to
+  compare with) accept the verified artifact. A stale record is rebuilt, or reported not built.
+* Builds: per-entry file lock (``CUTLASS_GEMM_LOCK_TIMEOUT``), re-check after taking it, the
+  "building" announcement only then, nvcc in a private ``.build-<host>-<pid>-<rand>`` folder with
+  relative file names and an argument list (never a shell string; a cache path with shell
+  metacharacters builds in the system temp folder instead, since nvcc's internal shell would
+  interpret it), a time limit (``CUTLASS_GEMM_BUILD_TIMEOUT``; the whole nvcc process group is
+  killed), an atomic rename into place, and a sweep of temp folders whose owner died or that are
+  older than an hour.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.util
 import json
 import logging
 import os
 import re
 import shutil
+import signal
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Tuple
-
-from filelock import FileLock
+from typing import Callable, Optional, Tuple
 
 from ..kernels.config import GENERATOR_VERSION, KernelConfig
-from ..errors import BuildError
+from ..errors import BuildError, BuildTimeoutError, CacheDirError
+from . import cache
+from .cache import BUILD_TIMEOUT_ENV, CACHE_ENV, LOCK_TIMEOUT_ENV, cache_root  # noqa: F401  (re-exported)
 
 log = logging.getLogger("cutlass_gemm")
 
-CACHE_ENV = "CUTLASS_GEMM_CACHE_DIR"
+ROOT = Path(__file__).resolve().parents[2]
+GENERATED = ROOT / "generated"
+_GENERATOR_FILES = ("emit.py", "epilogues.py", "config.py", "_cuda_compat.py")
 
 BASE_FLAGS: Tuple[str, ...] = (
     "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-shared", "-cudart=static",
@@ -49,30 +76,35 @@ def compile_flags(sm: int) -> Tuple[str, ...]:
     return BASE_FLAGS + arch_flags(sm)
 
 
-def cache_root() -> Path:
-    env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "cutlass_gemm"
+def cuda_root() -> Optional[str]:
+    """The CUDA toolkit: $CUDA_HOME, then $CUDA_PATH, then the folder of nvcc on PATH, then /usr/local/cuda."""
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        root = os.environ.get(var)
+        if root and os.path.isfile(os.path.join(root, "bin", "nvcc")):
+            return os.path.abspath(root)
+    found = shutil.which("nvcc")
+    if found:
+        return os.path.dirname(os.path.dirname(os.path.realpath(found)))
+    return "/usr/local/cuda" if os.path.isfile("/usr/local/cuda/bin/nvcc") else None
 
 
 def find_nvcc() -> Optional[str]:
-    cuda_home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
-    if cuda_home and os.path.exists(os.path.join(cuda_home, "bin", "nvcc")):
-        return os.path.join(cuda_home, "bin", "nvcc")
-    found = shutil.which("nvcc")
-    if found:
-        return found
-    return "/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None
+    root = cuda_root()
+    return os.path.join(root, "bin", "nvcc") if root else None
+
+
+def nvcc_version(nvcc: Optional[str] = None) -> Optional[str]:
+    return _nvcc_version(nvcc or find_nvcc())
 
 
 @functools.lru_cache(maxsize=None)
-def nvcc_version(nvcc: Optional[str] = None) -> Optional[str]:
-    nvcc = nvcc or find_nvcc()
+def _nvcc_version(nvcc: Optional[str]) -> Optional[str]:
     if not nvcc:
         return None
-    out = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    try:
+        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
     m = re.search(r"release (\d+\.\d+), V([\d.]+)", out)
     return m.group(2) if m else None
 
@@ -86,6 +118,48 @@ def _cutlass_version() -> str:
         return "none"
 
 
+def can_emit() -> bool:
+    """Whether kernel sources can be emitted here (nvidia-cutlass installed)."""
+    return _cutlass_version() != "none" and importlib.util.find_spec("cutlass_cppgen") is not None
+
+
+@functools.lru_cache(maxsize=None)
+def generator_fingerprint() -> str:
+    """Hash of the code that writes kernel sources: equal fingerprints emit equal text per config."""
+    h = hashlib.sha256(f"gen={GENERATOR_VERSION}|cutlass={_cutlass_version()}".encode())
+    kernels = Path(__file__).resolve().parents[1] / "kernels"
+    for name in _GENERATOR_FILES:
+        h.update(name.encode() + b"\0" + (kernels / name).read_bytes())
+    return h.hexdigest()[:20]
+
+
+def source_sha256(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+def manifest_sha256(cfg: KernelConfig, generated: Optional[Path] = None) -> Optional[str]:
+    """sha256 of `cfg`'s source as listed in generated/sm<NN>/manifest.json, if it lists it."""
+    path = Path(generated or GENERATED) / f"sm{cfg.sm}" / "manifest.json"
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    data = _read_manifest(str(path), st.st_mtime_ns, st.st_size)
+    if not data or data.get("generator") != GENERATOR_VERSION:
+        return None
+    entry = (data.get("kernels") or {}).get(cfg.name) or {}
+    return entry.get("sha256") if isinstance(entry.get("sha256"), str) else None
+
+
+@functools.lru_cache(maxsize=8)
+def _read_manifest(path: str, mtime_ns: int, size: int) -> Optional[dict]:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 @dataclass(frozen=True)
 class CacheEntry:
     config: KernelConfig
@@ -96,6 +170,10 @@ class CacheEntry:
     def lock_path(self) -> Path:
         return self.path.with_suffix(".lock")
 
+    @property
+    def meta_path(self) -> Path:
+        return cache.metadata_path(self.path)
+
 
 def cache_entry(cfg: KernelConfig, nvcc_ver: Optional[str] = None) -> CacheEntry:
     nvcc_ver = nvcc_ver or nvcc_version() or "none"
@@ -103,73 +181,233 @@ def cache_entry(cfg: KernelConfig, nvcc_ver: Optional[str] = None) -> CacheEntry
     return CacheEntry(cfg, key, cache_root() / f"sm{cfg.sm}" / f"{cfg.name}-{key}.so")
 
 
-def lookup(cfg: KernelConfig) -> Optional[Path]:
-    """The cached library for `cfg` built by this toolchain; without nvcc, any cached build of it."""
-    entry = cache_entry(cfg)
-    if entry.path.exists():
+# ---------------------------------------------------------------------------------------- lookup
+def _refresh_fingerprint(path: Path, cfg: KernelConfig, sha: str) -> None:
+    """Record the current generator on an artifact whose source a fresh emission confirmed, so that
+    later lookups need not emit again (best effort; skipped when the entry is locked)."""
+    try:
+        with cache.entry_lock(path.with_suffix(".lock"), timeout=0):
+            meta, _ = cache.verify(path, cfg.name)
+            if meta is not None and meta.get("source_sha256") == sha:
+                meta["generator_fingerprint"] = generator_fingerprint()
+                cache.atomic_write(cache.metadata_path(path), json.dumps(meta, indent=1, sort_keys=True))
+    except (BuildError, OSError):
+        pass
+
+
+def _source_current(cfg: KernelConfig, meta: dict, want: Optional[str], path: Optional[Path] = None) -> bool:
+    """Whether the source recorded in `meta` is the one `cfg` compiles from now (see the docstring)."""
+    recorded = meta.get("source_sha256")
+    if want is not None:
+        return recorded == want
+    if meta.get("generator_fingerprint") == generator_fingerprint():
+        return True
+    if can_emit():
+        from ..kernels.emit import emit_source
+        try:
+            fresh = source_sha256(emit_source(cfg))
+        except BuildError as exc:
+            log.warning("cutlass_gemm: cannot emit %s to check its cached build (%s)", cfg.name, exc)
+        else:
+            if recorded == fresh and path is not None:
+                _refresh_fingerprint(path, cfg, fresh)
+            return recorded == fresh
+    expected = manifest_sha256(cfg)
+    return expected is None or recorded == expected
+
+
+STALE_SOURCE = "built from another source text"
+
+
+def _check(entry: CacheEntry, want: Optional[str], *, locked: bool) -> Tuple[Optional[dict], str]:
+    """(metadata, "") for a verified, current artifact at the entry; else (None, why), quarantining a
+    bad one. Without the entry lock (`locked` False) a bad file is left for a locked re-check: a
+    build may be between renaming the library and its metadata."""
+    meta, why = cache.verify(entry.path, entry.config.name)
+    if meta is None:
+        if why and locked:
+            cache.quarantine(entry.path, why)
+        return None, why
+    if not _source_current(entry.config, meta, want, entry.path):
+        return None, STALE_SOURCE
+    return meta, ""
+
+
+def _verified_lookup(entry: CacheEntry, want: Optional[str]) -> Optional[Path]:
+    meta, why = _check(entry, want, locked=False)
+    if meta is not None:
         return entry.path
-    if nvcc_version() is None or _cutlass_version() == "none":  # cannot build: any build of it will do
-        found = sorted((cache_root() / f"sm{cfg.sm}").glob(f"{cfg.name}-*.so"))
-        if found:
-            return found[-1]
+    if why and why != STALE_SOURCE:
+        try:  # re-check under the lock, then quarantine; a build in progress means "not yet"
+            with cache.entry_lock(entry.lock_path, timeout=0):
+                meta, _ = _check(entry, want, locked=True)
+        except (BuildTimeoutError, CacheDirError):
+            return None
+        if meta is not None:
+            return entry.path
     return None
 
 
-def compile_source(source_path: Path, out_path: Path, sm: int, *, nvcc: Optional[str] = None) -> float:
-    """nvcc source -> shared library at out_path (written atomically). Returns seconds taken."""
+def lookup(cfg: KernelConfig, source: Optional[str] = None) -> Optional[Path]:
+    """The verified cached library for `cfg` built by this toolchain from the current source; when
+    this machine cannot build (no nvcc or no nvidia-cutlass), the newest verified build of `cfg` by
+    any nvcc with the same flags. None if there is none (never builds)."""
+    want = None if source is None else source_sha256(source)
+    found = _verified_lookup(cache_entry(cfg), want)
+    if found is not None or (nvcc_version() is not None and _cutlass_version() != "none"):
+        return found
+    best, best_time = None, -1.0
+    for path in (cache_root() / f"sm{cfg.sm}").glob(f"{cfg.name}-*.so"):
+        meta, _ = cache.verify(path, cfg.name)
+        if meta is None or meta.get("flags") != list(compile_flags(cfg.sm)):
+            continue
+        if not _source_current(cfg, meta, want, path):
+            continue
+        built = float(meta.get("built_at") or 0.0)
+        if built > best_time:
+            best, best_time = path, built
+    return best
+
+
+# ---------------------------------------------------------------------------------------- compile
+def _run_nvcc(cmd, cwd: Path, what: str, timeout: float) -> subprocess.CompletedProcess:
+    env = dict(os.environ, TMPDIR=str(cwd))  # nvcc's intermediate files: in the safe folder too
+    try:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)  # own process group: a timeout kills cicc/ptxas too
+    except OSError as exc:
+        raise BuildError(f"cannot run nvcc ({cmd[0]}) for {what}: {exc}") from exc
+    try:
+        out, err = proc.communicate(timeout=None if timeout == float("inf") else timeout)
+    except BaseException as exc:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.communicate()
+        if isinstance(exc, subprocess.TimeoutExpired):
+            raise BuildTimeoutError(f"nvcc ran past {timeout:g} s building {what} and was killed; raise "
+                                    f"{BUILD_TIMEOUT_ENV} (seconds; 0 = no limit) if the machine is just slow") \
+                from None
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def compile_source(source_path: Path, out_path: Path, sm: int, *, nvcc: Optional[str] = None,
+                   timeout: Optional[float] = None) -> float:
+    """nvcc source -> shared library at out_path (written atomically). Returns seconds taken.
+
+    nvcc runs in a private folder on relative file names, with an argument list and a time limit."""
     from ..kernels.emit import cutlass_include_dirs
     nvcc = nvcc or find_nvcc()
     if not nvcc:
-        raise BuildError("nvcc not found: install the CUDA toolkit or set CUDA_HOME")
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp_dir = Path(tempfile.mkdtemp(prefix=".build-", dir=out_path.parent))
+        raise BuildError(f"nvcc not found for {Path(source_path).name}: install the CUDA toolkit or set "
+                         f"CUDA_HOME (or CUDA_PATH)")
     try:
-        tmp_out = tmp_dir / out_path.name
-        cmd = [nvcc, *compile_flags(sm), *[f"-I{d}" for d in cutlass_include_dirs()],
-               str(source_path), "-o", str(tmp_out)]
+        includes = cutlass_include_dirs()
+    except Exception as exc:
+        raise BuildError(f"the CUTLASS headers (nvidia-cutlass) are needed to compile {Path(source_path).name}: "
+                         f"{exc}") from exc
+    for path in [nvcc, *includes]:
+        if not cache.is_safe_path(path):
+            raise BuildError(f"refusing to run nvcc with the path {path!r}: nvcc passes paths through a shell and "
+                             f"this one has shell metacharacters")
+    timeout = cache.build_timeout() if timeout is None else timeout
+    out_path = Path(out_path)
+    work = cache.work_dir(out_path.parent)
+    try:
+        try:
+            shutil.copyfile(source_path, work / "kernel.cu")
+        except OSError as exc:
+            raise BuildError(f"cannot read the source {source_path}: {exc}") from exc
+        cmd = [nvcc, *compile_flags(sm), *[f"-I{d}" for d in includes], "kernel.cu", "-o", "kernel.so"]
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_dir)
+        proc = _run_nvcc(cmd, work, Path(source_path).name, timeout)
         elapsed = time.perf_counter() - t0
-        if proc.returncode != 0:
-            raise BuildError(f"nvcc failed ({proc.returncode}) for {source_path.name}:\n"
-                             f"{' '.join(cmd)}\n{proc.stderr[-6000:]}")
-        os.replace(tmp_out, out_path)
+        if proc.returncode != 0 or not (work / "kernel.so").is_file():
+            raise BuildError(f"nvcc failed ({proc.returncode}) for {Path(source_path).name}:\n"
+                             f"(in {work}) {' '.join(cmd)}\n{proc.stderr[-6000:]}")
+        try:
+            cache.install(work / "kernel.so", out_path)
+        except OSError as exc:
+            raise cache.cache_error(exc, f"installing {out_path.name}") from exc
         return elapsed
     finally:
-        shutil.rmtree(tmp_dir, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
 
-def build(cfg: KernelConfig, source: Optional[str] = None) -> Tuple[Path, float]:
-    """Make sure `cfg` is in the cache and return (path, build seconds; 0.0 when it was cached).
+# ---------------------------------------------------------------------------------------- build
+def build(cfg: KernelConfig, source: Optional[str] = None, *,
+          announce: Optional[Callable[[KernelConfig], None]] = None) -> Tuple[Path, float]:
+    """Make sure `cfg` is in the cache, built from the current source; return (path, build seconds;
+    0.0 when it was cached).
 
-    `source` is the emitted .cu text; when None it is emitted now (needs nvidia-cutlass)."""
+    `source` is the emitted .cu text; when None, a cached build of the current generator is accepted
+    as is, else the source is emitted now (needs nvidia-cutlass). `announce(cfg)` is called only by
+    the process that really compiles, after it took the lock and re-checked the cache."""
     entry = cache_entry(cfg)
-    if entry.path.exists():
+    want = None if source is None else source_sha256(source)
+    if _check(entry, want, locked=False)[0] is not None:
         return entry.path, 0.0
-    entry.path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(entry.lock_path)):
-        if entry.path.exists():  # another process built it while we waited
+    if source is None:
+        from ..kernels.emit import emit_source
+        source = emit_source(cfg)  # BuildError naming the kernel on failure
+        want = source_sha256(source)
+        if _check(entry, want, locked=False)[0] is not None:
             return entry.path, 0.0
-        if source is None:
-            from ..kernels.emit import emit_source
-            source = emit_source(cfg)
-        src_dir = Path(tempfile.mkdtemp(prefix=".src-", dir=entry.path.parent))
-        try:
-            src = src_dir / f"{cfg.name}.cu"
-            src.write_text(source)
-            log.info("cutlass_gemm: compiling %s", cfg.name)
-            elapsed = compile_source(src, entry.path, cfg.sm)
-        finally:
-            shutil.rmtree(src_dir, ignore_errors=True)
-        meta = {"config": cfg.to_dict(), "key": entry.key, "generator": GENERATOR_VERSION,
-                "nvcc": nvcc_version(), "flags": list(compile_flags(cfg.sm)), "compile_seconds": round(elapsed, 1)}
-        _atomic_write(entry.path.with_suffix(".json"), json.dumps(meta, indent=1, sort_keys=True))
+    directory = cache.ensure_dir(entry.path.parent)
+    with cache.entry_lock(entry.lock_path, what=cfg.name):
+        meta, why = _check(entry, want, locked=True)  # another process may have built it meanwhile
+        if meta is not None:
+            return entry.path, 0.0
+        if why == STALE_SOURCE:
+            log.info("cutlass_gemm: %s was built from another source; rebuilding", cfg.name)
+        cache.sweep(directory)
+        if not cache.is_safe_path(directory):  # its builds run in the system temp folder
+            cache.sweep(Path(cache.tempfile.gettempdir()), ours_only=True)
+        if announce is not None:
+            announce(cfg)
+        log.info("cutlass_gemm: compiling %s", cfg.name)
+        elapsed = _build_locked(entry, source, want)
         log.info("cutlass_gemm: compiled %s in %.1f s", cfg.name, elapsed)
         return entry.path, elapsed
 
 
+def _build_locked(entry: CacheEntry, source: str, want: str) -> float:
+    cfg = entry.config
+    work = cache.work_dir(entry.path.parent)
+    try:
+        try:
+            src = work / f"{cfg.name}.cu"
+            src.write_text(source)
+        except OSError as exc:
+            raise cache.cache_error(exc, f"writing the source of {cfg.name}") from exc
+        staged = work / "out.so"
+        elapsed = compile_source(src, staged, cfg.sm)
+        try:
+            size, digest = cache.file_digest(staged)
+        except OSError as exc:
+            raise BuildError(f"cannot read the library nvcc wrote for {cfg.name}: {exc}") from exc
+        if size == 0:
+            raise BuildError(f"nvcc produced an empty library for {cfg.name}")
+        meta = {"format": cache.METADATA_FORMAT, "name": cfg.name, "config": cfg.to_dict(), "key": entry.key,
+                "generator": GENERATOR_VERSION, "generator_fingerprint": generator_fingerprint(),
+                "cutlass": _cutlass_version(), "nvcc": nvcc_version(), "flags": list(compile_flags(cfg.sm)),
+                "source_sha256": want, "so_size": size, "so_sha256": digest,
+                "compile_seconds": round(elapsed, 1), "built_at": time.time()}
+        try:
+            cache.install(staged, entry.path)
+            cache.atomic_write(entry.meta_path, json.dumps(meta, indent=1, sort_keys=True))
+        except OSError as exc:
+            raise cache.cache_error(exc, f"installing {entry.path.name}") from exc
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    meta, why = cache.verify(entry.path, cfg.name)
+    if meta is None:  # rebuilt once; never loop
+        cache.quarantine(entry.path, why)
+        raise BuildError(f"the library just built for {cfg.name} failed verification ({why})")
+    return elapsed
+
+
 def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    cache.atomic_write(path, text)

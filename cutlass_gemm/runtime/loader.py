@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -29,17 +30,24 @@ class KernelLibrary:
     """One compiled kernel. `launch` is the hot path: a single ctypes call."""
 
     def __init__(self, config: KernelConfig, path: Path):
+        """dlopen a library that `build` verified (size and sha256 against its metadata) and check
+        that it is this kernel with this launcher ABI; KernelNotBuiltError otherwise."""
         self.config = config
         self.path = Path(path)
-        lib = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
-        lib.cg_abi_version.restype = ctypes.c_int
-        lib.cg_kernel_name.restype = ctypes.c_char_p
-        lib.cg_last_error.restype = ctypes.c_char_p
+        try:
+            lib = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+            lib.cg_abi_version.restype = ctypes.c_int
+            lib.cg_kernel_name.restype = ctypes.c_char_p
+            lib.cg_last_error.restype = ctypes.c_char_p
+            lib.cg_workspace_size, lib.cg_launch  # noqa: B018  (every entry point must exist)
+        except (OSError, AttributeError) as exc:
+            raise KernelNotBuiltError(f"{path} is not a loadable cutlass_gemm kernel library ({exc}); rebuild "
+                                      f"it: {build_command(config)}") from exc
         abi = lib.cg_abi_version()
         if abi != LAUNCHER_ABI_VERSION:
             raise KernelNotBuiltError(f"{path} has launcher ABI {abi}, this library needs {LAUNCHER_ABI_VERSION}; "
                                       f"rebuild it: {build_command(config)}")
-        name = lib.cg_kernel_name().decode()
+        name = (lib.cg_kernel_name() or b"").decode(errors="replace")
         if name != config.name:
             raise KernelNotBuiltError(f"{path} holds kernel {name}, expected {config.name}")
         lib.cg_workspace_size.restype = ctypes.c_size_t
@@ -81,19 +89,35 @@ _lock = threading.Lock()
 jit_builds = []
 
 
+def _load(cfg: KernelConfig, path: Path) -> Optional[KernelLibrary]:
+    """Load a verified library; a wrong one (ABI, name, missing symbols) is quarantined -> None."""
+    try:
+        return KernelLibrary(cfg, path)
+    except KernelNotBuiltError as exc:
+        from . import cache
+        cache.quarantine(Path(path), str(exc))
+        return None
+
+
 def cached_kernel(cfg: KernelConfig) -> Optional[KernelLibrary]:
-    """The kernel if it is loaded or in the disk cache; None otherwise (never builds)."""
+    """The kernel if it is loaded or verified in the disk cache; None otherwise (never builds)."""
     lib = _loaded.get(cfg)
     if lib is not None:
         return lib
-    path = build.lookup(cfg)
-    if path is None:
-        return None
     with _lock:
         lib = _loaded.get(cfg)
         if lib is None:
-            lib = _loaded[cfg] = KernelLibrary(cfg, path)
+            path = build.lookup(cfg)
+            lib = None if path is None else _load(cfg, path)
+            if lib is not None:
+                _loaded[cfg] = lib
     return lib
+
+
+def _announce(cfg: KernelConfig) -> None:
+    # Called by build() only in the process that compiles, after it took the lock and re-checked.
+    print(f"cutlass_gemm: building kernel {cfg.name} (first use; nvcc takes about a minute)...",
+          file=sys.stderr, flush=True)
 
 
 def get_kernel(cfg: KernelConfig) -> KernelLibrary:
@@ -105,16 +129,17 @@ def get_kernel(cfg: KernelConfig) -> KernelLibrary:
         raise KernelNotBuiltError(f"kernel {cfg.name} is not built and {JIT_ENV}=0 forbids building it now; "
                                   f"build it with: {build_command(cfg)}")
     if build.find_nvcc() is None:
-        raise KernelNotBuiltError(f"kernel {cfg.name} is not built and nvcc is not available to build it; "
-                                  f"on a machine with nvcc run: {build_command(cfg)}")
-    import sys
-    print(f"cutlass_gemm: building kernel {cfg.name} (first use; nvcc takes about a minute)...",
-          file=sys.stderr, flush=True)
+        raise KernelNotBuiltError(f"kernel {cfg.name} is not built and nvcc is not available to build it "
+                                  f"(set CUDA_HOME or CUDA_PATH, or put nvcc on PATH); on a machine with nvcc "
+                                  f"run: {build_command(cfg)}")
     t0 = time.perf_counter()
-    path, _ = build.build(cfg)
-    jit_builds.append((cfg.name, time.perf_counter() - t0))
-    print(f"cutlass_gemm: built {cfg.name} in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+    path, seconds = build.build(cfg, announce=_announce)
+    if seconds:
+        jit_builds.append((cfg.name, time.perf_counter() - t0))
+        print(f"cutlass_gemm: built {cfg.name} in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
     with _lock:
-        lib = _loaded.get(cfg) or KernelLibrary(cfg, path)
-        _loaded[cfg] = lib
+        lib = _loaded.get(cfg)
+        if lib is None:
+            lib = KernelLibrary(cfg, path)  # a fresh, verified build that does not load: report it
+            _loaded[cfg] = lib
     return lib

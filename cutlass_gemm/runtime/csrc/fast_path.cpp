@@ -85,13 +85,36 @@ bool col_vector(c10::optional<at::Tensor> const& t, int64_t len, at::ScalarType 
          v.numel() == len && (v.dim() == 1 || (v.dim() == 2 && v.size(1) == 1));
 }
 
+// The launchers take M, N, K as 32-bit ints; sizes and leading dimensions at or above 2^31 go to the
+// Python path, which raises InvalidArgumentError with the limit.
+constexpr int64_t kSizeLimit = int64_t{1} << 31;
+bool fits32(int64_t v) { return v >= 0 && v < kSizeLimit; }
+
+// Whether the bytes `out` may write intersect the bytes `t` may read (both real CUDA tensors).
+bool overlaps(at::Tensor const& out, c10::optional<at::Tensor> const& t) {
+  if (!t.has_value() || !t->defined() || t->numel() == 0 || out.numel() == 0) return false;
+  auto span = [](at::Tensor const& x) {
+    int64_t extent = 1;
+    for (int64_t d = 0; d < x.dim(); ++d) extent += (x.size(d) - 1) * x.stride(d);
+    auto begin = reinterpret_cast<uintptr_t>(x.data_ptr());
+    return std::make_pair(begin, begin + static_cast<uintptr_t>(extent * x.element_size()));
+  };
+  auto o = span(out);
+  auto s = span(*t);
+  return s.first < o.second && o.first < s.second;
+}
+
 // Returns the output tensor, None when the Python path must take the call, or an int error code
 // from the kernel's launcher (Python turns it into KernelLaunchError with the launcher's message).
 py::object run(int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor const& scale_a,
                at::Tensor const& scale_b, at::ScalarType out_dtype, c10::optional<at::Tensor> const& bias,
                c10::optional<at::Tensor> const& azp_adj, c10::optional<at::Tensor> const& azp,
                c10::optional<at::Tensor> const& out) {
-  if (!a.is_cuda() || a.dim() != 2 || b.dim() != 2) return py::none();
+  // Every tensor argument must be a CUDA tensor (a CPU or meta one goes to Python, which names it).
+  if (!a.is_cuda() || !b.is_cuda() || !scale_a.is_cuda() || !scale_b.is_cuda()) return py::none();
+  for (auto const* t : {&bias, &azp_adj, &azp, &out})
+    if (t->has_value() && !(*t)->is_cuda()) return py::none();
+  if (a.dim() != 2 || b.dim() != 2) return py::none();
   at::ScalarType dt = a.scalar_type();
   if ((dt != at::kChar && dt != at::kFloat8_e4m3fn) || b.scalar_type() != dt) return py::none();
   if (out_dtype != at::kBFloat16 && out_dtype != at::kHalf) return py::none();
@@ -102,6 +125,7 @@ py::object run(int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor
   if (a.stride(1) != 1 || b.stride(0) != 1) return py::none();
   int64_t lda = m > 1 ? a.stride(0) : k, ldb = b.stride(1);
   if (lda < k || lda % 16 || ldb < k || ldb % 16) return py::none();
+  if (!fits32(m) || !fits32(n) || !fits32(k) || !fits32(lda) || !fits32(ldb)) return py::none();
   if (!aligned16(a.data_ptr()) || !aligned16(b.data_ptr())) return py::none();
   int sa = scale_kind(scale_a, m, true, device), sb = scale_kind(scale_b, n, false, device);
   if (sa == 0 || sb == 0) return py::none();
@@ -114,7 +138,11 @@ py::object run(int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor
     at::Tensor const& o = *out;
     if (!o.is_cuda() || o.get_device() != device || o.scalar_type() != out_dtype || o.dim() != 2 ||
         o.size(0) != m || o.size(1) != n || o.stride(1) != 1 || (m > 1 && (o.stride(0) < n || o.stride(0) % 8)) ||
-        !aligned16(o.data_ptr()))
+        !aligned16(o.data_ptr()) || !fits32(m > 1 ? o.stride(0) : n))
+      return py::none();
+    // an output that overlaps an input: Python raises InvalidArgumentError("out", ...)
+    if (overlaps(o, a) || overlaps(o, b) || overlaps(o, scale_a) || overlaps(o, scale_b) || overlaps(o, bias) ||
+        overlaps(o, azp_adj) || overlaps(o, azp))
       return py::none();
   }
   Plan plan;
