@@ -78,6 +78,23 @@ def test_per_token_and_per_tensor_bit_exact(shape, in_dtype, qtype):
         _compare(cg.quantize_per_token, x, "scale_ub", qtype, scale_ub=torch.tensor([0.5], device="cuda"))
 
 
+@pytest.mark.parametrize("in_dtype", IN_DTYPES)
+@pytest.mark.parametrize("qtype", [torch.int8, FP8])
+def test_sizes_that_take_the_streaming_path_bit_exact(in_dtype, qtype):
+    """Inputs of 1/8 to 2/3 of L2 (12-24 MiB here) load and store with streaming hints: same results."""
+    x = _x((1536, 4096), in_dtype, bad_rows=[(3, float("nan"))])
+    _compare(cg.quantize_per_token, x, "per_token (streaming)", qtype)
+    _compare(cg.quantize_static, x, "static (streaming)", torch.tensor([0.037], device="cuda"), qtype)
+    if qtype == torch.int8:
+        _compare(cg.quantize_per_token_asym, x, "asym (streaming)")
+    r = _x((1536, 4096), in_dtype, seed=3) * 0.1
+    w = (torch.rand(4096, device="cuda") + 0.5).to(in_dtype)
+    q, s, h = cg.rms_norm_quantize(x, w, 1e-6, qtype, residual=r)
+    qc, sc, hc = cg.rms_norm_quantize(x.cpu(), w.cpu(), 1e-6, qtype, residual=r.cpu())
+    _same(h, hc, "residual_out (streaming)")
+    assert torch.allclose(s.cpu(), sc, rtol=1e-5, atol=0, equal_nan=True)
+
+
 def test_per_tensor_nonfinite_poisons_all():
     x = _x((64, 512), torch.bfloat16, bad_rows=[(40, float("-inf"))])
     q, s = cg.quantize_per_tensor(x, torch.int8)
