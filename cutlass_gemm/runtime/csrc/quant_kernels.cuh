@@ -45,7 +45,6 @@ struct RowArgs {
   void* residual_out;           // kRmsNorm with residual: x + residual, (M, K) contiguous
   const void* norm_weight;      // kRmsNorm: (K,)
   float eps;
-  bool stream;                  // streaming (evict-first) loads of x and stores of q
 };
 
 template <typename T> __device__ __forceinline__ float to_f(T v);
@@ -172,27 +171,6 @@ __device__ __forceinline__ Stats block_stats(Stats s) {
 template <typename T, int kVec>
 struct alignas(sizeof(T) * kVec) VecT { T v[kVec]; };
 
-// Loads and stores with an optional streaming hint (ld/st.global.cs, evict-first): for inputs about
-// the size of L2 this keeps the row data from evicting the freshly written output (which the GEMM
-// reads next); measured 82-103% vs 76-85% of copy bandwidth at 2048-4096 x 4096-8192 bf16, and 1-2%
-// slower elsewhere (tools/results/h100-2026-11-23/run3), so the launcher picks it by size.
-template <typename V>
-__device__ __forceinline__ V load_vec(const V* p, bool stream) {
-  if constexpr (sizeof(V) == 16) {
-    if (stream) { int4 r = __ldcs(reinterpret_cast<const int4*>(p)); return *reinterpret_cast<V*>(&r); }
-  }
-  return *p;
-}
-template <typename V>
-__device__ __forceinline__ void store_vec(V* p, V const& v, bool stream) {
-  if constexpr (sizeof(V) == 8) {
-    if (stream) { __stcs(reinterpret_cast<int2*>(p), *reinterpret_cast<const int2*>(&v)); return; }
-  } else if constexpr (sizeof(V) == 4) {
-    if (stream) { __stcs(reinterpret_cast<int*>(p), *reinterpret_cast<const int*>(&v)); return; }
-  }
-  *p = v;
-}
-
 // ------------------------------------------------------------------------------------ row kernel
 // One CTA per row. Each thread keeps up to kCache vectors of the row in registers, so the row is read
 // from memory once; kCache == 0 re-reads the row (from L2, normally) for rows too long to cache.
@@ -217,9 +195,9 @@ struct RowQuant {
 
   // Vector i of the pre-normalisation input h (x, or x + residual rounded to TIn, stored when asked).
   __device__ V load(int64_t row, int64_t i, bool store_residual) const {
-    V v = load_vec(reinterpret_cast<const V*>(x_row(row) + i * kVec), args.stream);
+    V v = *reinterpret_cast<const V*>(x_row(row) + i * kVec);
     if (const TIn* res = res_row(row)) {
-      V r = load_vec(reinterpret_cast<const V*>(res + i * kVec), args.stream);
+      V r = *reinterpret_cast<const V*>(res + i * kVec);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) v.v[e] = from_f<TIn>(to_f(v.v[e]) + to_f(r.v[e]));
       if (store_residual) *reinterpret_cast<V*>(res_out_row(row) + i * kVec) = v;
@@ -326,7 +304,7 @@ struct RowQuant {
       VQ o;
 #pragma unroll
       for (int e = 0; e < kVec; ++e) o.v[e] = bad ? QTraits<TQ>::zero() : QTraits<TQ>::quant(to_f(v.v[e]), inv, azp_f);
-      store_vec(reinterpret_cast<VQ*>(q + i * kVec), o, args.stream);
+      *reinterpret_cast<VQ*>(q + i * kVec) = o;
     };
     if (kCache > 0) {
 #pragma unroll

@@ -6,7 +6,6 @@
 #include <c10/cuda/CUDAStream.h>
 
 #include <algorithm>
-#include <atomic>
 #include <tuple>
 
 #include "quant_kernels.cuh"
@@ -23,30 +22,17 @@ bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) ==
 // One CTA per row, each thread holding up to 4 vectors of it (8 for long rows). Measured on the H100
 // (tools/results/h100-2026-11-23/run2/rows_cfg_run3.log and run3/qexp.log, bf16 -> int8): this layout
 // beat a persistent grid prefetching the next row, 2 vectors per thread, 8 vectors per thread, several
-// rows per CTA, and a warp per row (the last two 10-50% slower at K = 8192).
+// rows per CTA, a warp per row (10-50% slower at K = 8192), a register cap for more CTAs per SM
+// (spills: 1.4-2x slower) and streaming load/store hints (gains not reproducible across runs, and the
+// runtime switch cost 25%); run3/diag*.log.
 template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode>
 void launch_rows_with(RowArgs const& args, cudaStream_t stream) {
   cg_quant::row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode>
       <<<static_cast<unsigned>(args.rows), kThreads, 0, stream>>>(args);
 }
 
-// Streaming hints pay off when the input is between about 1/8 and 2/3 of L2 (H100, 50 MB L2: measured
-// gains at 16-32 MiB of bf16 input, small losses at <= 2 MiB and >= 64 MiB; tools/results/h100-2026-11-23/run3).
-bool stream_pays(int64_t in_bytes, int device) {
-  static std::atomic<int> l2_of[64] = {};  // queried once per device (no sync; cached for the per-call path)
-  int l2 = device >= 0 && device < 64 ? l2_of[device].load(std::memory_order_relaxed) : 0;
-  if (l2 == 0 && device >= 0 && device < 64) {
-    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) != cudaSuccess || l2 <= 0) l2 = -1;
-    l2_of[device].store(l2, std::memory_order_relaxed);
-  }
-  if (l2 <= 0) return false;
-  return in_bytes >= l2 / 8 && 3 * in_bytes <= 2 * l2;
-}
-
 template <typename TIn, typename TQ, int kVec, RowMode kMode>
-void launch_rows(RowArgs const& args_in, cudaStream_t stream) {
-  RowArgs args = args_in;
-  if (!(kVec > 1 && args.cols / kVec <= 8 * 512)) args.stream = false;  // re-reading path: keep rows in L2
+void launch_rows(RowArgs const& args, cudaStream_t stream) {
   const int64_t nvec = args.cols / kVec;
   if (kVec > 1 && nvec <= 4 * 128) launch_rows_with<TIn, TQ, kVec, 4, 128, kMode>(args, stream);
   else if (kVec > 1 && nvec <= 4 * 256) launch_rows_with<TIn, TQ, kVec, 4, 256, kMode>(args, stream);
@@ -136,7 +122,6 @@ std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::Scalar
   args.residual_out = res_out.defined() ? res_out.data_ptr() : nullptr;
   args.norm_weight = norm_weight.has_value() ? norm_weight->data_ptr() : nullptr;
   args.eps = static_cast<float>(eps);
-  args.stream = stream_pays(rows * cols * x.element_size(), x.get_device());
 
   at::Tensor amax;
   if (per_tensor) {

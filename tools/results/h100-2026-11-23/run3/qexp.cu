@@ -2,6 +2,7 @@
 #include <ATen/ATen.h>
 #include <c10/cuda/CUDAStream.h>
 #include "../../cutlass_gemm/runtime/csrc/quant_kernels.cuh"
+#include "old.cuh"
 using namespace cg_quant;
 using bf = __nv_bfloat16;
 using V = VecT<bf, 8>;
@@ -16,8 +17,8 @@ template <bool kHint> __device__ __forceinline__ void st(VQ* p, VQ v) {
 }
 
 // kG threads per row, kRows rows per CTA, kCache vectors per thread; one __syncthreads.
-template <int kG, int kRows, int kCache, bool kHint, bool kReduce>
-__global__ void __launch_bounds__(kG * kRows) exp_kernel(const bf* x, int8_t* q, float* scale, int64_t rows, int64_t nvec) {
+template <int kG, int kRows, int kCache, bool kHint, bool kReduce, int kMinBlocks = 1>
+__global__ void __launch_bounds__(kG * kRows, kMinBlocks) exp_kernel(const bf* x, int8_t* q, float* scale, int64_t rows, int64_t nvec) {
   constexpr int kThreads = kG * kRows;
   const int g = threadIdx.x / kG, t = threadIdx.x % kG;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kRows + g;
@@ -57,9 +58,9 @@ __global__ void __launch_bounds__(kG * kRows) exp_kernel(const bf* x, int8_t* q,
   }
 }
 
-template <int kG, int kRows, int kCache, bool kHint, bool kReduce>
+template <int kG, int kRows, int kCache, bool kHint, bool kReduce, int kMinBlocks = 1>
 void go(const bf* x, int8_t* q, float* s, int64_t rows, int64_t nvec, cudaStream_t st_) {
-  exp_kernel<kG, kRows, kCache, kHint, kReduce><<<(rows + kRows - 1) / kRows, kG * kRows, 0, st_>>>(x, q, s, rows, nvec);
+  exp_kernel<kG, kRows, kCache, kHint, kReduce, kMinBlocks><<<(rows + kRows - 1) / kRows, kG * kRows, 0, st_>>>(x, q, s, rows, nvec);
 }
 
 // variant ids: 0 library kernel; 1 one row/CTA 1-sync; 2 +hints; 3 two rows/CTA; 4 warp/row (4 rows/CTA);
@@ -72,7 +73,11 @@ void run_variant(int64_t v, at::Tensor x, at::Tensor q, at::Tensor s) {
   auto sp = s.data_ptr<float>();
   TORCH_CHECK(nvec == 512 || nvec == 1024, "K must be 4096 or 8192");
   const bool k4 = nvec == 512;
-  if (v == 0) {
+  if (v == 9) {
+    cg_quant_old::RowArgs a{}; a.x = xp; a.ldx = nvec * 8; a.q = qp; a.ldq = nvec * 8; a.scale_out = sp; a.rows = rows; a.cols = nvec * 8;
+    if (k4) cg_quant_old::row_quant_kernel<bf, int8_t, 8, 4, 128, cg_quant_old::RowMode::kDynamic><<<rows, 128, 0, st_>>>(a);
+    else cg_quant_old::row_quant_kernel<bf, int8_t, 8, 4, 256, cg_quant_old::RowMode::kDynamic><<<rows, 256, 0, st_>>>(a);
+  } else if (v == 0) {
     RowArgs a{}; a.x = xp; a.ldx = nvec * 8; a.q = qp; a.ldq = nvec * 8; a.scale_out = sp; a.rows = rows; a.cols = nvec * 8;
     if (k4) row_quant_kernel<bf, int8_t, 8, 4, 128, RowMode::kDynamic><<<rows, 128, 0, st_>>>(a);
     else row_quant_kernel<bf, int8_t, 8, 4, 256, RowMode::kDynamic><<<rows, 256, 0, st_>>>(a);
@@ -84,5 +89,7 @@ void run_variant(int64_t v, at::Tensor x, at::Tensor q, at::Tensor s) {
   else if (v == 6) { if (k4) go<128, 1, 4, false, false>(xp, qp, sp, rows, nvec, st_); else go<256, 1, 4, false, false>(xp, qp, sp, rows, nvec, st_); }
   else if (v == 7) { if (k4) go<64, 1, 8, false, true>(xp, qp, sp, rows, nvec, st_); else go<128, 1, 8, false, true>(xp, qp, sp, rows, nvec, st_); }
   else if (v == 8) { if (k4) go<64, 2, 8, true, true>(xp, qp, sp, rows, nvec, st_); else go<128, 2, 8, true, true>(xp, qp, sp, rows, nvec, st_); }
+  else if (v == 10) { if (k4) go<128, 1, 4, false, true, 12>(xp, qp, sp, rows, nvec, st_); else go<256, 1, 4, false, true, 6>(xp, qp, sp, rows, nvec, st_); }
+  else if (v == 11) { if (k4) go<128, 1, 4, false, true, 16>(xp, qp, sp, rows, nvec, st_); else go<256, 1, 4, false, true, 8>(xp, qp, sp, rows, nvec, st_); }
   else TORCH_CHECK(false, "variant");
 }
