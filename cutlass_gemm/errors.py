@@ -37,5 +37,10 @@ class CacheDirError(BuildError):
     """The kernel cache folder (``CUTLASS_GEMM_CACHE_DIR``) cannot be created, written or used."""
 
 
+class CudaRuntimeNotFoundError(CutlassGemmError, RuntimeError):
+    """A kernel library needs the shared CUDA runtime (libcudart) of its toolkit's major version and
+    none could be loaded (the message names the library and what was tried)."""
+
+
 class KernelLaunchError(CutlassGemmError, RuntimeError):
     """The kernel's launcher reported a failure (CUTLASS status or CUDA error)."""

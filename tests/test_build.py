@@ -32,7 +32,9 @@ def test_compile_one_sm90_and_one_sm80_kernel(tmp_path, monkeypatch):
     for cfg, (path, seconds) in results.items():
         assert path.exists() and path.parent.parent == tmp_path and seconds > 0
         print(f"compiled {cfg.name} in {seconds:.1f} s")
-        lib = ctypes.CDLL(str(path))  # loads without a GPU: libcudart is static, libcuda is not linked
+        # small: the CUDA runtime is shared, not linked into every kernel (the static one made ~1 MB)
+        assert path.stat().st_size <= 300 * 1024, f"{path.name}: {path.stat().st_size} bytes"
+        lib = ctypes.CDLL(str(path))  # loads without a GPU (libcudart via the rpath; libcuda is not linked)
         lib.cg_kernel_name.restype = ctypes.c_char_p
         assert lib.cg_abi_version() == LAUNCHER_ABI_VERSION
         assert lib.cg_kernel_name().decode() == cfg.name
@@ -114,3 +116,20 @@ def test_lookup_without_nvidia_cutlass_finds_a_prebuilt_kernel(monkeypatch, tmp_
     assert build.lookup(cfg) == prebuilt
     prebuilt.write_bytes(b"\x7fELF-is")  # truncated: no longer verifies
     assert build.lookup(cfg) is None
+
+
+def test_sm80_machine_code_targets_come_from_the_environment_and_change_the_cache_key(monkeypatch):
+    cfg = heuristics.default_configs(80)[0]
+    monkeypatch.delenv(build.SM80_ARCHS_ENV, raising=False)
+    assert build.sm80_targets() == (80,)
+    assert build.arch_flags(80) == ("-gencode=arch=compute_80,code=[sm_80,compute_80]",)
+    plain = build.cache_entry(cfg, "13.0").key
+    monkeypatch.setenv(build.SM80_ARCHS_ENV, "9.0; 86")
+    assert build.sm80_targets() == (80, 86, 90)
+    assert build.arch_flags(80) == ("-gencode=arch=compute_80,code=[sm_80,sm_86,sm_90,compute_80]",)
+    assert build.cache_entry(cfg, "13.0").key != plain  # an sm_90-capable build is another artifact
+    assert build.arch_flags(90) == ("-gencode=arch=compute_90a,code=sm_90a",)  # the SM90 family is untouched
+    for bad in ("75", "sm_90", "100"):
+        monkeypatch.setenv(build.SM80_ARCHS_ENV, bad)
+        with pytest.raises(build.BuildError, match=build.SM80_ARCHS_ENV):
+            build.compile_flags(80)

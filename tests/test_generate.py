@@ -105,6 +105,18 @@ def test_default_set_is_exactly_what_the_selection_table_uses():
         assert set(manifest.values()) == configs
 
 
+def test_prebuilt_set_serves_the_common_call_at_every_m_and_fits_one_wave_of_16_jobs():
+    for sm in heuristics.DEFAULT_SMS:
+        prebuilt = heuristics.prebuilt_configs(sm)
+        assert set(prebuilt) <= set(heuristics.default_configs(sm)) and len(prebuilt) <= 16
+        for m in (1, 16, 64, 65, 128, 129, 256, 257, 8192):
+            choice = heuristics.choose_tile(sm, m)
+            for dt in heuristics.INPUT_DTYPES_BY_SM[sm]:
+                for v in ("scaled", "scaled_bias") + (("scaled_azp_per_token",) if dt == "int8" else ()):
+                    assert heuristics.make_config(sm, v, "bf16", choice, a_dtype=dt) in prebuilt, (sm, m, dt, v)
+        assert not any(c.out_dtype == "f16" or c.scale_a == "tensor" for c in prebuilt)  # built on first use
+
+
 def test_selection_table_is_ordered_and_unbounded_last():
     for sm, rows in heuristics.SELECTION.items():
         bounds = [b for b, _ in rows]

@@ -154,3 +154,8 @@ def test_fake_tensor_shapes():
         fp = {k: mode.from_tensor(v) if isinstance(v, torch.Tensor) else v for k, v in p.items()}
         out = torch.ops.cutlass_gemm.scaled_mm(fp["a"], fp["b"], fp["scale_a"], fp["scale_b"], torch.float16, None)
     assert out.shape == (M, N) and out.dtype == torch.float16
+
+
+def test_fp8_on_the_sm80_kernel_family_is_a_typed_device_error():
+    with pytest.raises(UnsupportedDeviceError, match="SM89"):
+        ops.select_kernel(80, "scaled", "e4m3", "bf16", "token", "channel", 16)

@@ -2,7 +2,8 @@
 """Regenerate the kernel sources for target SMs and, with --compile, build them with nvcc.
 
   python tools/generate_kernels.py --sm 90                      # refresh generated/sm90
-  python tools/generate_kernels.py --sm 90 --compile --jobs 16  # ...and build every kernel into the cache
+  python tools/generate_kernels.py --sm 90 --compile            # ...and build the prebuilt kernels (15)
+  python tools/generate_kernels.py --sm 90 --compile --all      # ...or every generated kernel (72)
   python tools/generate_kernels.py --sm 90 --variant scaled_bias --out /tmp/gen --compile
 
 Compiled kernels are shared libraries (one kernel + its C-ABI launcher; the cubin inside) placed in
@@ -12,6 +13,7 @@ $CUTLASS_GEMM_BUILD_TIMEOUT and waits for another process's build by $CUTLASS_GE
 Works without a GPU.
 """
 import argparse
+import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -29,19 +31,30 @@ from cutlass_gemm.kernels.generate import generate  # noqa: E402
 from cutlass_gemm.errors import BuildError  # noqa: E402
 
 
+def _cpu_count() -> int:
+    # the CPUs this process may run on (cgroup/affinity-aware), not the host's total
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sm", type=int, action="append", choices=heuristics.DEFAULT_SMS,
                    help="target SM (repeatable; default: all of %s)" % (heuristics.DEFAULT_SMS,))
     p.add_argument("--variant", action="append", choices=VARIANTS, help="only these epilogue variants")
     p.add_argument("--out", type=Path, default=ROOT / "generated", help="output folder (default: generated/)")
-    p.add_argument("--compile", action="store_true", help="compile the kernels into the kernel cache")
-    p.add_argument("--jobs", type=int, default=2, help="parallel nvcc processes (default 2)")
+    p.add_argument("--compile", action="store_true",
+                   help="compile the prebuilt part of the set into the kernel cache (bf16 out, per-token x "
+                        "per-channel; the rest is built on first use)")
+    p.add_argument("--all", action="store_true", help="with --compile: compile every generated kernel")
+    p.add_argument("--jobs", type=int, default=_cpu_count(),
+                   help="parallel nvcc processes (default: the CPUs this process may use, %(default)s here)")
     p.add_argument("--limit", type=int, default=0, help="compile only the first N kernels (smoke tests)")
     p.add_argument("--cache-dir", type=Path, help="kernel cache folder (overrides $%s)" % build.CACHE_ENV)
     args = p.parse_args(argv)
     if args.cache_dir:
-        import os
         os.environ[build.CACHE_ENV] = str(args.cache_dir)
 
     sms = args.sm or list(heuristics.DEFAULT_SMS)
@@ -57,7 +70,8 @@ def main(argv=None) -> int:
     if not args.compile:
         return 0
 
-    todo = configs[: args.limit] if args.limit else configs
+    todo = configs if args.all else [c for sm in sms for c in heuristics.prebuilt_configs(sm, variants)]
+    todo = todo[: args.limit] if args.limit else todo
     sources = {c.name: (args.out / f"sm{c.sm}" / f"{c.name}.cu").read_text() for c in todo}
     failures = []
     t0 = time.perf_counter()

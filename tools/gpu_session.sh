@@ -4,13 +4,16 @@
 # Usage (repository root, on a GPU machine):  bash tools/gpu_session.sh OUT_DIR [tests|bench|all] [pytest args...]
 # Environment: EMPTY_CACHE=1 starts from an empty kernel cache (default: keep what is there);
 #   BENCH="quant layer overhead shapes" picks the benchmarks (BENCH= runs none; the demo always runs); QUICK=1 runs their quick variants;
-#   KERNELS=subset builds only the kernels the benchmarks use; EMIT=1 builds through generate_kernels.py.
+#   KERNELS=subset builds only the kernels the benchmarks use, KERNELS=prebuilt the prebuilt set; EMIT=1 builds through generate_kernels.py;
+#   SMS="90 80" also builds the SM80 family (with sm_90 machine code, CUTLASS_GEMM_SM80_ARCHS=80,90, which
+#   tests/test_sm80_on_sm90_gpu.py needs; SMS=80 builds only that family).
 # Kernels go to $CUTLASS_GEMM_CACHE_DIR (default /tmp/cutlass_gemm_cache).
 set -u
 OUT=${1:?output folder}; WHAT=${2:-all}; shift 2 || true
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 export CUTLASS_GEMM_CACHE_DIR=${CUTLASS_GEMM_CACHE_DIR:-/tmp/cutlass_gemm_cache}
+export CUTLASS_GEMM_SM80_ARCHS=${CUTLASS_GEMM_SM80_ARCHS:-80,90}
 [ -n "${EMPTY_CACHE:-}" ] && rm -rf "$CUTLASS_GEMM_CACHE_DIR"
 if [ -d .whl ] && ! python3 -c "import cutlass_cppgen" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
@@ -29,21 +32,23 @@ EXT=$!
 # Kernels are compiled from the committed sources in generated/ (what tools/generate_kernels.py --compile
 # does after regenerating them; EMIT=1 runs that script instead, emission included).
 if [ -n "${EMIT:-}" ]; then
-  ( time python3 tools/generate_kernels.py --sm 90 --compile --jobs "$JOBS" ) 2>&1 | grep -v "^nvcc:" | tail -4 | tee "$OUT/kernels.log"
+  ( time python3 tools/generate_kernels.py --sm 90 --compile --all --jobs "$JOBS" ) 2>&1 | grep -v "^nvcc:" | tail -4 | tee "$OUT/kernels.log"
 else
-  python3 - "$JOBS" "${KERNELS:-all}" <<'EOF' 2>&1 | tail -3 | tee "$OUT/kernels.log"
+  python3 - "$JOBS" "${KERNELS:-all}" ${SMS:-90} <<'EOF' 2>&1 | tail -3 | tee "$OUT/kernels.log"
 import sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from cutlass_gemm.kernels import heuristics
 from cutlass_gemm.runtime import build
-cfgs = heuristics.default_configs(90)
+cfgs = [c for sm in sys.argv[3:] for c in heuristics.default_configs(int(sm))]
+if sys.argv[2] == "prebuilt":  # what tools/generate_kernels.py --compile builds
+    cfgs = [c for sm in sys.argv[3:] for c in heuristics.prebuilt_configs(int(sm))]
 if sys.argv[2] == "subset":  # what the benchmarks and the demo call: token x channel, bf16 out
     cfgs = [c for c in cfgs if c.out_dtype == "bf16" and c.scale_a == "token" and c.scale_b == "channel"
             and c.variant in ("scaled", "scaled_bias", "scaled_azp_per_token")]
 t0 = time.time()
 with ThreadPoolExecutor(int(sys.argv[1])) as pool:
-    list(pool.map(lambda c: build.build(c, (Path("generated/sm90") / f"{c.name}.cu").read_text()), cfgs))
+    list(pool.map(lambda c: build.build(c, (Path(f"generated/sm{c.sm}") / f"{c.name}.cu").read_text()), cfgs))
 print(f"built {len(cfgs)} kernels with {sys.argv[1]} jobs in {time.time() - t0:.0f} s")
 EOF
 fi

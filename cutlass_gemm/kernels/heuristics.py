@@ -90,5 +90,24 @@ def default_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
     return sorted(configs, key=lambda c: c.name)
 
 
+#: The part of the default set built ahead of time (`tools/generate_kernels.py --compile`, the README's
+#: setup command, `tools/gpu_session.sh KERNELS=prebuilt`): what the common call takes. bf16 output;
+#: dynamic per-token x per-channel scales (the nn layers' static schemes pass per-row scales too);
+#: every tile of the table; the plain, bias and per-token-zero-point epilogues (fp8: plain and bias).
+#: SM90: 15 kernels, one wave of nvcc on 16 cores. The rest of the default set (fp16 output, the
+#: per-tensor scale kernels, the per-tensor zero-point epilogue) is generated too and built on
+#: first use (announced), or ahead of time with `--compile --all`.
+PREBUILT_OUT_DTYPES = ("bf16",)
+PREBUILT_SCALE_KINDS = (("token", "channel"),)
+PREBUILT_VARIANTS = ("scaled", "scaled_bias", "scaled_azp_per_token")
+
+
+def prebuilt_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
+    """The kernels of `default_configs(sm, variants)` that are built ahead of time (see above)."""
+    return [c for c in default_configs(sm, variants)
+            if c.out_dtype in PREBUILT_OUT_DTYPES and (c.scale_a, c.scale_b) in PREBUILT_SCALE_KINDS
+            and c.variant in PREBUILT_VARIANTS]
+
+
 def in_default_set(cfg: KernelConfig) -> bool:
     return cfg.sm in SELECTION and cfg in set(default_configs(cfg.sm, (cfg.variant,)))

@@ -299,6 +299,9 @@ def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, 
 
     A kernel built for the call's scale kinds is used when it is in the default set or the cache;
     otherwise the per-token/per-channel kernel serves, with the scalar broadcast to a vector."""
+    if a_dtype == "e4m3" and sm < 89:
+        raise UnsupportedDeviceError(f"fp8 (float8_e4m3fn) GEMMs need SM89+ kernels; this device runs the SM{sm} "
+                                     f"kernel family, which serves int8 only (capability matrix in the README)")
     choice = choice or heuristics.choose_tile(sm, m)
     key = (sm, variant, a_dtype, out_dtype, sa, sb, choice)
     hit = _selected.get(key)

@@ -1,7 +1,9 @@
 """Compile generated kernels with nvcc into shared libraries, and keep them in a verified disk cache.
 
-Each library holds one kernel and its C-ABI launcher and links only the static CUDA runtime: it
-includes no torch headers and needs no libcuda at link time (CUTLASS reaches the driver through
+Each library holds one kernel and its C-ABI launcher and links the shared CUDA runtime (the one torch
+has already loaded, or the toolkit's, found through an rpath; the loader falls back to
+cuda.pathfinder): ~90 KB per kernel instead of ~1 MB with the static runtime. It includes no torch
+headers and needs no libcuda at link time (CUTLASS reaches the driver through
 cudaGetDriverEntryPoint), so it builds on any machine with nvcc, CI included.
 
 Cache key and verification (cache.py has the layout):
@@ -59,9 +61,28 @@ GENERATED = ROOT / "generated"
 _GENERATOR_FILES = ("emit.py", "epilogues.py", "config.py", "_cuda_compat.py")
 
 BASE_FLAGS: Tuple[str, ...] = (
-    "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-shared", "-cudart=static",
+    "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-shared", "-cudart=shared",
     "-Xcompiler=-fPIC,-fvisibility=hidden",
 )
+
+
+#: Extra machine-code targets for the SM80 kernel family, as TORCH_CUDA_ARCH_LIST does for torch
+#: extensions: e.g. "80,86,90". The default, sm_80 SASS plus compute_80 PTX, runs on every 8.x GPU;
+#: adding 90 lets the SM80 kernels run on an H100 without a PTX JIT (how the GPU tests exercise them).
+SM80_ARCHS_ENV = "CUTLASS_GEMM_SM80_ARCHS"
+
+
+def sm80_targets() -> Tuple[int, ...]:
+    """The real architectures the SM80 family is compiled for (sorted; always includes 80)."""
+    text = os.environ.get(SM80_ARCHS_ENV, "").replace(";", ",").replace(" ", ",")
+    targets = {80}
+    for item in filter(None, text.split(",")):
+        digits = item.replace(".", "")
+        if not digits.isdigit() or int(digits) not in (80, 86, 87, 89, 90):
+            raise BuildError(f"{SM80_ARCHS_ENV}={os.environ[SM80_ARCHS_ENV]!r}: {item!r} is not an architecture "
+                             f"the SM80 kernels compile for (80, 86, 87, 89 or 90, comma-separated)")
+        targets.add(int(digits))
+    return tuple(sorted(targets))
 
 
 def arch_flags(sm: int) -> Tuple[str, ...]:
@@ -69,7 +90,8 @@ def arch_flags(sm: int) -> Tuple[str, ...]:
     # newer GPUs can JIT them.
     if sm == 90:
         return ("-gencode=arch=compute_90a,code=sm_90a",)
-    return (f"-gencode=arch=compute_{sm},code=[sm_{sm},compute_{sm}]",)
+    real = ",".join(f"sm_{t}" for t in (sm80_targets() if sm == 80 else (sm,)))
+    return (f"-gencode=arch=compute_{sm},code=[{real},compute_{sm}]",)
 
 
 def compile_flags(sm: int) -> Tuple[str, ...]:
@@ -293,6 +315,17 @@ def _run_nvcc(cmd, cwd: Path, what: str, timeout: float) -> subprocess.Completed
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
+def _rpath_flags(nvcc: str) -> Tuple[str, ...]:
+    # Where this toolkit's libcudart lives, for processes that have not loaded one of the same major
+    # version (torch built for another CUDA). Not part of the cache key, like the include paths: it
+    # changes where the runtime is looked up, not the code.
+    root = Path(nvcc).resolve().parent.parent
+    for lib in (root / "lib64", root / "targets" / "x86_64-linux" / "lib", root / "lib"):
+        if any(lib.glob("libcudart.so*")) and cache.is_safe_path(str(lib)) and "," not in str(lib):
+            return (f"-Xlinker=-rpath,{lib}",)
+    return ()
+
+
 def compile_source(source_path: Path, out_path: Path, sm: int, *, nvcc: Optional[str] = None,
                    timeout: Optional[float] = None) -> float:
     """nvcc source -> shared library at out_path (written atomically). Returns seconds taken.
@@ -320,7 +353,8 @@ def compile_source(source_path: Path, out_path: Path, sm: int, *, nvcc: Optional
             shutil.copyfile(source_path, work / "kernel.cu")
         except OSError as exc:
             raise BuildError(f"cannot read the source {source_path}: {exc}") from exc
-        cmd = [nvcc, *compile_flags(sm), *[f"-I{d}" for d in includes], "kernel.cu", "-o", "kernel.so"]
+        cmd = [nvcc, *compile_flags(sm), *[f"-I{d}" for d in includes], *_rpath_flags(nvcc), "kernel.cu", "-o",
+               "kernel.so"]
         t0 = time.perf_counter()
         proc = _run_nvcc(cmd, work, Path(source_path).name, timeout)
         elapsed = time.perf_counter() - t0

@@ -17,13 +17,34 @@ from typing import Dict, Optional
 from . import build
 from ..kernels.config import KernelConfig
 from ..kernels.emit import LAUNCHER_ABI_VERSION
-from ..errors import KernelLaunchError, KernelNotBuiltError
+from ..errors import CudaRuntimeNotFoundError, KernelLaunchError, KernelNotBuiltError
 
 JIT_ENV = "CUTLASS_GEMM_JIT"
 
 _P = ctypes.c_void_p
 _I = ctypes.c_int64
 _LAUNCH_ARGTYPES = [_P, _P, _P, _I, _I, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _P, ctypes.c_size_t, _P]
+
+
+def _dlopen_kernel(path: Path) -> ctypes.CDLL:
+    """dlopen a kernel library. It links the shared CUDA runtime: usually the copy torch loaded, else
+    its toolkit's through the rpath; failing both, cuda.pathfinder loads one (a pip wheel or
+    CUDA_HOME) globally and we try once more."""
+    try:
+        return ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+    except OSError as exc:
+        if "libcudart" not in str(exc):
+            raise
+        first = exc
+    try:
+        from cuda.pathfinder import load_nvidia_dynamic_lib  # noqa: PLC0415 (only needed on this path)
+        load_nvidia_dynamic_lib("cudart")
+        return ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+    except Exception as exc:  # pathfinder's own errors, or a runtime of another major version
+        raise CudaRuntimeNotFoundError(
+            f"{path.name} needs the CUDA runtime it was compiled against and none could be loaded: {first}; "
+            f"cuda.pathfinder: {exc}. Install the matching nvidia-cuda-runtime wheel or set CUDA_HOME / "
+            f"LD_LIBRARY_PATH to that toolkit") from exc
 
 
 class KernelLibrary:
@@ -35,7 +56,7 @@ class KernelLibrary:
         self.config = config
         self.path = Path(path)
         try:
-            lib = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+            lib = _dlopen_kernel(Path(path))
             lib.cg_abi_version.restype = ctypes.c_int
             lib.cg_kernel_name.restype = ctypes.c_char_p
             lib.cg_last_error.restype = ctypes.c_char_p
@@ -75,7 +96,7 @@ class KernelLibrary:
 
 
 def build_command(cfg: KernelConfig) -> str:
-    return (f"python tools/generate_kernels.py --sm {cfg.sm} --variant {cfg.variant} --compile"
+    return (f"python tools/generate_kernels.py --sm {cfg.sm} --variant {cfg.variant} --compile --all"
             f"   (or call cutlass_gemm.runtime.build.build(KernelConfig.from_name({cfg.name!r})))")
 
 

@@ -1,0 +1,103 @@
+"""The SM80 kernel family (CUTLASS 2 multistage kernels: what A100, A10, L4 and L40 users run) executed
+on an SM90 GPU and checked against float64, every generated variant, output dtype, scale kind and tile.
+
+The SM80 kernels are compiled with sm_90 machine code beside sm_80 (``CUTLASS_GEMM_SM80_ARCHS=80,90``;
+`tools/gpu_session.sh` sets it and `SMS="90 80"` prebuilds the family), and the device is switched to the
+SM80 family for the duration of this module, the C++ fast path's plans included. Without the
+variable the kernels would only reach the H100 through a PTX JIT, which is not what an A100 runs.
+Run with `pytest -m gpu` on an H100/H200."""
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import torch
+
+from cutlass_gemm.errors import CutlassGemmError
+from cutlass_gemm.kernels import heuristics
+from cutlass_gemm.ops import gemm as ops
+from cutlass_gemm.runtime import build, fastpath
+from test_ops_gpu import OUT_DTYPES, VARIANTS, check, make_problem, reference64, run_op
+
+pytestmark = pytest.mark.gpu
+
+# One M per side of each row of the SM80 tile table (<= 32, <= 256, larger) and the edges.
+MS = (1, 7, 32, 33, 200, 256, 257, 300)
+
+
+def _forget_plans():
+    ops._selected.clear()
+    ops._plans.clear()
+    fast = fastpath.module()
+    if fast is not None:
+        fast.clear_plans()
+
+
+@pytest.fixture(scope="module")
+def sm80_family():
+    if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("runs the SM80 family on an SM90 GPU")
+    dev = torch.cuda.current_device()
+    saved_env = os.environ.get(build.SM80_ARCHS_ENV)
+    saved_sm = ops._device_sm.get(dev)
+    os.environ[build.SM80_ARCHS_ENV] = ",".join(str(t) for t in sorted(set(build.sm80_targets()) | {90}))
+    try:
+        # Build the family at once, in parallel (on an empty cache ~2-3 min on 16 cores, instead of 48
+        # one-minute builds one after another on first use).
+        root = Path(__file__).resolve().parents[1] / "generated" / "sm80"
+        with ThreadPoolExecutor(max(1, len(os.sched_getaffinity(0)))) as pool:
+            list(pool.map(lambda c: build.build(c, (root / f"{c.name}.cu").read_text()),
+                          heuristics.default_configs(80)))
+        _forget_plans()
+        ops._device_sm[dev] = 80
+        yield dev
+    finally:
+        ops._device_sm.pop(dev, None)
+        if saved_sm is not None:
+            ops._device_sm[dev] = saved_sm
+        if saved_env is None:
+            os.environ.pop(build.SM80_ARCHS_ENV, None)
+        else:
+            os.environ[build.SM80_ARCHS_ENV] = saved_env
+        _forget_plans()
+
+
+def _used_kernels():
+    return {lib.config.name: lib.config for lib, _, _ in ops._selected.values()}
+
+
+@pytest.mark.parametrize("out_dtype", OUT_DTYPES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_sm80_kernel_matches_float64(sm80_family, variant, out_dtype):
+    n, k = 136, 208  # partial tiles in N and K
+    worst = 0.0
+    for m in MS:
+        # scalar_a: the tensor x channel kernels of the default set; scalar_b: broadcast to the vector kernel
+        for scalar_a, scalar_b in ((False, False), (True, False), (False, True)):
+            p = make_problem(variant, m, n, k, out_dtype, seed=m, scalar_a=scalar_a, scalar_b=scalar_b)
+            out = torch.full((m, n), float("nan"), dtype=out_dtype, device="cuda")
+            run_op(variant, p, out)
+            worst = max(worst, check(out, reference64(p), f"SM80 {variant} {out_dtype} m={m} "
+                                                          f"scalar_a={scalar_a} scalar_b={scalar_b}"))
+    used = _used_kernels()
+    assert used and all(cfg.sm == 80 for cfg in used.values()), sorted(used)
+    want = {c.name for c in heuristics.default_configs(80, (variant,))
+            if c.out_dtype == {torch.bfloat16: "bf16", torch.float16: "f16"}[out_dtype]}
+    assert want <= set(used), f"SM80 kernels never called: {sorted(want - set(used))}"
+    print(f"SM80 {variant} {out_dtype}: {len(want)} kernels, worst relative error {worst:.2e}")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_sm80_large_shapes(sm80_family, variant):
+    for m, n, k in ((1000, 1024, 2048), (4096, 4096, 4096)):
+        p = make_problem(variant, m, n, k, torch.bfloat16, seed=m)
+        out = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+        run_op(variant, p, out)
+        check(out, reference64(p), f"SM80 {variant} {m}x{n}x{k}")
+    assert all(cfg.sm == 80 for cfg in _used_kernels().values())
+
+
+def test_sm80_family_refuses_fp8_with_a_typed_error(sm80_family):
+    p = make_problem("scaled", 16, 128, 128, torch.bfloat16, fp8=True)
+    with pytest.raises(CutlassGemmError, match="SM89"):
+        run_op("scaled", p, None)
