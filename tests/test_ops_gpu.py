@@ -78,6 +78,20 @@ def test_every_m_from_1_to_300(variant, out_dtype):
     print(f"{variant} {out_dtype}: worst relative error over M=1..300: {worst:.2e}")
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_one_row_with_a_scalar_scale_a_takes_the_per_token_kernel(variant):
+    """M = 1: a one-element scale_a is that row's per-token scale, so the prebuilt token x channel kernels
+    serve it (no per-tensor kernel to build), through the Python path and the C++ fast path alike."""
+    n, k = 136, 208
+    for call in range(3):  # the first call plans (Python path); later ones go through the C++ fast path
+        p = make_problem(variant, 1, n, k, torch.bfloat16, seed=call, scalar_a=True)
+        out = torch.full((1, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+        run_op(variant, p, out)
+        check(out, reference64(p), f"{variant} M=1 scalar scale_a, call {call}")
+    plan = ops._plans.get((torch.cuda.current_device(), variant, torch.int8, torch.bfloat16, "token", "channel", 1))
+    assert plan is not None and plan[1].config.scale_a == "token" and not plan[2]
+
+
 @pytest.mark.parametrize("shape", [(4096, 4096, 4096), (8192, 8192, 8192), (3000, 5120, 1536), (1, 14336, 4096)])
 @pytest.mark.parametrize("out_dtype", OUT_DTYPES)
 @pytest.mark.parametrize("variant", VARIANTS)

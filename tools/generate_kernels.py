@@ -51,6 +51,9 @@ def main(argv=None) -> int:
     p.add_argument("--all", action="store_true", help="with --compile: compile every generated kernel")
     p.add_argument("--jobs", type=int, default=_cpu_count(),
                    help="parallel nvcc processes (default: the CPUs this process may use, %(default)s here)")
+    p.add_argument("--extension", action="store_true",
+                   help="also build the torch extension (C++ fast path + quantization kernels; needs CUDA torch "
+                        "and a GPU: it is built for the GPUs it sees)")
     p.add_argument("--limit", type=int, default=0, help="compile only the first N kernels (smoke tests)")
     p.add_argument("--cache-dir", type=Path, help="kernel cache folder (overrides $%s)" % build.CACHE_ENV)
     args = p.parse_args(argv)
@@ -67,6 +70,17 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"generated {len(paths)} kernel sources under {args.out} in {time.perf_counter() - t0:.1f} s")
+    if args.extension:
+        from cutlass_gemm.runtime import extension
+        t1 = time.perf_counter()
+        try:
+            extension.build_extension()
+        except Exception as exc:  # a CPU-only torch or no GPU: say so, go on with the kernels
+            print(f"error: the torch extension was not built: {exc}", file=sys.stderr)
+            if not args.compile:
+                return 1
+        else:
+            print(f"torch extension ready in {time.perf_counter() - t1:.0f} s")
     if not args.compile:
         return 0
 

@@ -345,6 +345,8 @@ def _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, tim
 
 def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=None):
     """(ctypes launch function, kernel, broadcast scale_a?, broadcast scale_b?) for a call; memoised."""
+    if m == 1 and sa == "tensor" and sb == "channel":
+        sa = "token"  # one row: its per-token scale is the scalar itself, and the prebuilt kernels take it
     tuned = autotune.enabled()
     key = (dev, variant, a_dtype, out_dtype, sa, sb, m) + ((n, k) if tuned else ())
     plan = _plans.get(key)

@@ -51,7 +51,7 @@ from typing import Callable, Optional, Tuple
 
 from ..kernels.config import GENERATOR_VERSION, KernelConfig
 from ..errors import BuildError, BuildTimeoutError, CacheDirError
-from . import cache
+from . import cache, prebuilt
 from .cache import BUILD_TIMEOUT_ENV, CACHE_ENV, LOCK_TIMEOUT_ENV, cache_root  # noqa: F401  (re-exported)
 
 log = logging.getLogger("cutlass_gemm")
@@ -270,25 +270,38 @@ def _verified_lookup(entry: CacheEntry, want: Optional[str]) -> Optional[Path]:
     return None
 
 
-def lookup(cfg: KernelConfig, source: Optional[str] = None) -> Optional[Path]:
-    """The verified cached library for `cfg` built by this toolchain from the current source; when
-    this machine cannot build (no nvcc or no nvidia-cutlass), the newest verified build of `cfg` by
-    any nvcc with the same flags. None if there is none (never builds)."""
-    want = None if source is None else source_sha256(source)
-    found = _verified_lookup(cache_entry(cfg), want)
-    if found is not None or (nvcc_version() is not None and _cutlass_version() != "none"):
-        return found
+def _newest_verified(directory: Path, cfg: KernelConfig, want: Optional[str], *, writable: bool) -> Optional[Path]:
+    """The newest artifact of `cfg` in `directory`, by any nvcc, that verifies, was compiled with this
+    machine's flags and from the current source; None if none."""
     best, best_time = None, -1.0
-    for path in (cache_root() / f"sm{cfg.sm}").glob(f"{cfg.name}-*.so"):
+    for path in directory.glob(f"{cfg.name}-*.so"):
         meta, _ = cache.verify(path, cfg.name)
         if meta is None or meta.get("flags") != list(compile_flags(cfg.sm)):
             continue
-        if not _source_current(cfg, meta, want, path):
+        if not _source_current(cfg, meta, want, path if writable else None):
             continue
         built = float(meta.get("built_at") or 0.0)
         if built > best_time:
             best, best_time = path, built
     return best
+
+
+def lookup(cfg: KernelConfig, source: Optional[str] = None) -> Optional[Path]:
+    """The verified cached library for `cfg` built by this toolchain from the current source; else one
+    from an installed package of prebuilt kernels (prebuilt.py; any nvcc, same flags and source); else,
+    when this machine cannot build (no nvcc or no nvidia-cutlass), the newest verified build of `cfg`
+    in the cache by any nvcc with the same flags. None if there is none (never builds)."""
+    want = None if source is None else source_sha256(source)
+    found = _verified_lookup(cache_entry(cfg), want)
+    if found is not None:
+        return found
+    for directory in prebuilt.kernel_dirs(cfg.sm):
+        found = _newest_verified(directory, cfg, want, writable=False)
+        if found is not None:
+            return found
+    if nvcc_version() is not None and _cutlass_version() != "none":
+        return None
+    return _newest_verified(cache_root() / f"sm{cfg.sm}", cfg, want, writable=True)
 
 
 # ---------------------------------------------------------------------------------------- compile

@@ -4,7 +4,8 @@ torch.utils.cpp_extension into the kernel cache, under a file lock, then importe
 
 `load()` returns the module, or None where it cannot exist (no CUDA torch) or its build failed (one
 warning; the ops then fall back to their torch reference implementations, slower but correct).
-Prebuild it with `python tools/generate_kernels.py --extension` on a GPU machine.
+Prebuild it with `python tools/generate_kernels.py --extension` on a GPU machine. With
+CUTLASS_GEMM_JIT=0 it is never built on first use.
 """
 from __future__ import annotations
 
@@ -78,6 +79,9 @@ def build_extension(verbose: bool = False):
     with FileLock(str(directory) + ".lock"):
         module = _import_built(name, directory)  # another process built it while we waited
         if module is None:
+            from .loader import JIT_ENV, jit_enabled
+            if not jit_enabled():
+                raise RuntimeError(f"it is not built and {JIT_ENV}=0 forbids building it now")
             print("cutlass_gemm: building the torch extension (fast path + quantization kernels; once per "
                   "torch version and GPU architecture, about a minute)...", file=sys.stderr, flush=True)
             module = cpp_load(name=name, sources=[str(CSRC / s) for s in SOURCES], build_directory=str(directory),

@@ -115,8 +115,11 @@ def _load(cfg: KernelConfig, path: Path) -> Optional[KernelLibrary]:
     try:
         return KernelLibrary(cfg, path)
     except KernelNotBuiltError as exc:
-        from . import cache
-        cache.quarantine(Path(path), str(exc))
+        from . import cache, prebuilt
+        if prebuilt.owns(Path(path)):  # an installed package is read only: report, leave it alone
+            print(f"cutlass_gemm: skipping the prebuilt {Path(path).name}: {exc}", file=sys.stderr, flush=True)
+        else:
+            cache.quarantine(Path(path), str(exc))
         return None
 
 

@@ -129,6 +129,7 @@ py::object run(int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor
   if (!aligned16(a.data_ptr()) || !aligned16(b.data_ptr())) return py::none();
   int sa = scale_kind(scale_a, m, true, device), sb = scale_kind(scale_b, n, false, device);
   if (sa == 0 || sb == 0) return py::none();
+  if (m == 1 && sa == 1 && sb == 2) sa = 2;  // one row: the scalar is its per-token scale (as ops/gemm.py _plan)
   if (!row_vector(bias, n, out_dtype, device)) return py::none();
   bool with_azp = variant == kScaledAzp || variant == kScaledAzpPerToken;
   if (with_azp != azp_adj.has_value() || (variant == kScaledAzpPerToken) != azp.has_value()) return py::none();
