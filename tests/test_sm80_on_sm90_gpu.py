@@ -45,7 +45,7 @@ def sm80_family():
         # Build the family at once, in parallel (on an empty cache ~2-3 min on 16 cores, instead of 48
         # one-minute builds one after another on first use).
         root = Path(__file__).resolve().parents[1] / "generated" / "sm80"
-        with ThreadPoolExecutor(max(1, len(os.sched_getaffinity(0)))) as pool:
+        with ThreadPoolExecutor(build.default_jobs()) as pool:
             list(pool.map(lambda c: build.build(c, (root / f"{c.name}.cu").read_text()),
                           heuristics.default_configs(80)))
         _forget_plans()

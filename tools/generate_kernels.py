@@ -31,14 +31,6 @@ from cutlass_gemm.kernels.generate import generate  # noqa: E402
 from cutlass_gemm.errors import BuildError  # noqa: E402
 
 
-def _cpu_count() -> int:
-    # the CPUs this process may run on (cgroup/affinity-aware), not the host's total
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sm", type=int, action="append", choices=heuristics.DEFAULT_SMS,
@@ -49,7 +41,7 @@ def main(argv=None) -> int:
                    help="compile the prebuilt part of the set into the kernel cache (bf16 out, per-token x "
                         "per-channel; the rest is built on first use)")
     p.add_argument("--all", action="store_true", help="with --compile: compile every generated kernel")
-    p.add_argument("--jobs", type=int, default=_cpu_count(),
+    p.add_argument("--jobs", type=int, default=build.default_jobs(),
                    help="parallel nvcc processes (default: the CPUs this process may use, %(default)s here)")
     p.add_argument("--extension", action="store_true",
                    help="also build the torch extension (C++ fast path + quantization kernels; needs CUDA torch "

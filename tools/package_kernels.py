@@ -72,20 +72,13 @@ def _source(cfg) -> str:
     return emit_source(cfg)
 
 
-def _cpu_count() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sm", type=int, required=True, choices=heuristics.DEFAULT_SMS, help="kernel family")
     p.add_argument("--all", action="store_true", help="every generated kernel, not just the prebuilt set")
     p.add_argument("--variant", action="append", choices=VARIANTS, help="only these epilogue variants")
     p.add_argument("--limit", type=int, default=0, help="only the first N kernels (smoke tests)")
-    p.add_argument("--jobs", type=int, default=_cpu_count(), help="parallel nvcc processes (default %(default)s)")
+    p.add_argument("--jobs", type=int, default=build.default_jobs(), help="parallel nvcc processes (default %(default)s)")
     p.add_argument("--out", type=Path, default=ROOT / "dist", help="folder for the wheel (default dist/)")
     args = p.parse_args(argv)
 

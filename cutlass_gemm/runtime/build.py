@@ -94,6 +94,14 @@ def arch_flags(sm: int) -> Tuple[str, ...]:
     return (f"-gencode=arch=compute_{sm},code=[{real},compute_{sm}]",)
 
 
+def default_jobs() -> int:
+    """Parallel nvcc processes by default: the CPUs this process may run on (cgroup/affinity-aware)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def compile_flags(sm: int) -> Tuple[str, ...]:
     return BASE_FLAGS + arch_flags(sm)
 
