@@ -81,3 +81,28 @@ def test_package_kernels_writes_a_wheel_that_lookup_uses_once_installed(site, tm
     found = build.lookup(cfg)  # the cache (set by the fixture) is empty: the package serves
     assert found is not None and found.parent == site / "cutlass_gemm_kernels_sm80" / "kernels"
     assert build.cache_root() not in found.parents
+
+
+def test_a_missing_cuda_runtime_is_loaded_through_pathfinder_or_raises_a_typed_error(monkeypatch, tmp_path):
+    import cuda.pathfinder
+    from cutlass_gemm.errors import CudaRuntimeNotFoundError
+    from cutlass_gemm.runtime import loader
+    calls, asked = [], []
+
+    def cdll(path, mode=0):  # the first dlopen misses libcudart; the retry succeeds
+        calls.append(path)
+        if len(calls) == 1:
+            raise OSError("libcudart.so.13: cannot open shared object file: No such file or directory")
+        return "loaded"
+
+    monkeypatch.setattr(loader.ctypes, "CDLL", cdll)
+    monkeypatch.setattr(cuda.pathfinder, "load_nvidia_dynamic_lib", lambda name: asked.append(name))
+    assert loader._dlopen_kernel(tmp_path / "k.so") == "loaded" and asked == ["cudart"] and len(calls) == 2
+
+    def missing(name):
+        raise cuda.pathfinder.DynamicLibNotFoundError(f"{name} not found")
+
+    calls.clear()
+    monkeypatch.setattr(cuda.pathfinder, "load_nvidia_dynamic_lib", missing)
+    with pytest.raises(CudaRuntimeNotFoundError, match="libcudart.so.13"):
+        loader._dlopen_kernel(tmp_path / "k.so")
