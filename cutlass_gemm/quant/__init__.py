@@ -1,4 +1,5 @@
-"""Quantization toolkit: quantizers, zero-point terms, calibrators and linear-layer conversion.
+"""Quantization toolkit: quantizers, zero-point terms, calibrators, linear-layer conversion, and the
+weight-only formats (reference quantizer, GPTQ / AWQ importers).
 
 Everything here produces tensors shaped exactly as the scaled GEMM ops take
 them (see :mod:`cutlass_gemm.quant.quantize` for the conventions: float32
@@ -36,6 +37,7 @@ from .quantize import (
     scale_from_amax,
     static_row_scale,
 )
+from .weight_only import WeightOnlyQuant, from_awq, from_gptq, quantize_weight_only
 
 __all__ = [
     # quantize
@@ -71,4 +73,9 @@ __all__ = [
     # linear
     "QuantizedLinear",
     "quantize_linear",
+    # weight-only (W4A16 / W8A16) formats and checkpoint importers
+    "WeightOnlyQuant",
+    "quantize_weight_only",
+    "from_gptq",
+    "from_awq",
 ]
