@@ -44,10 +44,6 @@ class WeightOnlyQuant:
     group_size: Optional[int]    # None: per channel
     perm: Optional[Tensor] = None  # (K,) int64: input feature of each column of q; None: identity
 
-    @property
-    def shape(self):
-        return tuple(self.q.shape)
-
     def dequantize(self, dtype: torch.dtype = torch.float64) -> Tensor:
         """The (N, K) weight this stands for, in the original input-feature order."""
         n, k = self.q.shape
