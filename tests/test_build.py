@@ -133,3 +133,10 @@ def test_sm80_machine_code_targets_come_from_the_environment_and_change_the_cach
         monkeypatch.setenv(build.SM80_ARCHS_ENV, bad)
         with pytest.raises(build.BuildError, match=build.SM80_ARCHS_ENV):
             build.compile_flags(80)
+
+
+def test_extension_name_hashes_every_source_and_header():
+    """A header left out of extension.HASHED would let an edited kernel reuse a stale build."""
+    from cutlass_gemm.runtime import extension
+    on_disk = {p.name for p in extension.CSRC.iterdir() if p.suffix in {".cu", ".cuh", ".cpp", ".h"}}
+    assert set(extension.HASHED) == on_disk

@@ -11,8 +11,9 @@ from cutlass_gemm.errors import InvalidArgumentError
 pytestmark = pytest.mark.gpu
 FP8 = torch.float8_e4m3fn
 IN_DTYPES = [torch.float32, torch.float16, torch.bfloat16]
-# (rows, K): vector path, odd K (scalar path), register-cached rows of 4 and 16 vectors, re-read rows
-SHAPES = [(1, 16), (7, 100), (33, 4096), (5, 8192), (3, 20000), (2, 70000), (300, 256)]
+# (rows, K): vector path, odd K (scalar path); few rows (<= 256: 2 vectors per thread), more rows (4 per
+# thread), long rows (8 per thread), rows too long to hold (re-read); per-tensor: one to many CTAs
+SHAPES = [(1, 16), (7, 100), (33, 4096), (5, 8192), (3, 20000), (2, 70000), (300, 256), (257, 4096), (260, 8192)]
 
 
 def _x(shape, dtype, seed=0, bad_rows=()):
@@ -80,19 +81,32 @@ def test_per_token_and_per_tensor_bit_exact(shape, in_dtype, qtype):
 
 @pytest.mark.parametrize("in_dtype", IN_DTYPES)
 @pytest.mark.parametrize("qtype", [torch.int8, FP8])
-def test_sizes_that_take_the_streaming_path_bit_exact(in_dtype, qtype):
-    """Inputs of 1/8 to 2/3 of L2 (12-24 MiB here) load and store with streaming hints: same results."""
+def test_many_rows_bit_exact(in_dtype, qtype):
+    """1536 rows of 4096 (12-24 MiB): several CTAs per SM, more than one wave."""
     x = _x((1536, 4096), in_dtype, bad_rows=[(3, float("nan"))])
-    _compare(cg.quantize_per_token, x, "per_token (streaming)", qtype)
-    _compare(cg.quantize_static, x, "static (streaming)", torch.tensor([0.037], device="cuda"), qtype)
+    _compare(cg.quantize_per_token, x, "per_token (many rows)", qtype)
+    _compare(cg.quantize_static, x, "static (many rows)", torch.tensor([0.037], device="cuda"), qtype)
+    _compare(cg.quantize_per_group, x, "group (many rows)", 128, qtype)
     if qtype == torch.int8:
-        _compare(cg.quantize_per_token_asym, x, "asym (streaming)")
+        _compare(cg.quantize_per_token_asym, x, "asym (many rows)")
     r = _x((1536, 4096), in_dtype, seed=3) * 0.1
     w = (torch.rand(4096, device="cuda") + 0.5).to(in_dtype)
     q, s, h = cg.rms_norm_quantize(x, w, 1e-6, qtype, residual=r)
     qc, sc, hc = cg.rms_norm_quantize(x.cpu(), w.cpu(), 1e-6, qtype, residual=r.cpu())
-    _same(h, hc, "residual_out (streaming)")
+    _same(h, hc, "residual_out (many rows)")
     assert torch.allclose(s.cpu(), sc, rtol=1e-5, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("qtype", [torch.int8, FP8])
+def test_per_tensor_larger_than_the_grid_holds_bit_exact(qtype):
+    """The per-tensor kernel holds ~17 MB in registers across its grid barrier and reads the rest again:
+    a 48 MB float32 tensor, contiguous and as a row-strided view, both paths."""
+    x = _x((3072, 4096), torch.float32, seed=4)
+    _compare(cg.quantize_per_tensor, x, "per_tensor (re-read)", qtype)
+    _compare(cg.quantize_per_tensor, x[:, 8:4008], "per_tensor (strided rows)", qtype)
+    x[2000, 17] = float("inf")  # in the part read again
+    q, s = cg.quantize_per_tensor(x, qtype)
+    assert torch.isnan(s) and (q.view(torch.uint8) == 0).all()
 
 
 def test_per_tensor_nonfinite_poisons_all():

@@ -10,7 +10,7 @@
 
 `x` is (..., K) float32/float16/bfloat16 with a unit last stride (any leading dims and strides that
 flatten to rows); `q` has x's shape, int8 or float8_e4m3fn. CUDA tensors run the kernels of
-runtime/csrc/quant_kernels.cuh on the current stream with no host synchronisation (so they work under
+runtime/csrc/quant_*.cuh on the current stream with no host synchronisation (so they work under
 torch.compile(fullgraph=True) and in CUDA graphs); CPU tensors run the float reference of
 `cutlass_gemm.quant`, which the kernels match bit for bit (RMSNorm: to rounding of its sum of squares).
 A row (tensor, group) holding a NaN or an infinity gets scale NaN and q = 0; static quantization
@@ -30,7 +30,7 @@ from ..runtime import extension
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 _QTYPES = (torch.int8, torch.float8_e4m3fn)
 GROUP_SIZES = (64, 128)
-# cg_quant::RowMode in quant_kernels.cuh
+# cg_quant::RowMode in quant_common.cuh
 MODE_DYNAMIC, MODE_ASYM, MODE_STATIC, MODE_PER_TENSOR, MODE_RMS = 0, 1, 2, 3, 4
 
 Tensor = torch.Tensor

@@ -22,7 +22,7 @@ from . import build
 CSRC = Path(__file__).resolve().parent / "csrc"
 SOURCES = ("fast_path.cpp", "quant_ops.cu")
 #: Everything whose text changes the binary (the sources and the headers they include).
-HASHED = SOURCES + ("quant_kernels.cuh", "quant_ops.h")
+HASHED = SOURCES + ("quant_common.cuh", "quant_launch.cuh", "quant_ops.h", "quant_rows.cuh", "quant_tensor.cuh")
 
 _module = None
 _tried = False

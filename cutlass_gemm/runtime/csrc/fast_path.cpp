@@ -240,7 +240,7 @@ py::tuple quant_rows_py(at::Tensor const& x, int64_t mode, at::ScalarType qtype,
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("w8a8_linear", &w8a8_linear, "quantize + GEMM of a W8A8 linear layer (eager)");
-  m.def("quant_rows", &quant_rows_py, "row-wise activation quantization (see quant_kernels.cuh)");
+  m.def("quant_rows", &quant_rows_py, "row-wise activation quantization (see quant_common.cuh)");
   m.def("quant_groups", [](at::Tensor const& x, int64_t group, at::ScalarType qtype) {
     auto r = cg::quant_groups(x, group, qtype);
     return py::make_tuple(r[0], r[1]);

@@ -1,4 +1,4 @@
-// Torch-facing launchers of the activation-quant kernels (quant_kernels.cuh). Python validates the
+// Torch-facing launchers of the activation-quant kernels (quant_launch.cuh). Python validates the
 // arguments first (cutlass_gemm/ops/quantize.py) and passes 2-D views (rows, K) with a unit last
 // stride; these functions allocate the outputs and launch on the current stream. No host sync.
 #include <ATen/ATen.h>
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "quant_kernels.cuh"
+#include "quant_launch.cuh"
 #include "quant_ops.h"
 
 namespace cg {
@@ -19,63 +19,25 @@ using cg_quant::RowMode;
 
 bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
-// One CTA per row, each thread holding up to 4 vectors of it (8 for long rows). Measured on the H100
-// (tools/results/h100-2026-11-23/run2/rows_cfg_run3.log and run3/qexp.log, bf16 -> int8): this layout
-// beat a persistent grid prefetching the next row, 2 vectors per thread, 8 vectors per thread, several
-// rows per CTA, a warp per row (10-50% slower at K = 8192), a register cap for more CTAs per SM
-// (spills: 1.4-2x slower) and streaming load/store hints (gains not reproducible across runs, and the
-// runtime switch cost 25%); run3/diag*.log.
-template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode>
-void launch_rows_with(RowArgs const& args, cudaStream_t stream) {
-  cg_quant::row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode>
-      <<<static_cast<unsigned>(args.rows), kThreads, 0, stream>>>(args);
+cg_quant::InType in_type(at::ScalarType t) {
+  if (t == at::kFloat) return cg_quant::InType::kFloat;
+  if (t == at::kHalf) return cg_quant::InType::kHalf;
+  TORCH_CHECK(t == at::kBFloat16, "cutlass_gemm quant: input dtype must be float32, float16 or bfloat16");
+  return cg_quant::InType::kBFloat16;
 }
 
-template <typename TIn, typename TQ, int kVec, RowMode kMode>
-void launch_rows(RowArgs const& args, cudaStream_t stream) {
-  const int64_t nvec = args.cols / kVec;
-  if (kVec > 1 && nvec <= 4 * 128) launch_rows_with<TIn, TQ, kVec, 4, 128, kMode>(args, stream);
-  else if (kVec > 1 && nvec <= 4 * 256) launch_rows_with<TIn, TQ, kVec, 4, 256, kMode>(args, stream);
-  else if (kVec > 1 && nvec <= 8 * 512) launch_rows_with<TIn, TQ, kVec, 8, 512, kMode>(args, stream);
-  else launch_rows_with<TIn, TQ, kVec, 0, 512, kMode>(args, stream);
-}
-
-template <typename TIn, typename TQ, RowMode kMode>
-void dispatch_vec(RowArgs const& args, bool vectorized, cudaStream_t stream) {
-  if (vectorized) launch_rows<TIn, TQ, 16 / sizeof(TIn), kMode>(args, stream);
-  else launch_rows<TIn, TQ, 1, kMode>(args, stream);
-}
-
-template <typename TIn, typename TQ>
-void dispatch_mode(RowArgs const& args, int mode, bool vectorized, cudaStream_t stream) {
-  switch (static_cast<RowMode>(mode)) {
-    case RowMode::kDynamic: dispatch_vec<TIn, TQ, RowMode::kDynamic>(args, vectorized, stream); break;
-    case RowMode::kDynamicAsym:
-      if constexpr (std::is_same_v<TQ, int8_t>) dispatch_vec<TIn, TQ, RowMode::kDynamicAsym>(args, vectorized, stream);
-      else TORCH_CHECK(false, "asymmetric quantization is int8 only");
-      break;
-    case RowMode::kStatic: dispatch_vec<TIn, TQ, RowMode::kStatic>(args, vectorized, stream); break;
-    case RowMode::kPerTensor: dispatch_vec<TIn, TQ, RowMode::kPerTensor>(args, vectorized, stream); break;
-    case RowMode::kRmsNorm: dispatch_vec<TIn, TQ, RowMode::kRmsNorm>(args, vectorized, stream); break;
-  }
-}
-
-template <typename TIn>
-void dispatch_out(RowArgs const& args, int mode, at::ScalarType qtype, bool vectorized, cudaStream_t stream) {
-  if (qtype == at::kChar) dispatch_mode<TIn, int8_t>(args, mode, vectorized, stream);
-  else dispatch_mode<TIn, __nv_fp8_e4m3>(args, mode, vectorized, stream);
-}
-
-template <typename F>
-void by_input(at::ScalarType t, F&& f) {
-  if (t == at::kFloat) f(float{});
-  else if (t == at::kHalf) f(__half{});
-  else if (t == at::kBFloat16) f(__nv_bfloat16{});
-  else TORCH_CHECK(false, "cutlass_gemm quant: input dtype must be float32, float16 or bfloat16");
+cg_quant::OutType out_type(at::ScalarType t) {
+  TORCH_CHECK(t == at::kChar || t == at::kFloat8_e4m3fn, "cutlass_gemm quant: output dtype must be int8 or float8_e4m3fn");
+  return t == at::kChar ? cg_quant::OutType::kInt8 : cg_quant::OutType::kFp8;
 }
 
 bool rows_aligned(at::Tensor const& t, int64_t vec) {
   return aligned16(t.data_ptr()) && t.size(1) % vec == 0 && (t.size(0) <= 1 || t.stride(0) % vec == 0);
+}
+
+void launch(RowArgs const& args, RowMode mode, at::Tensor const& x, at::ScalarType qtype, bool vectorized, cudaStream_t stream) {
+  cudaError_t err = cg_quant::launch_quant(args, mode, in_type(x.scalar_type()), out_type(qtype), vectorized, stream);
+  TORCH_CHECK(err == cudaSuccess, "cutlass_gemm quant kernel launch failed: ", cudaGetErrorString(err));
 }
 
 }  // namespace
@@ -123,26 +85,12 @@ std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::Scalar
   args.norm_weight = norm_weight.has_value() ? norm_weight->data_ptr() : nullptr;
   args.eps = static_cast<float>(eps);
 
-  at::Tensor amax;
-  if (per_tensor) {
-    amax = at::zeros({1}, opts.dtype(at::kInt));  // a memset on the stream, no host round trip
-    args.tensor_amax = reinterpret_cast<unsigned const*>(amax.data_ptr<int32_t>());
-    int64_t work = rows * (cols / (vectorized ? vec : 1));
-    unsigned blocks = static_cast<unsigned>(std::min<int64_t>((work + 255) / 256, 132 * 8));
-    by_input(x.scalar_type(), [&](auto tag) {
-      using T = decltype(tag);
-      auto* bits = reinterpret_cast<unsigned*>(amax.data_ptr<int32_t>());
-      if (vectorized)
-        cg_quant::amax_kernel<T, 16 / sizeof(T)><<<blocks, 256, 0, stream>>>(static_cast<T const*>(args.x), args.ldx, rows, cols, bits);
-      else
-        cg_quant::amax_kernel<T, 1><<<blocks, 256, 0, stream>>>(static_cast<T const*>(args.x), args.ldx, rows, cols, bits);
-    });
+  at::Tensor partials;
+  if (per_tensor) {  // one absmax per CTA of the cooperative kernel; no zeroing needed
+    partials = at::empty({cg_quant::tensor_partials_capacity()}, opts.dtype(at::kInt));
+    args.partials = reinterpret_cast<unsigned*>(partials.data_ptr<int32_t>());
   }
-  by_input(x.scalar_type(), [&](auto tag) {
-    using T = decltype(tag);
-    dispatch_out<T>(args, static_cast<int>(mode), qtype, vectorized, stream);
-  });
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  launch(args, static_cast<RowMode>(mode), x, qtype, vectorized, stream);
   return {q, scale, azp, res_out};
 }
 
@@ -159,27 +107,16 @@ std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::
   at::Tensor q = at::empty({rows, cols}, x.options().dtype(qtype));
   at::Tensor scale = at::empty({rows, cols / group}, x.options().dtype(at::kFloat));
   if (rows == 0) return {q, scale};
-  const int64_t ldx = rows > 1 ? x.stride(0) : cols;
-  const int64_t total = rows * (cols / vec);
-  constexpr int kPer = 2;
-  const unsigned blocks = static_cast<unsigned>((total + 256 * kPer - 1) / (256 * kPer));
-  const int lanes = static_cast<int>(group / vec);
-  by_input(x.scalar_type(), [&](auto tag) {
-    using T = decltype(tag);
-    constexpr int V = 16 / sizeof(T);
-    auto run = [&](auto qtag) {
-      using TQ = decltype(qtag);
-      auto* qp = static_cast<TQ*>(q.data_ptr());
-      auto* xp = static_cast<T const*>(x.data_ptr());
-      float* sp = scale.data_ptr<float>();
-      if (lanes == 8) cg_quant::group_quant_kernel<T, TQ, V, 8, kPer><<<blocks, 256, 0, stream>>>(xp, ldx, qp, sp, rows, cols);
-      else if (lanes == 16) cg_quant::group_quant_kernel<T, TQ, V, 16, kPer><<<blocks, 256, 0, stream>>>(xp, ldx, qp, sp, rows, cols);
-      else cg_quant::group_quant_kernel<T, TQ, V, 32, kPer><<<blocks, 256, 0, stream>>>(xp, ldx, qp, sp, rows, cols);
-    };
-    if (qtype == at::kChar) run(int8_t{});
-    else run(__nv_fp8_e4m3{});
-  });
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  RowArgs args{};
+  args.x = x.data_ptr();
+  args.ldx = rows > 1 ? x.stride(0) : cols;
+  args.q = q.data_ptr();
+  args.ldq = cols;
+  args.scale_out = scale.data_ptr<float>();
+  args.rows = rows;
+  args.cols = cols;
+  args.group_lanes = static_cast<int>(group / vec);
+  launch(args, RowMode::kGroup, x, qtype, true, stream);
   return {q, scale};
 }
 

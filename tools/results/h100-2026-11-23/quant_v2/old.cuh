@@ -18,7 +18,7 @@
 #include <cfloat>
 #include <cstdint>
 
-namespace cg_quant {
+namespace cg_quant_old {
 
 enum class RowMode : int {
   kDynamic = 0,      // symmetric per-token scale from the row's absmax
@@ -392,4 +392,4 @@ __global__ void __launch_bounds__(256) group_quant_kernel(const TIn* x, int64_t 
   }
 }
 
-}  // namespace cg_quant
+}  // namespace cg_quant_old

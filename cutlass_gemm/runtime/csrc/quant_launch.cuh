@@ -1,0 +1,138 @@
+// Host launchers of the activation-quant kernels (plain CUDA runtime, no torch): the kernel shape for
+// each problem, chosen here once for the torch extension (quant_ops.cu) and for standalone harnesses.
+#pragma once
+#include <algorithm>
+
+#include "quant_rows.cuh"
+#include "quant_tensor.cuh"
+
+namespace cg_quant {
+
+enum class InType : int { kFloat = 0, kHalf = 1, kBFloat16 = 2 };
+enum class OutType : int { kInt8 = 0, kFp8 = 1 };
+
+// Per-tensor kernel: threads per CTA and vectors each holds across the grid barrier.
+constexpr int kTensorThreads = 512;
+constexpr int kTensorCache = 8;
+
+template <typename F>
+cudaError_t with_types(InType in, OutType out, F&& f) {
+  auto with_out = [&](auto tin) {
+    if (out == OutType::kInt8) f(tin, int8_t{});
+    else f(tin, __nv_fp8_e4m3{});
+  };
+  switch (in) {
+    case InType::kFloat: with_out(float{}); break;
+    case InType::kHalf: with_out(__half{}); break;
+    case InType::kBFloat16: with_out(__nv_bfloat16{}); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+// One CTA per row, each thread holding up to 4 vectors of it (8 for long rows); min-blocks hints as
+// measured (tools/results/h100-2026-11-23/run3: capping registers further spills and is slower).
+// A few rows (at most kFewRows) leave most SMs idle and each CTA's chain of dependent steps is the
+// time: there, twice the threads per row, each holding up to kFewCache vectors.
+constexpr int64_t kFewRows = 256;
+template <typename TIn, typename TQ, int kVec, RowMode kMode, int kFewCache = 2>
+void launch_rows(RowArgs const& a, cudaStream_t s) {
+  const int64_t nvec = a.cols / kVec;
+  const unsigned grid = static_cast<unsigned>(a.rows);
+  if (kVec > 1 && a.rows <= kFewRows && nvec <= kFewCache * 512) {
+    if (nvec <= kFewCache * 128) row_quant_kernel<TIn, TQ, kVec, kFewCache, 128, kMode, 1><<<grid, 128, 0, s>>>(a);
+    else if (nvec <= kFewCache * 256) row_quant_kernel<TIn, TQ, kVec, kFewCache, 256, kMode, 1><<<grid, 256, 0, s>>>(a);
+    else row_quant_kernel<TIn, TQ, kVec, kFewCache, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
+  } else if (kVec > 1 && nvec <= 4 * 128) row_quant_kernel<TIn, TQ, kVec, 4, 128, kMode, 6><<<grid, 128, 0, s>>>(a);
+  else if (kVec > 1 && nvec <= 4 * 256) row_quant_kernel<TIn, TQ, kVec, 4, 256, kMode, 3><<<grid, 256, 0, s>>>(a);
+  else if (kVec > 1 && nvec <= 8 * 512) row_quant_kernel<TIn, TQ, kVec, 8, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
+  else row_quant_kernel<TIn, TQ, kVec, 0, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
+}
+
+template <typename TIn, typename TQ, int kVec>
+void launch_groups(RowArgs const& a, cudaStream_t s) {
+  const int64_t nvec = a.cols / kVec;
+  auto go = [&](auto per) {
+    constexpr int kPer = decltype(per)::value;
+    dim3 grid(static_cast<unsigned>(a.rows), static_cast<unsigned>((nvec + kPer * 128 - 1) / (kPer * 128)));
+    group_quant_kernel<TIn, TQ, kVec, kPer, 128><<<grid, 128, 0, s>>>(a);
+  };
+  if (nvec <= 128) go(std::integral_constant<int, 1>{});
+  else if (nvec <= 256) go(std::integral_constant<int, 2>{});
+  else go(std::integral_constant<int, 4>{});
+}
+
+// Most CTAs of a kernel that can be resident at once on the current device (what a cooperative launch
+// may use), cached per device: the occupancy query is a host computation, but not free.
+template <typename K>
+int coresident_blocks(K kernel, int threads) {
+  static int cache[64] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev >= 64) return 0;
+  if (cache[dev] == 0) {
+    int per_sm = 0, sms = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cache[dev] = per_sm * sms;
+  }
+  return cache[dev];
+}
+
+// Upper bound on the per-tensor kernel's grid (the size of RowArgs::partials).
+inline int tensor_partials_capacity() {
+  int dev = 0, sms = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  return sms * (2048 / kTensorThreads);
+}
+
+template <typename TIn, typename TQ, int kVec>
+cudaError_t launch_tensor(RowArgs const& a, cudaStream_t s) {
+  const bool contig = a.rows <= 1 || a.ldx == a.cols;
+  auto go = [&](auto kernel) {
+    const int64_t total = a.rows * (a.cols / kVec);
+    const int64_t want = (total + kTensorThreads * kTensorCache - 1) / (kTensorThreads * kTensorCache);
+    const int blocks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, coresident_blocks(kernel, kTensorThreads))));
+    RowArgs copy = a;
+    void* params[] = {&copy};
+    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(blocks), dim3(kTensorThreads), params, 0, s);
+  };
+  if (contig) return go(tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, true>);
+  return go(tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, false>);
+}
+
+// Launch `mode` on (rows, cols) with 16-byte vectors when `vectorized` (16-byte aligned rows, cols a
+// multiple of the vector), one element per access otherwise (kGroup: vectorized only).
+inline cudaError_t launch_quant(RowArgs const& a, RowMode mode, InType in, OutType out, bool vectorized, cudaStream_t s) {
+  cudaError_t err = cudaSuccess;
+  cudaError_t shape = with_types(in, out, [&](auto tin, auto tq) {
+    using TIn = decltype(tin);
+    using TQ = decltype(tq);
+    constexpr int kV = 16 / sizeof(TIn);
+    auto rows = [&](auto m) {
+      constexpr RowMode kM = decltype(m)::value;
+      if (vectorized) launch_rows<TIn, TQ, kV, kM>(a, s);
+      else launch_rows<TIn, TQ, 1, kM>(a, s);
+    };
+    switch (mode) {
+      case RowMode::kDynamic: rows(std::integral_constant<RowMode, RowMode::kDynamic>{}); break;
+      case RowMode::kDynamicAsym:
+        if constexpr (std::is_same_v<TQ, int8_t>) rows(std::integral_constant<RowMode, RowMode::kDynamicAsym>{});
+        else err = cudaErrorInvalidValue;
+        break;
+      case RowMode::kStatic: rows(std::integral_constant<RowMode, RowMode::kStatic>{}); break;
+      case RowMode::kRmsNorm: rows(std::integral_constant<RowMode, RowMode::kRmsNorm>{}); break;
+      case RowMode::kPerTensor:
+        err = vectorized ? launch_tensor<TIn, TQ, kV>(a, s) : launch_tensor<TIn, TQ, 1>(a, s);
+        break;
+      case RowMode::kGroup:
+        if (vectorized) launch_groups<TIn, TQ, kV>(a, s);
+        else err = cudaErrorInvalidValue;
+        break;
+      default: err = cudaErrorInvalidValue;
+    }
+  });
+  return err != cudaSuccess ? err : shape;
+}
+
+}  // namespace cg_quant

@@ -1,0 +1,76 @@
+// Dynamic per-tensor quantization in one cooperative kernel: every CTA loads its share of the tensor
+// into registers and reduces its absmax, all CTAs meet at a grid barrier, each reduces the per-CTA
+// maxima, then quantizes what it holds. The tensor is read once when it fits in the grid's registers
+// (kCache vectors per thread, 1024 threads per SM: ~17 MB on an H100), and the rest read again (from L2, as far as it
+// fits) otherwise. Replaces a zeroed counter + absmax kernel + quant kernel (three launches).
+#pragma once
+#include <cooperative_groups.h>
+
+#include "quant_common.cuh"
+
+namespace cg_quant {
+
+template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, bool kContig>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel(RowArgs args) {
+  using V = VecT<TIn, kVec>;
+  using VQ = VecT<TQ, kVec>;
+  constexpr int kBatch = 4;  // vectors in flight per thread beyond the cached part
+  const int64_t nvec = args.cols / kVec, total = args.rows * nvec;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
+  const int64_t f0 = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  // Flat vector index f over (rows, nvec); q is contiguous, x may have a row stride.
+  auto xv = [&](int64_t f) -> V {
+    if (kContig) return reinterpret_cast<const V*>(args.x)[f];
+    const int64_t r = f / nvec;
+    return reinterpret_cast<const V*>(static_cast<const TIn*>(args.x) + r * args.ldx)[f - r * nvec];
+  };
+  VQ* q = static_cast<VQ*>(args.q);
+
+  V c[kCache];
+#pragma unroll
+  for (int j = 0; j < kCache; ++j)
+    if (f0 + j * stride < total) c[j] = xv(f0 + j * stride);
+  Stats st;
+  stats_init(st);
+#pragma unroll
+  for (int j = 0; j < kCache; ++j)
+    if (f0 + j * stride < total) stats_add_vec<false, false>(st, c[j]);
+  const int64_t rest = f0 + kCache * stride;
+  for (int64_t f = rest; f < total; f += kBatch * stride) {
+    V b[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+      if (f + k * stride < total) b[k] = xv(f + k * stride);
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+      if (f + k * stride < total) stats_add_vec<false, false>(st, b[k]);
+  }
+  st = block_stats<kThreads, false, false>(st);
+  if (threadIdx.x == 0) args.partials[blockIdx.x] = st.amax_bits;
+  cooperative_groups::this_grid().sync();
+
+  Stats t;
+  stats_init(t);
+  for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += kThreads)
+    t.amax_bits = max(t.amax_bits, __ldcg(args.partials + b));  // L2: written by other SMs
+  t = block_stats<kThreads, false, false, 1>(t);
+  const bool bad = bits_bad(t.amax_bits);
+  const float scale = scale_from_amax(__uint_as_float(t.amax_bits), QTraits<TQ>::kMax, !bad);
+  if (blockIdx.x == 0 && threadIdx.x == 0) args.scale_out[0] = scale;
+  const float inv = __frcp_rn(scale);
+
+#pragma unroll
+  for (int j = 0; j < kCache; ++j)
+    if (f0 + j * stride < total) q[f0 + j * stride] = quant_vec<TQ, false>(c[j], inv, 0.0f, bad);
+  for (int64_t f = rest; f < total; f += kBatch * stride) {
+    V b[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+      if (f + k * stride < total) b[k] = xv(f + k * stride);
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+      if (f + k * stride < total) q[f + k * stride] = quant_vec<TQ, false>(b[k], inv, 0.0f, bad);
+  }
+}
+
+}  // namespace cg_quant
