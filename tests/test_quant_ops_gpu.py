@@ -265,7 +265,9 @@ def test_no_host_sync_compile_and_cuda_graph():
         return (q, s, h, _call("dynamic", h, wq, ws, bias, adj), _call("dynamic_asym", x, wq, ws, bias, adj),
                 _call("static", x, wq, ws, bias, adj), _call("static_azp", x, wq, ws, bias, adj),
                 _call("dynamic", x, w8, ws8, bias, None), _call("dynamic_per_tensor", x, wq, ws, bias, adj),
-                *cg.quantize_per_group(x, 128, FP8), *cg.quantize_per_tensor(x))
+                *cg.quantize_per_group(x, 128, FP8), *cg.quantize_per_tensor(x),  # one CTA
+                *cg.quantize_per_tensor(x.repeat(2, 16)),  # 16 x 8192: one cluster of CTAs on SM90
+                *cg.quantize_per_tensor(x.repeat(32, 16)))  # 256 x 8192: cooperative grid
 
     def same(a, b):
         return all(torch.equal(_bits(u), _bits(v)) for u, v in zip(a, b))

@@ -2,6 +2,8 @@
 // each problem, chosen here once for the torch extension (quant_ops.cu) and for standalone harnesses.
 #pragma once
 #include <algorithm>
+#include <mutex>
+#include <unordered_set>
 
 #include "quant_rows.cuh"
 #include "quant_tensor.cuh"
@@ -30,6 +32,43 @@ cudaError_t with_types(InType in, OutType out, F&& f) {
   return cudaGetLastError();
 }
 
+// Threads of the row kernels allowed to be resident per SM (0: as many as registers allow). At ~32
+// registers 16 CTAs of 128 threads fit, so a 2048-row problem starts every row in one wave and no
+// row's writes overlap another's reads; a cap keeps some rows waiting until earlier ones finish.
+// It is imposed through dynamic shared memory the kernels never touch. Chosen from the "cap" rows of
+// tools/results/h100-2026-11-23/quant_v2/qb.cu; a variable so that harness can compare settings.
+inline int& row_threads_per_sm_cap() {
+  static int cap = 1024;
+  return cap;
+}
+
+// Dynamic shared memory that lets at most `ctas` CTAs share an SM (0 when no cap applies), and the
+// kernel set to prefer the shared-memory carveout that makes exactly that many fit.
+template <typename K>
+size_t cap_smem(K kernel, int threads) {
+  const int cap = row_threads_per_sm_cap();
+  if (cap <= 0 || cap / threads < 1) return 0;
+  static int smem_sm[64] = {}, reserved[64] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev >= 64) return 0;
+  if (smem_sm[dev] == 0) {
+    cudaDeviceGetAttribute(&smem_sm[dev], cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+    cudaDeviceGetAttribute(&reserved[dev], cudaDevAttrReservedSharedMemoryPerBlock, dev);
+  }
+  {  // once per kernel (all share one pointer type, so the set is keyed by address)
+    static std::mutex m;
+    static std::unordered_set<const void*> done;
+    std::lock_guard<std::mutex> g(m);
+    if (done.insert(reinterpret_cast<const void*>(kernel)).second)
+      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+  }
+  const int ctas = cap / threads;
+  // (ctas + 1) CTAs of this size overflow the SM; ctas of them fit (allocation granularity included)
+  const size_t per_cta = static_cast<size_t>(smem_sm[dev]) / (ctas + 1) + 1;
+  if (per_cta <= static_cast<size_t>(reserved[dev]) || per_cta - reserved[dev] > 48 * 1024) return 0;
+  return per_cta - reserved[dev];
+}
+
 // One CTA per row, each thread holding up to 4 vectors of it (8 for long rows); min-blocks hints as
 // measured (tools/results/h100-2026-11-23/run3: capping registers further spills and is slower).
 // A few rows (at most kFewRows) leave most SMs idle and each CTA's chain of dependent steps is the
@@ -39,12 +78,13 @@ template <typename TIn, typename TQ, int kVec, RowMode kMode, int kFewCache = 2>
 void launch_rows(RowArgs const& a, cudaStream_t s) {
   const int64_t nvec = a.cols / kVec;
   const unsigned grid = static_cast<unsigned>(a.rows);
+  auto capped = [&](auto kernel, int threads) { kernel<<<grid, threads, cap_smem(kernel, threads), s>>>(a); };
   if (kVec > 1 && a.rows <= kFewRows && nvec <= kFewCache * 512) {
     if (nvec <= kFewCache * 128) row_quant_kernel<TIn, TQ, kVec, kFewCache, 128, kMode, 1><<<grid, 128, 0, s>>>(a);
     else if (nvec <= kFewCache * 256) row_quant_kernel<TIn, TQ, kVec, kFewCache, 256, kMode, 1><<<grid, 256, 0, s>>>(a);
     else row_quant_kernel<TIn, TQ, kVec, kFewCache, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
-  } else if (kVec > 1 && nvec <= 4 * 128) row_quant_kernel<TIn, TQ, kVec, 4, 128, kMode, 6><<<grid, 128, 0, s>>>(a);
-  else if (kVec > 1 && nvec <= 4 * 256) row_quant_kernel<TIn, TQ, kVec, 4, 256, kMode, 3><<<grid, 256, 0, s>>>(a);
+  } else if (kVec > 1 && nvec <= 4 * 128) capped(row_quant_kernel<TIn, TQ, kVec, 4, 128, kMode, 6>, 128);
+  else if (kVec > 1 && nvec <= 4 * 256) capped(row_quant_kernel<TIn, TQ, kVec, 4, 256, kMode, 3>, 256);
   else if (kVec > 1 && nvec <= 8 * 512) row_quant_kernel<TIn, TQ, kVec, 8, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
   else row_quant_kernel<TIn, TQ, kVec, 0, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
 }
@@ -86,19 +126,55 @@ inline int tensor_partials_capacity() {
   return sms * (2048 / kTensorThreads);
 }
 
+// Whether the current device launches thread-block clusters (SM90 and later), cached per device.
+inline bool cluster_launch_supported() {
+  static int cache[64] = {};  // 0 unknown, 1 no, 2 yes
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev >= 64) return false;
+  if (cache[dev] == 0) {
+    int yes = 0;
+    cudaDeviceGetAttribute(&yes, cudaDevAttrClusterLaunch, dev);
+    cache[dev] = yes ? 2 : 1;
+  }
+  return cache[dev] == 2;
+}
+
+// CTAs a small tensor may use as one cluster (8: the portable cluster size).
+constexpr int kClusterMax = 8;
+
 template <typename TIn, typename TQ, int kVec>
 cudaError_t launch_tensor(RowArgs const& a, cudaStream_t s) {
   const bool contig = a.rows <= 1 || a.ldx == a.cols;
-  auto go = [&](auto kernel) {
-    const int64_t total = a.rows * (a.cols / kVec);
-    const int64_t want = (total + kTensorThreads * kTensorCache - 1) / (kTensorThreads * kTensorCache);
-    const int blocks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, coresident_blocks(kernel, kTensorThreads))));
+  const int64_t total = a.rows * (a.cols / kVec);
+  const int64_t want = std::max<int64_t>(1, (total + kTensorThreads * kTensorCache - 1) / (kTensorThreads * kTensorCache));
+  auto go = [&](auto kc) {
+    constexpr bool kC = decltype(kc)::value;
+    if (want == 1) {
+      tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kNone><<<1, kTensorThreads, 0, s>>>(a);
+      return cudaGetLastError();
+    }
+    if (want <= kClusterMax && cluster_launch_supported()) {
+      cudaLaunchConfig_t cfg = {};
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = static_cast<unsigned>(want);
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.gridDim = dim3(static_cast<unsigned>(want));
+      cfg.blockDim = dim3(kTensorThreads);
+      cfg.stream = s;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      return cudaLaunchKernelEx(&cfg, tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kCluster>, a);
+    }
+    auto kernel = tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kGrid>;
+    const int blocks = static_cast<int>(std::min<int64_t>(want, coresident_blocks(kernel, kTensorThreads)));
     RowArgs copy = a;
     void* params[] = {&copy};
     return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(blocks), dim3(kTensorThreads), params, 0, s);
   };
-  if (contig) return go(tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, true>);
-  return go(tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, false>);
+  if (contig) return go(std::true_type{});
+  return go(std::false_type{});
 }
 
 // Launch `mode` on (rows, cols) with 16-byte vectors when `vectorized` (16-byte aligned rows, cols a

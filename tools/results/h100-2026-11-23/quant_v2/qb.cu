@@ -250,8 +250,8 @@ static float time_copy(size_t bytes, int reps = 100) {
 }
 
 // The per-tensor kernel (a cooperative launch) captured in a CUDA graph and replayed: same bytes as eager.
-static int graph_check() {
-  Case c{RowMode::kPerTensor, InType::kBFloat16, OutType::kFp8, 300, 4096, 4096};
+static int graph_check(int64_t rows, int64_t cols) {
+  Case c{RowMode::kPerTensor, InType::kBFloat16, OutType::kFp8, rows, cols, cols};
   Bufs b = alloc(c);
   Sizes z = sizes(c);
   std::vector<uint8_t> hx; fill_host(hx, c.in, c.rows, c.cols, c.ldx, 5, false);
@@ -271,7 +271,7 @@ static int graph_check() {
   CK(cudaGraphInstantiate(&ge, g, 0)); CK(cudaGraphLaunch(ge, s)); CK(cudaGraphLaunch(ge, s)); CK(cudaStreamSynchronize(s));
   CK(cudaMemcpy(q1.data(), b.q, z.q, cudaMemcpyDeviceToHost)); CK(cudaMemcpy(&s1, b.scale, 4, cudaMemcpyDeviceToHost));
   bool same = q0 == q1 && memcmp(&s0, &s1, 4) == 0;
-  printf("graph replay of the per-tensor kernel: %s (scale %g)\n", same ? "same as eager" : "DIFFERENT", s0);
+  printf("graph replay of the per-tensor kernel %lldx%lld: %s (scale %g)\n", (long long)rows, (long long)cols, same ? "same as eager" : "DIFFERENT", s0);
   release(b);
   return same ? 0 : 1;
 }
@@ -295,7 +295,9 @@ int main(int argc, char** argv) {
           for (int gs : {64, 128}) if (k % gs == 0 && ld % 8 == 0) fails += check({RowMode::kGroup, in, out, r, k, ld, false, false, false, gs});
         }
       }
-  fails += graph_check();
+  fails += graph_check(300, 4096);  // grid barrier (cooperative launch)
+  fails += graph_check(16, 8192);   // one cluster of 4 CTAs
+  fails += graph_check(2, 4096);    // one CTA
   printf("CHECKS: %d failed\n", fails);
   if (argc > 1 && std::string(argv[1]) == "check") return fails ? 1 : 0;
 
@@ -329,5 +331,32 @@ int main(int argc, char** argv) {
       }
       printf("%6lld %6lld %-28s %9.2f (copy of x+q bytes)\n", (long long)m, (long long)k, "memcpy D2D", time_copy((m * k * 3) / 2));
     }
+  // Occupancy cap of the 128/256-thread row kernels (row_threads_per_sm_cap in quant_launch.cuh).
+  const int keep = row_threads_per_sm_cap();
+  printf("\nrow kernels by resident-thread cap per SM (0 = none; the default is %d), new kernels, us and %% of floor\n", keep);
+  for (int64_t k : {4096, 8192})
+    for (int64_t m : {2048, 8192}) {
+      struct R { const char* name; Case c; };
+      std::vector<R> rs = {
+        {"per_token int8", {RowMode::kDynamic, InType::kBFloat16, OutType::kInt8, m, k, k}},
+        {"per_token fp8", {RowMode::kDynamic, InType::kBFloat16, OutType::kFp8, m, k, k}},
+        {"per_token_asym int8", {RowMode::kDynamicAsym, InType::kBFloat16, OutType::kInt8, m, k, k}},
+        {"static int8", {RowMode::kStatic, InType::kBFloat16, OutType::kInt8, m, k, k}},
+        {"rms_norm int8 +residual", {RowMode::kRmsNorm, InType::kBFloat16, OutType::kInt8, m, k, k, false, false, true}},
+      };
+      for (auto& r : rs) {
+        Sizes z = sizes(r.c);
+        size_t moved = z.x + z.q + 2 * z.res + (r.c.mode == RowMode::kRmsNorm ? k * 2 : 0);
+        const float floor_us = moved / (bw * 1e3f);
+        printf("%6lld %6lld %-28s", (long long)m, (long long)k, r.name);
+        for (int cap : {0, 1024, 1536}) {
+          row_threads_per_sm_cap() = cap;
+          float t = time_case(kNew, r.c);
+          printf("  cap %4d: %7.2f us %5.1f%%", cap, t, 100.f * floor_us / t);
+        }
+        printf("\n");
+      }
+    }
+  row_threads_per_sm_cap() = keep;
   return fails ? 1 : 0;
 }
