@@ -2,6 +2,8 @@
 // each problem, chosen here once for the torch extension (quant_ops.cu) and for standalone harnesses.
 #pragma once
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <mutex>
 #include <unordered_set>
 
@@ -69,6 +71,32 @@ size_t cap_smem(K kernel, int threads) {
   return per_cta - reserved[dev];
 }
 
+// Most CTAs of a kernel that can be resident at once on the current device (what a cooperative launch
+// may use), cached per (device, kernel, threads): the occupancy query is a host computation, not free.
+// Every kernel here has the same pointer type, so the cache is keyed by address, not by type.
+template <typename K>
+int coresident_blocks(K kernel, int threads) {
+  static std::mutex m;
+  static std::map<std::tuple<int, const void*, int>, int> cache;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+  const auto key = std::make_tuple(dev, reinterpret_cast<const void*>(kernel), threads);
+  std::lock_guard<std::mutex> g(m);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  int per_sm = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  return cache[key] = per_sm * sms;
+}
+
+// Rows of up to 512 vectors through row_quant_persistent_kernel (true) or one CTA per row (false);
+// compared in tools/results/h100-2026-11-23/quant_v2/qb.cu, a variable so that harness can flip it.
+inline bool& row_persistent() {
+  static bool on = false;
+  return on;
+}
+
 // One CTA per row, each thread holding up to 4 vectors of it (8 for long rows); min-blocks hints as
 // measured (tools/results/h100-2026-11-23/run3: capping registers further spills and is slower).
 // A few rows (at most kFewRows) leave most SMs idle and each CTA's chain of dependent steps is the
@@ -83,6 +111,12 @@ void launch_rows(RowArgs const& a, cudaStream_t s) {
     if (nvec <= kFewCache * 128) row_quant_kernel<TIn, TQ, kVec, kFewCache, 128, kMode, 1><<<grid, 128, 0, s>>>(a);
     else if (nvec <= kFewCache * 256) row_quant_kernel<TIn, TQ, kVec, kFewCache, 256, kMode, 1><<<grid, 256, 0, s>>>(a);
     else row_quant_kernel<TIn, TQ, kVec, kFewCache, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
+  } else if (kVec > 1 && nvec <= 4 * 128 && kMode != RowMode::kRmsNorm && row_persistent()) {
+    if constexpr (kMode != RowMode::kRmsNorm) {
+      auto kernel = row_quant_persistent_kernel<TIn, TQ, kVec, 4, 128, kMode, 4>;
+      const int64_t ctas = std::min<int64_t>(a.rows, std::max(1, coresident_blocks(kernel, 128)));
+      kernel<<<static_cast<unsigned>(ctas), 128, 0, s>>>(a);
+    }
   } else if (kVec > 1 && nvec <= 4 * 128) capped(row_quant_kernel<TIn, TQ, kVec, 4, 128, kMode, 6>, 128);
   else if (kVec > 1 && nvec <= 4 * 256) capped(row_quant_kernel<TIn, TQ, kVec, 4, 256, kMode, 3>, 256);
   else if (kVec > 1 && nvec <= 8 * 512) row_quant_kernel<TIn, TQ, kVec, 8, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
@@ -100,22 +134,6 @@ void launch_groups(RowArgs const& a, cudaStream_t s) {
   if (nvec <= 128) go(std::integral_constant<int, 1>{});
   else if (nvec <= 256) go(std::integral_constant<int, 2>{});
   else go(std::integral_constant<int, 4>{});
-}
-
-// Most CTAs of a kernel that can be resident at once on the current device (what a cooperative launch
-// may use), cached per device: the occupancy query is a host computation, but not free.
-template <typename K>
-int coresident_blocks(K kernel, int threads) {
-  static int cache[64] = {};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev >= 64) return 0;
-  if (cache[dev] == 0) {
-    int per_sm = 0, sms = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cache[dev] = per_sm * sms;
-  }
-  return cache[dev];
 }
 
 // Upper bound on the per-tensor kernel's grid (the size of RowArgs::partials).
