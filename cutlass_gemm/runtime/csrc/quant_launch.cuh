@@ -90,13 +90,6 @@ int coresident_blocks(K kernel, int threads) {
   return cache[key] = per_sm * sms;
 }
 
-// Rows of up to 512 vectors through row_quant_persistent_kernel (true) or one CTA per row (false);
-// compared in tools/results/h100-2026-11-23/quant_v2/qb.cu, a variable so that harness can flip it.
-inline bool& row_persistent() {
-  static bool on = false;
-  return on;
-}
-
 // One CTA per row, each thread holding up to 4 vectors of it (8 for long rows); min-blocks hints as
 // measured (tools/results/h100-2026-11-23/run3: capping registers further spills and is slower).
 // A few rows (at most kFewRows) leave most SMs idle and each CTA's chain of dependent steps is the
@@ -111,12 +104,6 @@ void launch_rows(RowArgs const& a, cudaStream_t s) {
     if (nvec <= kFewCache * 128) row_quant_kernel<TIn, TQ, kVec, kFewCache, 128, kMode, 1><<<grid, 128, 0, s>>>(a);
     else if (nvec <= kFewCache * 256) row_quant_kernel<TIn, TQ, kVec, kFewCache, 256, kMode, 1><<<grid, 256, 0, s>>>(a);
     else row_quant_kernel<TIn, TQ, kVec, kFewCache, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
-  } else if (kVec > 1 && nvec <= 4 * 128 && kMode != RowMode::kRmsNorm && row_persistent()) {
-    if constexpr (kMode != RowMode::kRmsNorm) {
-      auto kernel = row_quant_persistent_kernel<TIn, TQ, kVec, 4, 128, kMode, 4>;
-      const int64_t ctas = std::min<int64_t>(a.rows, std::max(1, coresident_blocks(kernel, 128)));
-      kernel<<<static_cast<unsigned>(ctas), 128, 0, s>>>(a);
-    }
   } else if (kVec > 1 && nvec <= 4 * 128) capped(row_quant_kernel<TIn, TQ, kVec, 4, 128, kMode, 6>, 128);
   else if (kVec > 1 && nvec <= 4 * 256) capped(row_quant_kernel<TIn, TQ, kVec, 4, 256, kMode, 3>, 256);
   else if (kVec > 1 && nvec <= 8 * 512) row_quant_kernel<TIn, TQ, kVec, 8, 512, kMode, 1><<<grid, 512, 0, s>>>(a);

@@ -148,27 +148,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) row_quant_kernel(RowArgs
   rq.process(row, w, blockIdx.x);
 }
 
-// The same rows, CTAs resident for several rows each (row += gridDim.x): the next row is loaded before
-// the current one is reduced and stored, so an SM's loads never wait for a CTA to exit and another to
-// start. Not for RMSNorm (its weight would be held twice).
-template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode, int kMinBlocks>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) row_quant_persistent_kernel(RowArgs args) {
-  static_assert(kCache > 0 && kMode != RowMode::kRmsNorm, "cached rows, no norm weight");
-  using RQ = RowQuant<TIn, TQ, kVec, kCache, kThreads, kMode>;
-  RQ rq{args, args.cols / kVec};
-  typename RQ::V cur[RQ::kSlots], next[RQ::kSlots], w[RQ::kWSlots];
-  int64_t row = blockIdx.x;
-  if (row >= args.rows) return;
-  rq.load_cached(cur, w, row);
-  for (; row < args.rows; row += gridDim.x) {
-    if (row + gridDim.x < args.rows) rq.load_cached(next, w, row + gridDim.x);
-    rq.process(cur, w, row);
-#pragma unroll
-    for (int j = 0; j < RQ::kSlots; ++j) cur[j] = next[j];
-    __syncthreads();  // block_stats' shared partials are rewritten by the next row
-  }
-}
-
 // Per group along K: blockIdx.x is the row, blockIdx.y a chunk of kPer * kThreads vectors. A group is
 // args.group_lanes consecutive vectors, held by as many consecutive lanes of one warp (kThreads and the
 // chunk are multiples of 32, and K is a multiple of the group), and reduced by shuffles: no barrier.

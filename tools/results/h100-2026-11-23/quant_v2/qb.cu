@@ -295,17 +295,6 @@ int main(int argc, char** argv) {
           for (int gs : {64, 128}) if (k % gs == 0 && ld % 8 == 0) fails += check({RowMode::kGroup, in, out, r, k, ld, false, false, false, gs});
         }
       }
-  // the persistent row kernel (row_persistent() in quant_launch.cuh), same bytes as the old kernels
-  row_persistent() = true;
-  for (InType in : {InType::kFloat, InType::kHalf, InType::kBFloat16})
-    for (OutType out : {OutType::kInt8, OutType::kFp8})
-      for (auto [r, k] : std::vector<std::pair<int64_t, int64_t>>{{300, 4096}, {2048, 4096}, {3000, 2048}, {5000, 1000}}) {
-        fails += check({RowMode::kDynamic, in, out, r, k, k});
-        fails += check({RowMode::kStatic, in, out, r, k, k + 8});
-        if (out == OutType::kInt8) { fails += check({RowMode::kDynamicAsym, in, out, r, k, k}); fails += check({RowMode::kStatic, in, out, r, k, k, true}); }
-        else fails += check({RowMode::kDynamic, in, out, r, k, k, false, true});
-      }
-  row_persistent() = false;
   fails += graph_check(300, 4096);  // grid barrier (cooperative launch)
   fails += graph_check(16, 8192);   // one cluster of 4 CTAs
   fails += graph_check(2, 4096);    // one CTA
@@ -364,12 +353,6 @@ int main(int argc, char** argv) {
           row_threads_per_sm_cap() = cap;
           float t = time_case(kNew, r.c);
           printf("  cap %4d: %7.2f us %5.1f%%", cap, t, 100.f * floor_us / t);
-        }
-        if (r.c.mode != RowMode::kRmsNorm && k <= 4096) {
-          row_persistent() = true;
-          float t = time_case(kNew, r.c);
-          row_persistent() = false;
-          printf("  persistent: %7.2f us %5.1f%%", t, 100.f * floor_us / t);
         }
         printf("\n");
       }
