@@ -1,6 +1,6 @@
 // Weight-only small-M GEMM kernel (M <= 64): out (M, N) = x (M, K) @ dequant(W)^T (+ bias), T = fp16/bf16.
 //
-// Work split: a CTA of 4 warps owns kWarpsN * 32 columns and, per pipeline stage, kWarpsK * 64 input
+// Work split: a CTA of kWarpsN x kWarpsK warps owns kWarpsN * 32 columns and, per pipeline stage, kWarpsK * 64 input
 // features; warp (wn, wk) computes its 32 x 64 warp tile of the stage. A stage is one cp.async group:
 // the 4 warp tiles of packed weight (16-byte copies, evict-first in L2), the x rows < M of the stage's
 // K range (swizzled so ldmatrix is conflict-free) and the scale (zero) rows; kStages stages in flight.
@@ -22,7 +22,8 @@ namespace cg_wo {
 
 template <int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages>
 struct WoShape {
-  static_assert(kWarpsN * kWarpsK == kThreads / 32, "4 warps per CTA");
+  static constexpr int kThreads = kWarpsN * kWarpsK * 32;
+  static_assert(kWarpsN * kWarpsK == 4 || kWarpsN * kWarpsK == 8, "4 or 8 warps per CTA");
   static_assert(kBits == 4 || kBits == 8, "int4 or int8 weights");
   static constexpr int kBN = kWarpsN * kTileN;
   static constexpr int kBK = kWarpsK * kTileK;
@@ -31,7 +32,7 @@ struct WoShape {
   static constexpr int kVecs = kTileBytes / (32 * 16);             // 16-byte vectors per lane
   static constexpr int kXRowBytes = kBK * 2;
   static constexpr int kXBytes = kRows * kXRowBytes;
-  static constexpr int kWBytes = (kThreads / 32) * kTileBytes;
+  static constexpr int kWBytes = kWarpsN * kWarpsK * kTileBytes;
   static constexpr int kSRowBytes = kBN * 2;
   static constexpr int kSBytes = kWarpsK * 2 * kSRowBytes;  // per warp tile: the rows of its two k32 halves
   static constexpr int kStageBytes = kXBytes + kWBytes + kSBytes * (kZero ? 2 : 1);
@@ -42,9 +43,10 @@ struct WoShape {
 };
 
 template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages>
-__global__ void __launch_bounds__(kThreads) wo_gemm_kernel(WoArgs a) {
+__global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs a) {
   using S = WoShape<kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>;
   using T2 = typename Ty<T>::T2;
+  constexpr int kThreads = S::kThreads;
   extern __shared__ __align__(128) uint8_t smem[];
   __shared__ int s_last;
 

@@ -16,12 +16,15 @@ struct WoKernel {
   int bn = 0;       // columns per CTA
   int warps_k = 0;  // 64-feature warp tiles per stage
   int rows = 0;     // M capacity (16 * m tiles)
+  int threads = 0;  // 32 * warps
+  int bits = 0;
 };
 
 template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages>
 WoKernel wo_kernel() {
   using S = WoShape<kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>;
-  return {wo_gemm_kernel<T, kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>, S::kSmem, S::kBN, kWarpsK, S::kRows};
+  return {wo_gemm_kernel<T, kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>, S::kSmem, S::kBN, kWarpsK, S::kRows,
+          S::kThreads, kBits};
 }
 
 // Default configurations, by M (measured choices go here; see the harness's tuning rows):
@@ -61,7 +64,7 @@ inline WoDeviceFit wo_fit(WoKernel const& k) {
     if (cache[i].fn == k.fn && cache[i].dev == dev) return cache[i].fit;
   fit.err = cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem);
   if (fit.err == cudaSuccess) fit.err = cudaDeviceGetAttribute(&fit.sms, cudaDevAttrMultiProcessorCount, dev);
-  if (fit.err == cudaSuccess) fit.err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit.per_sm, k.fn, kThreads, k.smem);
+  if (fit.err == cudaSuccess) fit.err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit.per_sm, k.fn, k.threads, k.smem);
   if (fit.err != cudaSuccess) return fit;
   fit.per_sm = std::max(1, fit.per_sm);
   if (used < 256) cache[used++] = Entry{k.fn, dev, fit};
@@ -77,7 +80,8 @@ struct WoPlan {
 };
 
 // Split-K only where the N tiles leave resident CTA slots empty (small N, long K): as many splits as
-// fill those slots, each split keeping at least kMinStagesPerSplit pipeline stages. `force_splits` > 0
+// fill those slots, each split keeping at least kMinStagesPerSplit pipeline stages, and the fp32
+// partials (written and read back through L2) at most a quarter of the weight bytes. `force_splits` > 0
 // overrides (tuning); it is clamped to the number of stages.
 constexpr int kMinStagesPerSplit = 4;
 constexpr int kMaxSplits = 16;
@@ -92,7 +96,9 @@ inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0
     const WoDeviceFit fit = wo_fit(kernel);
     if ((p.err = fit.err) != cudaSuccess) return p;
     const int slots = fit.per_sm * fit.sms;
-    if (p.ntiles < slots) p.splits = std::min({slots / p.ntiles, stages / kMinStagesPerSplit, kMaxSplits});
+    const int64_t partial_cap = static_cast<int64_t>(k) * kernel.bits / (4 * 8 * 4 * kernel.rows);  // per n: k*bits/8/4 bytes
+    if (p.ntiles < slots)
+      p.splits = static_cast<int>(std::min<int64_t>({slots / p.ntiles, stages / kMinStagesPerSplit, kMaxSplits, partial_cap}));
     p.splits = std::max(1, p.splits);
   }
   if (p.splits > 1) p.ws_floats = static_cast<int64_t>(p.splits) * p.ntiles * kernel.bn * kernel.rows;
@@ -108,7 +114,7 @@ inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t
   if (p.splits > 1 && (a.workspace == nullptr || a.counters == nullptr)) return cudaErrorInvalidValue;
   const WoDeviceFit fit = wo_fit(p.kernel);  // sets the shared memory limit on first use
   if (fit.err != cudaSuccess) return fit.err;
-  p.kernel.fn<<<dim3(p.ntiles, p.splits), kThreads, p.kernel.smem, stream>>>(a);
+  p.kernel.fn<<<dim3(p.ntiles, p.splits), p.kernel.threads, p.kernel.smem, stream>>>(a);
   return cudaGetLastError();
 }
 
