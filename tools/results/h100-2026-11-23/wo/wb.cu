@@ -121,10 +121,13 @@ template <typename T> struct Dev {
 };
 
 // ------------------------------------------------------------------------------------ checks
+struct Variant { std::string name; WoKernel k; int splits; };
+template <int kBits> static std::vector<Variant> tuning_variants(int m);
 static int g_checks = 0, g_failed = 0;
 
 template <typename T>
-static void check_case(int bits, bool zero, int group, int m, int n, int k, int force_splits) {
+static void check_case(int bits, bool zero, int group, int m, int n, int k, int force_splits,
+                       const WoKernel* variant = nullptr, const char* label = "default") {
   HostW hw = make_weight<T>(n, k, bits, group, zero, 1000 + bits * 7 + zero * 3 + group + n + k);
   std::mt19937_64 g(m * 31 + n);
   std::normal_distribution<float> nd(0.f, 1.f);
@@ -136,7 +139,7 @@ static void check_case(int bits, bool zero, int group, int m, int n, int k, int 
   for (int c = 0; c < n; ++c) { bf[c] = round_t<T>(nd(g) * 0.1f); bh[c] = to_bits<T>(bf[c]); }
   Dev<T> d;
   d.upload(hw, xh, m, ldx, bh);
-  const WoKernel kern = wo_select(std::is_same<T, bf16>::value ? ActType::kBFloat16 : ActType::kHalf, bits, zero, m);
+  const WoKernel kern = variant ? *variant : wo_select(std::is_same<T, bf16>::value ? ActType::kBFloat16 : ActType::kHalf, bits, zero, m);
   const WoPlan plan = wo_plan(kern, n, k, force_splits);
   const WoArgs a = d.args(m, n, k, group);
   std::vector<uint16_t> o1((size_t)m * n), o2(o1.size());
@@ -173,7 +176,7 @@ static void check_case(int bits, bool zero, int group, int m, int n, int k, int 
   ++g_checks;
   if (!(worst <= 1e-2) || !same) {
     ++g_failed;
-    printf("FAIL %s int%d %s g%d M=%d N=%d K=%d splits=%d: rel err %.3g%s\n", std::is_same<T, bf16>::value ? "bf16" : "fp16",
+    printf("FAIL %s %s int%d %s g%d M=%d N=%d K=%d splits=%d: rel err %.3g%s\n", label, std::is_same<T, bf16>::value ? "bf16" : "fp16",
            bits, zero ? "zp" : "sym", group, m, n, k, plan.splits, worst, same ? "" : " (runs differ)");
   }
 }
@@ -191,6 +194,16 @@ static void run_checks() {
               if (t == 0) check_case<__half>(bits, zero, group, m, sh[0], sh[1], sh[2]);
               else check_case<bf16>(bits, zero, group, m, sh[0], sh[1], sh[2]);
             }
+  // the tuning variants (bf16, symmetric: what the timing rows run), so a faster one can become a default
+  for (int bits : {4, 8})
+    for (int m : {1, 16, 33, 64}) {
+      auto vs = bits == 4 ? tuning_variants<4>(m) : tuning_variants<8>(m);
+      for (auto const& v : vs)
+        for (auto const& sh : shapes) {
+          if (m > v.k.rows) continue;
+          check_case<bf16>(bits, false, bits == 4 ? (sh[1] % 128 ? 64 : 128) : 0, m, sh[0], sh[1], sh[2], &v.k, v.name.c_str());
+        }
+    }
   printf("CHECKS: %d failed (of %d)\n", g_failed, g_checks);
 }
 
