@@ -60,6 +60,9 @@ template <typename T2> __device__ __forceinline__ T2 as_t2(uint32_t v) { return 
 template <typename T2> __device__ __forceinline__ uint32_t as_u32(T2 v) { return *reinterpret_cast<uint32_t*>(&v); }
 
 // ------------------------------------------------------------------------------------ PTX
+// (CG_WO_EMULATE: tests/wo_emu/emu.cpp compiles these kernels as host code and supplies its own
+// emulation of the wrappers below, so the CPU tests run this very source.)
+#ifndef CG_WO_EMULATE
 __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
@@ -105,6 +108,7 @@ template <uint32_t kLut> __device__ __forceinline__ uint32_t lop3(uint32_t a, ui
   asm("lop3.b32 %0, %1, %2, %3, %4;" : "=r"(d) : "r"(a), "r"(b), "r"(c), "n"(kLut));
   return d;
 }
+#endif  // CG_WO_EMULATE
 
 // ------------------------------------------------------------------------------------ dequantizers
 // int4 word (nibbles e0 e2 e4 e6 e1 e3 e5 e7, low to high) -> 4 registers of T pairs (e0,e1) (e2,e3)
