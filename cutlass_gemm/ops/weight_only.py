@@ -96,6 +96,11 @@ def _rows_aligned(x2: Tensor) -> bool:
     return x2.data_ptr() % 16 == 0 and (x2.shape[0] <= 1 or x2.stride(0) % 8 == 0)
 
 
+def _aligned(t: Optional[Tensor], nbytes: int) -> Optional[Tensor]:
+    """`t`, or a fresh copy where a view's offset breaks the kernel's `nbytes`-byte loads (host check)."""
+    return t if t is None or t.data_ptr() % nbytes == 0 else t.clone()
+
+
 def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n):
     _check_call(x, qweight, scales, zeros, bias, perm, layout, bits, group_size, n)
     k = x.shape[-1]
@@ -117,6 +122,7 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
     if ext is not None:
         if not _rows_aligned(x2):  # cp.async reads 16-byte chunks: copy a misaligned view once
             x2 = x2.clone(memory_format=torch.contiguous_format)
+        qweight, scales, zeros, bias = _aligned(qweight, 16), _aligned(scales, 16), _aligned(zeros, 16), _aligned(bias, 4)
         y = ext.wo_gemm(x2, qweight, scales, zeros, bias, bits, group_size, n, 0)
     elif m == 0:
         y = x2.new_empty((0, n))

@@ -180,11 +180,13 @@ int run(WoArgs a, int splits, bool eager, bool reverse_splits) {
 template <typename T, int kBits, bool kZero>
 int by_config(int cfg, WoArgs const& a, int splits, bool eager, bool rev) {
   switch (cfg) {
-    case 0: return run<T, kBits, kZero, 1, 1, 4, 4>(a, splits, eager, rev);  // the M <= 16 default
-    case 1: return run<T, kBits, kZero, 2, 2, 2, 4>(a, splits, eager, rev);  // M <= 32
-    case 2: return run<T, kBits, kZero, 4, 4, 1, 4>(a, splits, eager, rev);  // M <= 64
+    case 0: return run<T, kBits, kZero, 1, 1, 4, 4>(a, splits, eager, rev);  // default, M <= 4
+    case 1: return run<T, kBits, kZero, 2, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 32
+    case 2: return run<T, kBits, kZero, 4, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 64
     case 3: return run<T, kBits, kZero, 1, 2, 4, 3>(a, splits, eager, rev);  // 8 warps, 3 stages
     case 4: return run<T, kBits, kZero, 4, 8, 1, 2>(a, splits, eager, rev);  // 8 warps along N, 2 stages
+    case 5: return run<T, kBits, kZero, 1, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 16
+    case 6: return run<T, kBits, kZero, 2, 2, 2, 4>(a, splits, eager, rev);  // 2 x 2 warps
     default: return 1;
   }
 }

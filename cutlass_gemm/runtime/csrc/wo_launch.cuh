@@ -27,15 +27,20 @@ WoKernel wo_kernel() {
           S::kThreads, kBits};
 }
 
-// Default configurations, by M (measured choices go here; see the harness's tuning rows):
-//   M <= 16: 1 m tile, 4 warps along K (32 columns per CTA: many CTAs, x read once per 32 columns)
-//   M <= 32: 2 m tiles, 2 x 2 warps (64 columns per CTA)
-//   M <= 64: 4 m tiles, 4 warps along N (128 columns per CTA: x re-read 4x less)
+// Default configurations, by M (estimates, to be settled by the harness's tuning rows). A CTA re-reads
+// the x rows of its K range from L2 for its kWarpsN * 32 columns: x bytes per int4 weight byte are
+// M / (8 * kWarpsN), so wider CTAs as M grows; at M <= 4 the narrowest CTA gives the most N tiles (the
+// least split-K).
+//   M <= 4:  1 m tile, 1 x 4 warps (32 columns, 4 warp tiles along K per stage)
+//   M <= 16: 1 m tile, 4 x 1 warps (128 columns)
+//   M <= 32: 2 m tiles, 4 x 1 warps
+//   M <= 64: 4 m tiles, 4 x 1 warps
 constexpr int kStagesDefault = 4;
 template <typename T, int kBits, bool kZero>
 WoKernel wo_default_kernel(int m) {
-  if (m <= 16) return wo_kernel<T, kBits, kZero, 1, 1, 4, kStagesDefault>();
-  if (m <= 32) return wo_kernel<T, kBits, kZero, 2, 2, 2, kStagesDefault>();
+  if (m <= 4) return wo_kernel<T, kBits, kZero, 1, 1, 4, kStagesDefault>();
+  if (m <= 16) return wo_kernel<T, kBits, kZero, 1, 4, 1, kStagesDefault>();
+  if (m <= 32) return wo_kernel<T, kBits, kZero, 2, 4, 1, kStagesDefault>();
   return wo_kernel<T, kBits, kZero, 4, 4, 1, kStagesDefault>();
 }
 

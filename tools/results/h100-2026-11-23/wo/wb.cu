@@ -241,6 +241,7 @@ static double copy_gbps() {
 
 #include "wb_variants.inc"
 
+#ifndef WB_NO_MAIN
 int main(int argc, char** argv) {
   const bool only_checks = argc > 1 && std::string(argv[1]) == "checks";
   const bool only_time = argc > 1 && std::string(argv[1]) == "time";
@@ -250,3 +251,4 @@ int main(int argc, char** argv) {
   if (!only_checks) run_timing();
   return 0;
 }
+#endif
