@@ -51,6 +51,11 @@ def test_op_cpu_act_order_and_other_scale_dtype():
     want = x.double() @ ((q.double() - zeros.double()[g_idx]) * scales.double()[g_idx])
     assert _rel(layer(x), want) < 2e-3
     assert _rel(layer(x.bfloat16()).double(), want) < 1e-2  # bf16 input: computed in fp16, returned in bf16
+    again = WeightOnlyLinear(k, n, bias=False, bits=4, group_size=group, zero_point=True, act_order=True,
+                             dtype=torch.float16)
+    assert set(layer.state_dict()) == {"qweight", "scales", "zeros", "perm"}
+    again.load_state_dict(layer.state_dict())
+    assert torch.equal(again(x), layer(x)) and torch.equal(again.perm, layer.perm)
 
 
 def test_op_errors_name_the_argument():
