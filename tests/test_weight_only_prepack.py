@@ -134,6 +134,13 @@ def test_prepack_rejects_unservable_shapes_and_formats():
     with pytest.raises(InvalidArgumentError) as e:
         prepack("not a quant")
     assert e.value.argument == "wq"
+    q = torch.zeros(32, 64, dtype=torch.int16)
+    for bad in (WeightOnlyQuant(q + 8, torch.ones(32, 1).half(), None, 4, None),           # symmetric int4: 8
+                WeightOnlyQuant(q + 16, torch.ones(32, 1).half(), q[:, :1], 4, None),       # unsigned int4: 16
+                WeightOnlyQuant(q, torch.ones(32, 1).half(), q[:, :1] + 257, 8, None)):     # zero point 257
+        with pytest.raises(InvalidArgumentError) as e:
+            prepack(bad)
+        assert e.value.argument == "wq"
 
 
 def test_check_packed_names_the_mismatch():

@@ -146,6 +146,12 @@ def prepack(wq: WeightOnlyQuant, layout: str = "mma_sm80", *, device=None) -> Pa
     bits, dev = wq.bits, wq.q.device
     half = 2 ** (bits - 1)
     u = wq.q.to(torch.int64) + (0 if wq.zero is not None else half)  # unsigned storage
+    # offline, so reading two values back is fine: an out-of-range q would spill into its neighbour field
+    if bool(u.min() < 0) or bool(u.max() > 2 ** bits - 1):
+        rng = f"[0, {2 ** bits - 1}]" if wq.zero is not None else f"[{-half}, {half - 1}]"
+        raise InvalidArgumentError("wq", f"q values must lie in {rng} for int{bits}")
+    if wq.zero is not None and (bool(wq.zero.min() < 0) or bool(wq.zero.max() > 2 ** bits)):
+        raise InvalidArgumentError("wq", f"zero points must lie in [0, {2 ** bits}] for int{bits}")
     tiles = u.reshape(n // 32, 32, k // 64, 64).permute(0, 2, 1, 3).reshape(n // 32, k // 64, 32 * 64)
     fields = tiles[:, :, _tile_map(bits, dev).reshape(-1)].reshape(n // 32, k // 64, -1, 32 // bits)
     shifts = torch.arange(0, 32, bits, device=dev)
