@@ -189,7 +189,7 @@ def test_quantize_model_report_skip_and_static():
 def test_quantize_model_errors():
     model = nn.Sequential(nn.Linear(64, 48))
     with pytest.raises(InvalidArgumentError) as ei:
-        cnn.quantize_model(model, "w4a16")
+        cnn.quantize_model(model, "w2a16")  # (w4a16 is a weight-only scheme now)
     assert ei.value.argument == "scheme"
     with pytest.raises(InvalidArgumentError) as ei:
         cnn.quantize_model(model, "w8a8-int8-static")

@@ -7,7 +7,10 @@ static schemes.
     report = quantize_model(model, "w8a8-int8-static", calibration=cals)
 
 Schemes: "w8a8-int8" (dynamic per-token symmetric), "w8a8-int8-asym" (dynamic per-token with zero
-points), "w8a8-int8-static" (calibrated per-tensor), "w8a8-fp8" (dynamic per-token), "w8a8-fp8-static".
+points), "w8a8-int8-static" (calibrated per-tensor), "w8a8-fp8" (dynamic per-token), "w8a8-fp8-static";
+weight-only (WEIGHT_ONLY_SCHEMES, `WeightOnlyLinear`): "w4a16" (int4, group 128, symmetric), "w8a16" (int8
+per channel), where a layer the weight-only kernel cannot hold (out_features not a multiple of 32,
+in_features not of 64 or of the group) is skipped with the reason.
 A layer whose shape the GEMM cannot serve (in_features not a multiple of 16, out_features not of 8) stays
 a float `nn.Linear` and is listed with the reason; so is one without calibration data under a static
 scheme. `skip` takes exact names, fnmatch patterns (`"model.layers.0.*"`) or a callable(name, module).
@@ -24,6 +27,7 @@ from torch import nn
 from ..errors import InvalidArgumentError
 from ..quant import Calibrator, make_calibrator
 from .linear import Fp8Linear, Int8Linear, unservable_reason
+from .weight_only import WeightOnlyLinear, weight_only_unservable_reason
 
 SCHEMES = {
     "w8a8-int8": (Int8Linear, "dynamic"),
@@ -31,6 +35,12 @@ SCHEMES = {
     "w8a8-int8-static": (Int8Linear, "static"),
     "w8a8-fp8": (Fp8Linear, "dynamic"),
     "w8a8-fp8-static": (Fp8Linear, "static"),
+}
+
+#: Weight-only schemes (`WeightOnlyLinear.from_float` arguments): int4 group 128 symmetric; int8 per channel.
+WEIGHT_ONLY_SCHEMES = {
+    "w4a16": {"bits": 4, "group_size": 128, "zero_point": False},
+    "w8a16": {"bits": 8, "group_size": None, "zero_point": False},
 }
 
 Skip = Union[Sequence[str], Callable[[str, nn.Module], bool]]
@@ -112,11 +122,13 @@ def quantize_model(model: nn.Module, scheme: str, *, skip: Skip = (),
     take `calibration`, the dict `calibrate` returns; a layer missing from it stays float.
 
     Raises InvalidArgumentError: unknown `scheme`; static scheme without `calibration`."""
-    if scheme not in SCHEMES:
-        raise InvalidArgumentError("scheme", f"must be one of {sorted(SCHEMES)}, got {scheme!r}")
+    if scheme not in SCHEMES and scheme not in WEIGHT_ONLY_SCHEMES:
+        raise InvalidArgumentError("scheme", f"must be one of {sorted(SCHEMES) + sorted(WEIGHT_ONLY_SCHEMES)}, "
+                                             f"got {scheme!r}")
     if not isinstance(model, nn.Module):
         raise InvalidArgumentError("model", f"must be a torch.nn.Module, got {type(model).__name__}")
-    cls, act = SCHEMES[scheme]
+    wo = WEIGHT_ONLY_SCHEMES.get(scheme)
+    cls, act = SCHEMES[scheme] if wo is None else (WeightOnlyLinear, "weight_only")
     static = act.startswith("static")
     if static and not calibration:
         raise InvalidArgumentError("calibration", f"{scheme!r} needs calibrators: calibration=calibrate(model, batches)")
@@ -134,12 +146,15 @@ def quantize_model(model: nn.Module, scheme: str, *, skip: Skip = (),
                 setattr(parent, child, q)
                 report.quantized.append(name)
             continue
-        why = "skipped by the user" if skipped(name, lin) else unservable_reason(lin.in_features, lin.out_features)
+        why = "skipped by the user" if skipped(name, lin) else (
+            unservable_reason(lin.in_features, lin.out_features) if wo is None
+            else weight_only_unservable_reason(lin.in_features, lin.out_features, wo["group_size"]))
         if why is None and static and name not in calibration:
             why = "no calibration data reached this layer"
         q = None
         if why is None:
-            q = cls.from_float(lin, act=act, calibrator=calibration[name] if static else "max")
+            q = (cls.from_float(lin, act=act, calibrator=calibration[name] if static else "max") if wo is None
+                 else WeightOnlyLinear.from_float(lin, **wo))
             setattr(parent, child, q)
             report.quantized.append(name)
         else:

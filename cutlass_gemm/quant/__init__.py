@@ -1,5 +1,5 @@
 """Quantization toolkit: quantizers, zero-point terms, calibrators, linear-layer conversion, and the
-weight-only formats (reference quantizer, GPTQ / AWQ importers).
+weight-only formats (reference quantizer, GPTQ / AWQ importers, the kernel layout: prepack / unpack).
 
 Everything here produces tensors shaped exactly as the scaled GEMM ops take
 them (see :mod:`cutlass_gemm.quant.quantize` for the conventions: float32
@@ -38,6 +38,7 @@ from .quantize import (
     static_row_scale,
 )
 from .weight_only import WeightOnlyQuant, from_awq, from_gptq, quantize_weight_only
+from .prepack import PackedWeight, dequantize_packed, prepack, unpack
 
 __all__ = [
     # quantize
@@ -78,4 +79,9 @@ __all__ = [
     "quantize_weight_only",
     "from_gptq",
     "from_awq",
+    # weight-only kernel layout
+    "PackedWeight",
+    "prepack",
+    "unpack",
+    "dequantize_packed",
 ]

@@ -1,0 +1,181 @@
+"""Weight-only quantized linear layer (W4A16 / W8A16): `WeightOnlyLinear`, a drop-in for `nn.Linear`.
+
+    layer = WeightOnlyLinear.from_float(linear, bits=4, group_size=128)           # or zero_point=True
+    layer = WeightOnlyLinear.from_gptq(qweight, qzeros, scales, g_idx, bias)      # GPTQ checkpoint tensors
+    layer = WeightOnlyLinear.from_awq(qweight, qzeros, scales, bias)              # AWQ (GEMM) checkpoint tensors
+    y = layer(x)                                                                  # x (..., in_features)
+
+The weight is stored prepacked for the small-M kernel (`cutlass_gemm.quant.prepack`, layout
+"wo_mma_sm80_v1"); every forward is one `cutlass_gemm::weight_only_mm` call (see
+`cutlass_gemm.ops.weight_only` for the backends: the mma kernel for M <= 64 on CUDA, the documented
+dequantize + F.linear fallback above, the float reference on the CPU).
+
+All state lives in buffers: `qweight` (N / 32, K * bits) int32, `scales` (K / g, N) (per channel:
+(1, N)) in the layer's dtype, `zeros` like scales (zero-point formats only), `perm` (K,) int64
+(act-order only), `bias` (N,). A layer built with the same arguments (`bits`, `group_size`,
+`zero_point`, `act_order`, `bias`) loads another's `state_dict`. Forward reads no tensor value on the
+host (torch.compile(fullgraph=True) and CUDA-graph capture work).
+
+Casts: `.to(device)` moves every buffer; a cast to float16/bfloat16 moves the bias and the output
+dtype along but never the scales (their dtype is part of the quantized format: the op converts them
+per call when x's dtype differs, exact for bf16 -> fp16 scales in fp16's normal range); casts to
+float32/float64 change nothing (inputs of those dtypes are computed in the layer's dtype and the
+result is returned in the input's dtype).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+from torch import nn
+
+from ..errors import InvalidArgumentError
+from ..ops.weight_only import weight_only_mm
+from ..quant.prepack import LAYOUT, PackedWeight, prepack, unservable_reason as _layout_reason
+from ..quant.weight_only import BITS, GROUP_SIZES, from_awq, from_gptq, quantize_weight_only
+
+_HALF = (torch.bfloat16, torch.float16)
+# stored value of a zero weight, symmetric formats: every field holds 2^(bits-1)
+_SYM_ZERO_WORD = {4: -0x77777778, 8: -0x7F7F7F80}  # 0x88888888, 0x80808080 as int32
+
+
+def weight_only_unservable_reason(in_features: int, out_features: int, group_size: Optional[int] = None) -> Optional[str]:
+    """Why `WeightOnlyLinear` cannot hold a layer of this shape (kernel tile alignment, whole groups), or None."""
+    why = _layout_reason(out_features, in_features)
+    if why is None and group_size is not None and in_features % group_size:
+        why = f"in_features={in_features} is not a multiple of group_size={group_size}"
+    return why
+
+
+class WeightOnlyLinear(nn.Module):
+    """int4 / int8 weights (group-wise or per channel, symmetric or with zero points) x fp16/bf16
+    activations; see the module docstring."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, *, bits: int = 4,
+                 group_size: Optional[int] = 128, zero_point: bool = False, act_order: bool = False,
+                 dtype: torch.dtype = torch.bfloat16, device=None):
+        """An empty layer (zero weight, unit scales) with every buffer shaped and typed as the
+        constructors fill it, ready for `load_state_dict`. `dtype`: the scales', bias' and output dtype."""
+        super().__init__()
+        for name, v in (("in_features", in_features), ("out_features", out_features)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise InvalidArgumentError(name, f"must be a positive int, got {v!r}")
+        if bits not in BITS:
+            raise InvalidArgumentError("bits", f"must be one of {BITS}, got {bits!r}")
+        if group_size is not None and group_size not in GROUP_SIZES:
+            raise InvalidArgumentError("group_size", f"must be None (per channel) or one of {GROUP_SIZES}, got {group_size!r}")
+        why = weight_only_unservable_reason(in_features, out_features, group_size)
+        if why is not None:
+            raise InvalidArgumentError("out_features" if why.startswith("out_") else "in_features", why)
+        if dtype not in _HALF:
+            raise InvalidArgumentError("dtype", f"must be torch.bfloat16 or torch.float16, got {dtype}")
+        self.in_features, self.out_features, self.dtype = int(in_features), int(out_features), dtype
+        self.bits, self.group_size, self.zero_point, self.act_order = bits, group_size, bool(zero_point), bool(act_order)
+        n, k = self.out_features, self.in_features
+        groups = k // (group_size or k)
+        word = 0 if zero_point else _SYM_ZERO_WORD[bits]
+        self.register_buffer("qweight", torch.full((n // 32, k * bits), word, dtype=torch.int32, device=device))
+        self.register_buffer("scales", torch.ones(groups, n, dtype=dtype, device=device))
+        self.register_buffer("zeros", torch.zeros(groups, n, dtype=dtype, device=device) if zero_point else None)
+        self.register_buffer("perm", torch.arange(k, device=device) if act_order else None)
+        self.register_buffer("bias", torch.zeros(n, dtype=dtype, device=device) if bias else None)
+
+    # ---------------------------------------------------------------------------- constructors
+    def _fill(self, packed: PackedWeight, bias: Optional[torch.Tensor]) -> "WeightOnlyLinear":
+        dev = self.qweight.device
+        with torch.no_grad():
+            self.qweight.copy_(packed.qweight.to(dev))
+            self.scales.copy_(packed.scales.to(dev))  # same dtype by construction: no rounding
+            if self.zeros is not None:
+                self.zeros.copy_(packed.zeros.to(dev))
+            if self.perm is not None:
+                self.perm.copy_(packed.perm.to(dev))
+            if self.bias is not None:
+                self.bias.copy_(bias.detach().to(device=dev, dtype=self.dtype))
+        return self
+
+    @classmethod
+    def from_packed(cls, packed: PackedWeight, bias: Optional[torch.Tensor] = None) -> "WeightOnlyLinear":
+        """A layer holding `packed` (its scale dtype becomes the layer's dtype) and `bias`."""
+        if not isinstance(packed, PackedWeight):
+            raise InvalidArgumentError("packed", f"must be a PackedWeight, got {type(packed).__name__}")
+        if packed.layout != LAYOUT:
+            raise InvalidArgumentError("packed", f"layout must be {LAYOUT!r}, got {packed.layout!r}")
+        if bias is not None and (not isinstance(bias, torch.Tensor) or tuple(bias.shape) != (packed.n,)):
+            raise InvalidArgumentError("bias", f"must be a ({packed.n},) tensor")
+        layer = cls(packed.k, packed.n, bias is not None, bits=packed.bits, group_size=packed.group_size,
+                    zero_point=packed.has_zero, act_order=packed.perm is not None, dtype=packed.scale_dtype,
+                    device=packed.qweight.device)
+        return layer._fill(packed, bias)
+
+    @classmethod
+    def from_float(cls, linear: nn.Linear, bits: int = 4, group_size: Optional[int] = 128,
+                   zero_point: bool = False) -> "WeightOnlyLinear":
+        """Quantize `linear` (on whatever device it is) with `quant.quantize_weight_only`; scales in the
+        layer's dtype (the float layer's if 16-bit, else bfloat16)."""
+        if not isinstance(linear, nn.Linear):
+            raise InvalidArgumentError("linear", f"must be a torch.nn.Linear, got {type(linear).__name__}")
+        w = linear.weight.detach()
+        dtype = w.dtype if w.dtype in _HALF else torch.bfloat16
+        # built first: it rejects shapes the kernel cannot serve before any quantization work
+        layer = cls(linear.in_features, linear.out_features, linear.bias is not None, bits=bits,
+                    group_size=group_size, zero_point=zero_point, dtype=dtype, device=w.device)
+        wq = quantize_weight_only(w, bits, group_size, zero_point=zero_point, scale_dtype=dtype)
+        return layer._fill(prepack(wq), linear.bias)
+
+    @classmethod
+    def from_gptq(cls, qweight: torch.Tensor, qzeros: torch.Tensor, scales: torch.Tensor,
+                  g_idx: Optional[torch.Tensor] = None, bias: Optional[torch.Tensor] = None, bits: int = 4,
+                  checkpoint_format: str = "gptq") -> "WeightOnlyLinear":
+        """A GPTQ checkpoint's layer (see `quant.from_gptq`); act-order g_idx becomes `perm`. Built on
+        qweight's device, in the scales' dtype."""
+        wq = from_gptq(qweight, qzeros, scales, g_idx, bits=bits, checkpoint_format=checkpoint_format)
+        return cls.from_packed(prepack(wq, device=qweight.device), bias)
+
+    @classmethod
+    def from_awq(cls, qweight: torch.Tensor, qzeros: torch.Tensor, scales: torch.Tensor,
+                 bias: Optional[torch.Tensor] = None) -> "WeightOnlyLinear":
+        """An AWQ (GEMM format) checkpoint's layer (see `quant.from_awq`), built on qweight's device."""
+        wq = from_awq(qweight, qzeros, scales)
+        return cls.from_packed(prepack(wq, device=qweight.device), bias)
+
+    # ---------------------------------------------------------------------------- use
+    @property
+    def packed(self) -> PackedWeight:
+        """The buffers as a PackedWeight (no copy)."""
+        return PackedWeight(self.qweight, self.scales, self.zeros, self.perm, LAYOUT, self.bits, self.group_size,
+                            self.out_features, self.in_features)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (..., in_features) -> (..., out_features) in x's dtype: one `weight_only_mm` call."""
+        xd = x if x.dtype == self.dtype else x.to(self.dtype)
+        y = weight_only_mm(xd, self.qweight, self.scales, self.zeros, self.bias, self.perm, layout=LAYOUT,
+                           bits=self.bits, group_size=self.group_size, n=self.out_features)
+        return y if y.dtype == x.dtype else y.to(x.dtype)
+
+    def _apply(self, fn, recurse=True):
+        # A plain nn.Module cast would round the scales (and zero points) of the quantized format. Probe
+        # what `fn` does: no dtype change (device moves, to_empty, share_memory_): apply it to every
+        # buffer; a dtype cast: move the buffers keeping their dtypes, except the bias, which follows a
+        # cast to half precision together with the output dtype.
+        dev = self.qweight.device
+        p32 = fn(torch.zeros((), dtype=torch.float32, device=dev))
+        p16 = fn(torch.zeros((), dtype=torch.bfloat16, device=dev))
+        if p32.dtype == torch.float32 and p16.dtype == torch.bfloat16:
+            for name, buf in self._buffers.items():
+                if buf is not None:
+                    self._buffers[name] = fn(buf)
+            return self
+        cast = p32.dtype if p32.dtype in _HALF else None
+        for name, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[name] = buf.to(device=p32.device, dtype=cast if name == "bias" else None)
+        if cast is not None:
+            self.dtype = cast
+        return self
+
+    def extra_repr(self) -> str:
+        g = "per_channel" if self.group_size is None else self.group_size
+        return (f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, "
+                f"bits={self.bits}, group_size={g}, zero_point={self.zero_point}, act_order={self.act_order}, "
+                f"dtype={self.dtype}, layout={LAYOUT!r}")

@@ -1,0 +1,173 @@
+"""Weight-only GEMM op (W4A16 / W8A16): `cutlass_gemm::weight_only_mm` and `weight_only_linear`.
+
+    y = weight_only_linear(x, packed, bias=None)       # x (..., K) fp16/bf16, packed = quant.prepack(wq)
+
+Backends (`weight_only_backend(m, packed)` says which one a call of M rows takes):
+- "mma_small_m": CUDA, 1 <= M <= 64: the kernel of runtime/csrc/wo_gemm.cuh (int4/int8, symmetric or
+  zero points, group 32/64/128 or per channel, fp16/bf16), on the current stream, no host sync; split-K
+  with a deterministic in-kernel reduction where N gives too few CTAs.
+- "dequant_fallback": CUDA, M > 64 (no large-M weight-only kernel yet), or the extension could not be
+  built: the packed weight is dequantized to x's dtype with torch ops on the GPU (no host sync), then
+  `F.linear`. Correct but slow (it rebuilds the full weight each call); announced by a
+  `WeightOnlyFallbackWarning` (shown once per call site by Python's default warning filter).
+- "cpu_reference": CPU tensors: `unpack(...).dequantize()` in float32 and a float32 matmul, output in
+  x's dtype.
+
+Act-order weights (`packed.perm`) gather the activations first (`x[..., perm]`, one small gather
+kernel). Scales stored in the other 16-bit dtype than x are converted per call (a small extra kernel;
+`nn.WeightOnlyLinear` stores them in its own dtype so that it never happens there). Every argument is
+checked before any kernel runs; problems raise `InvalidArgumentError` naming the argument.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+
+from ..errors import InvalidArgumentError
+from ..quant.prepack import LAYOUT, PackedWeight, check_packed, dequantize_packed, unpack
+from ..runtime import extension
+
+Tensor = torch.Tensor
+SMALL_M_MAX = 64
+_HALF = (torch.float16, torch.bfloat16)
+
+
+class WeightOnlyFallbackWarning(UserWarning):
+    """A weight-only call took the dequantize-then-F.linear fallback (M > 64, or no extension)."""
+
+
+# ------------------------------------------------------------------------------------ validation
+def _check_call(x, qweight, scales, zeros, bias, perm, layout, bits, group_size, n) -> None:
+    if not isinstance(x, Tensor):
+        raise InvalidArgumentError("x", f"must be a torch.Tensor, got {type(x).__name__}")
+    if x.dtype not in _HALF:
+        raise InvalidArgumentError("x", f"dtype must be float16 or bfloat16, got {x.dtype}")
+    if x.dim() < 1:
+        raise InvalidArgumentError("x", "must have at least one dimension (..., K)")
+    if x.shape[-1] > 1 and x.stride(-1) != 1:
+        raise InvalidArgumentError("x", f"last dimension must be contiguous (stride 1), got strides {x.stride()}")
+    if not isinstance(qweight, Tensor):
+        raise InvalidArgumentError("qweight", f"must be a torch.Tensor, got {type(qweight).__name__}")
+    k = x.shape[-1]
+    check_packed(qweight, scales, zeros, layout=layout, bits=bits, group_size=group_size or None, n=n, k=k)
+    if qweight.device != x.device:
+        raise InvalidArgumentError("qweight", f"must be on {x.device} like x, got {qweight.device}")
+    if scales.device != x.device:
+        raise InvalidArgumentError("scales", f"must be on {x.device} like x, got {scales.device}")
+    if bias is not None:
+        if not isinstance(bias, Tensor) or tuple(bias.shape) != (n,) or bias.dtype != x.dtype:
+            got = f"{bias.dtype} {tuple(bias.shape)}" if isinstance(bias, Tensor) else type(bias).__name__
+            raise InvalidArgumentError("bias", f"must be a ({n},) {x.dtype} tensor, got {got}")
+        if bias.device != x.device:
+            raise InvalidArgumentError("bias", f"must be on {x.device} like x, got {bias.device}")
+        if not bias.is_contiguous():
+            raise InvalidArgumentError("bias", "must be contiguous")
+    if perm is not None:
+        if not isinstance(perm, Tensor) or perm.dtype != torch.int64 or tuple(perm.shape) != (k,):
+            raise InvalidArgumentError("perm", f"must be a ({k},) int64 tensor")
+        if perm.device != x.device:
+            raise InvalidArgumentError("perm", f"must be on {x.device} like x, got {perm.device}")
+
+
+def _packed(qweight, scales, zeros, perm, layout, bits, group_size, n, k) -> PackedWeight:
+    return PackedWeight(qweight, scales, zeros, perm, layout, bits, group_size or None, n, k)
+
+
+# ------------------------------------------------------------------------------------ backends
+def weight_only_backend(m: int, packed: PackedWeight) -> str:
+    """Which implementation a call with `m` rows (the product of x's leading dims) on `packed`'s device
+    takes: "mma_small_m", "dequant_fallback" or "cpu_reference" (see the module docstring). On CUDA
+    this loads (first use: builds) the extension."""
+    if not isinstance(packed, PackedWeight):
+        raise InvalidArgumentError("packed", f"must be a PackedWeight, got {type(packed).__name__}")
+    if not isinstance(m, int) or isinstance(m, bool) or m < 0:
+        raise InvalidArgumentError("m", f"must be an int >= 0, got {m!r}")
+    if not packed.qweight.is_cuda:
+        return "cpu_reference"
+    if m <= SMALL_M_MAX and extension.load() is not None:
+        return "mma_small_m"
+    return "dequant_fallback"
+
+
+def _rows_aligned(x2: Tensor) -> bool:
+    return x2.data_ptr() % 16 == 0 and (x2.shape[0] <= 1 or x2.stride(0) % 8 == 0)
+
+
+def _aligned(t: Optional[Tensor], nbytes: int) -> Optional[Tensor]:
+    """`t`, or a fresh copy where a view's offset breaks the kernel's `nbytes`-byte loads (host check)."""
+    return t if t is None or t.data_ptr() % nbytes == 0 else t.clone()
+
+
+def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n):
+    _check_call(x, qweight, scales, zeros, bias, perm, layout, bits, group_size, n)
+    k = x.shape[-1]
+    x2 = x.reshape(-1, k)
+    m = x2.shape[0]
+    lead = tuple(x.shape[:-1])
+    if not x.is_cuda:
+        wq = unpack(_packed(qweight, scales, zeros, perm, layout, bits, group_size, n, k))
+        y = x2.to(torch.float32) @ wq.dequantize(torch.float32).t()
+        if bias is not None:
+            y = y + bias.to(torch.float32)
+        return y.to(x.dtype).reshape(lead + (n,))
+    if perm is not None:
+        x2 = x2.index_select(1, perm)
+    if scales.dtype != x.dtype:
+        scales = scales.to(x.dtype)
+        zeros = None if zeros is None else zeros.to(x.dtype)
+    ext = extension.load() if 0 < m <= SMALL_M_MAX else None
+    if ext is not None:
+        if not _rows_aligned(x2):  # cp.async reads 16-byte chunks: copy a misaligned view once
+            x2 = x2.clone(memory_format=torch.contiguous_format)
+        qweight, scales, zeros, bias = _aligned(qweight, 16), _aligned(scales, 16), _aligned(zeros, 16), _aligned(bias, 4)
+        y = ext.wo_gemm(x2, qweight, scales, zeros, bias, bits, group_size, n, 0)
+    elif m == 0:
+        y = x2.new_empty((0, n))
+    else:
+        warnings.warn(f"cutlass_gemm weight_only_mm: M = {m} > {SMALL_M_MAX} (or no compiled extension): "
+                      f"dequantizing the int{bits} weight to {x.dtype} and calling F.linear (slow, documented "
+                      f"fallback; see weight_only_backend)", WeightOnlyFallbackWarning, stacklevel=3)
+        w = dequantize_packed(_packed(qweight, scales, zeros, None, layout, bits, group_size, n, k), x.dtype)
+        y = F.linear(x2, w, bias)
+    return y.reshape(lead + (n,))
+
+
+# ------------------------------------------------------------------------------------ registration
+_lib = torch.library.Library("cutlass_gemm", "FRAGMENT")
+_lib.define("weight_only_mm(Tensor x, Tensor qweight, Tensor scales, Tensor? zeros, Tensor? bias, Tensor? perm, *, "
+            "str layout, int bits, int group_size, int n) -> Tensor")
+for _key in ("CPU", "CUDA"):
+    _lib.impl("weight_only_mm", _impl, _key)
+
+
+@torch.library.register_fake("cutlass_gemm::weight_only_mm")
+def _(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n):
+    return x.new_empty(tuple(x.shape[:-1]) + (n,))
+
+
+# ------------------------------------------------------------------------------------ public API
+def weight_only_mm(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[Tensor] = None,
+                   bias: Optional[Tensor] = None, perm: Optional[Tensor] = None, *, layout: str = LAYOUT,
+                   bits: int = 4, group_size: Optional[int] = 128, n: Optional[int] = None) -> Tensor:
+    """y (..., N) = x (..., K) @ W^T (+ bias) for a weight packed by `quant.prepack` (its tensors passed
+    one by one; `weight_only_linear` takes the PackedWeight). `group_size` None: per channel. `n`
+    defaults to the scales' width."""
+    if n is None:
+        n = scales.shape[-1] if isinstance(scales, Tensor) and scales.dim() == 2 else -1
+    _check_call(x, qweight, scales, zeros, bias, perm, layout, bits, group_size, n)
+    return torch.ops.cutlass_gemm.weight_only_mm(x, qweight, scales, zeros, bias, perm, layout=layout, bits=bits,
+                                                 group_size=group_size or 0, n=n)
+
+
+def weight_only_linear(x: Tensor, packed: PackedWeight, bias: Optional[Tensor] = None) -> Tensor:
+    """`F.linear(x, W, bias)` for the weight-only quantized W in `packed`: x (..., K) fp16/bf16, any
+    leading dims; output (..., N) in x's dtype. Typed errors (InvalidArgumentError) before any kernel."""
+    if not isinstance(packed, PackedWeight):
+        raise InvalidArgumentError("packed", f"must be a PackedWeight (quant.prepack), got {type(packed).__name__}")
+    if isinstance(x, Tensor) and x.dim() >= 1 and x.shape[-1] != packed.k:
+        raise InvalidArgumentError("x", f"last dimension must be K = {packed.k}, got {x.shape[-1]}")
+    return weight_only_mm(x, packed.qweight, packed.scales, packed.zeros, bias, packed.perm, layout=packed.layout,
+                          bits=packed.bits, group_size=packed.group_size, n=packed.n)

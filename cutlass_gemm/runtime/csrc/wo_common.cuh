@@ -1,0 +1,143 @@
+// Weight-only (W4A16 / W8A16) small-M GEMM, shared pieces: the argument block, PTX wrappers (mma.sync,
+// ldmatrix, cp.async, lop3) and the register dequantizers. The kernel is wo_gemm.cuh; the packed
+// layout it reads ("wo_mma_sm80_v1") is documented in cutlass_gemm/quant/prepack.py.
+//
+//   out[m, n] = bias[n] + sum_k x[m, k] * s[n, k / g] * (u[n, k] - z[n, k / g])
+//
+// u is the stored unsigned value; z the zero point (2^(bits-1) for symmetric weights). (u - z) is
+// formed exactly in the activation dtype T, multiplied by the T scale (one rounding, as the CPU
+// reference `prepack.dequantize_packed` does), then fed to the tensor cores with fp32 accumulation.
+// No torch headers here: the launcher takes raw pointers and a stream.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace cg_wo {
+
+constexpr int kTileN = 32;    // columns of a warp tile (4 mma n8 sub-tiles)
+constexpr int kTileK = 64;    // input features of a warp tile (4 mma k16 steps)
+constexpr int kMaxM = 64;     // rows served by this kernel (4 mma m16 tiles)
+constexpr int kPerChannelShift = 30;  // group_shift meaning "one group spans K"
+
+enum class ActType : int { kHalf = 0, kBFloat16 = 1 };
+
+struct WoArgs {
+  const void* x;         // (M, K) activations, unit last stride, 16-byte aligned rows
+  int64_t ldx;           // row stride of x, elements (multiple of 8)
+  const uint32_t* w;     // packed weight (N / 32, K * bits) int32 words
+  const void* scales;    // (K / g, N) in T, columns permuted per 32 (prepack.py)
+  const void* zeros;     // like scales, exact integers in T; null: symmetric
+  const void* bias;      // (N,) in T or null
+  void* out;             // (M, N) in T, row stride ldo
+  int64_t ldo;
+  int m, n, k;
+  int group_shift;       // log2(group size); kPerChannelShift per channel
+  float* workspace;      // split-K partials (wo_plan().ws_floats), null when splits == 1
+  int* counters;         // split-K arrival counters, one per n tile, zero before and after the launch
+};
+
+// ------------------------------------------------------------------------------------ types
+template <typename T> struct Ty;
+template <> struct Ty<__half> {
+  using T2 = __half2;
+  static constexpr uint32_t kMagic4 = 0x64006400u;  // 1024 in both halves: lop3 makes 1024 + nibble
+  static __device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
+  static __device__ __forceinline__ T2 pack(float a, float b) { return __floats2half2_rn(a, b); }
+  static __device__ __forceinline__ T2 dup(float a) { return __float2half2_rn(a); }
+};
+template <> struct Ty<__nv_bfloat16> {
+  using T2 = __nv_bfloat162;
+  static constexpr uint32_t kMagic4 = 0x43004300u;  // 128: bf16 holds 128 + 0..16 exactly
+  static __device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
+  static __device__ __forceinline__ T2 pack(float a, float b) { return __floats2bfloat162_rn(a, b); }
+  static __device__ __forceinline__ T2 dup(float a) { return __float2bfloat162_rn(a); }
+};
+
+template <typename T2> __device__ __forceinline__ T2 as_t2(uint32_t v) { return *reinterpret_cast<T2*>(&v); }
+template <typename T2> __device__ __forceinline__ uint32_t as_u32(T2 v) { return *reinterpret_cast<uint32_t*>(&v); }
+
+// ------------------------------------------------------------------------------------ PTX
+// (CG_WO_EMULATE: tests/wo_emu/emu.cpp compiles these kernels as host code and supplies its own
+// emulation of the wrappers below, so the CPU tests run this very source.)
+#ifndef CG_WO_EMULATE
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Weights are read once: evict them first so x, scales and partials keep their L2 lines.
+__device__ __forceinline__ uint64_t evict_first_policy() {
+  uint64_t p;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src));
+}
+__device__ __forceinline__ void cp_async16_hint(uint32_t dst, const void* src, uint64_t policy) {
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "l"(policy));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
+template <int kPending> __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");  // no shared load moves above it
+}
+
+__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+
+template <typename T> __device__ __forceinline__ void mma16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1);
+template <> __device__ __forceinline__ void mma16816<__half>(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+template <> __device__ __forceinline__ void mma16816<__nv_bfloat16>(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+template <uint32_t kLut> __device__ __forceinline__ uint32_t lop3(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t d;
+  asm("lop3.b32 %0, %1, %2, %3, %4;" : "=r"(d) : "r"(a), "r"(b), "r"(c), "n"(kLut));
+  return d;
+}
+#endif  // CG_WO_EMULATE
+
+// ------------------------------------------------------------------------------------ dequantizers
+// int4 word (nibbles e0 e2 e4 e6 e1 e3 e5 e7, low to high) -> 4 registers of T pairs (e0,e1) (e2,e3)
+// (e4,e5) (e6,e7): lop3 puts nibble i and nibble i + 4 into the mantissas of `magic` (exact), the
+// subtraction of (magic + z) is exact (small integers), the scale multiply rounds once.
+// `off` = magic + z in both halves; `s` = scale in both halves.
+template <typename T>
+__device__ __forceinline__ void dequant_int4(uint32_t word, typename Ty<T>::T2 off, typename Ty<T>::T2 s, uint32_t (&b)[4]) {
+  using T2 = typename Ty<T>::T2;
+  constexpr uint32_t kAndOr = (0xf0 & 0xcc) | 0xaa;  // (a & b) | c
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t v = lop3<kAndOr>(word >> (4 * i), 0x000f000fu, Ty<T>::kMagic4);
+    b[i] = as_u32<T2>(__hmul2(__hsub2(as_t2<T2>(v), off), s));
+  }
+}
+
+// int8 word (bytes e0..e3 in fragment order) -> 2 registers (e0,e1) (e2,e3). bf16 cannot hold
+// 128 + 0..255 exactly, so each byte goes through fp32: prmt makes the float 2^23 + byte, minus
+// (2^23 + z) is exact, the pair is packed (exact: |u - z| <= 256) and scaled (one rounding).
+// `off` = 2^23 + z.
+template <typename T>
+__device__ __forceinline__ void dequant_int8(uint32_t word, float off, typename Ty<T>::T2 s, uint32_t (&b)[2]) {
+  using T2 = typename Ty<T>::T2;
+  float f[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) f[j] = __int_as_float(static_cast<int>(__byte_perm(word, 0x4B000000u, 0x7440u + j))) - off;
+  b[0] = as_u32<T2>(__hmul2(Ty<T>::pack(f[0], f[1]), s));
+  b[1] = as_u32<T2>(__hmul2(Ty<T>::pack(f[2], f[3]), s));
+}
+
+}  // namespace cg_wo

@@ -1,0 +1,276 @@
+// Weight-only small-M GEMM kernel (M <= 64): out (M, N) = x (M, K) @ dequant(W)^T (+ bias), T = fp16/bf16.
+//
+// Work split: a CTA of kWarpsN x kWarpsK warps owns kWarpsN * 32 columns and, per pipeline stage, kWarpsK * 64 input
+// features; warp (wn, wk) computes its 32 x 64 warp tile of the stage. A stage is one cp.async group:
+// the 4 warp tiles of packed weight (16-byte copies, evict-first in L2), the x rows < M of the stage's
+// K range (swizzled so ldmatrix is conflict-free) and the scale (zero) rows; kStages stages in flight.
+// Per warp tile: 2 (int4) or 4 (int8) 128-bit shared loads of weights, LOP3 / PRMT dequantization in
+// registers, the group scale applied in T, then mma.sync m16n8k16 (A = x through ldmatrix, B = the
+// weights, fp32 accumulators). Rows >= M of the A tiles hold whatever shared memory holds: row r of the
+// product depends on row r of A only, and those rows are never stored.
+//
+// Reductions, both in a fixed order (bitwise deterministic run to run):
+// - across the kWarpsK warps of a CTA: through shared memory, warp 0 adds warps 1, 2, 3 in turn;
+// - across CTAs (split-K, gridDim.y > 1, for layers whose N gives too few CTAs): each split writes its
+//   fp32 partial tile to the workspace, then counts itself in on the tile's counter; the last to arrive
+//   adds the partials in split order 0, 1, ... and writes the output, then sets the counter back to 0,
+//   so the counters are zero at rest and no memset launch is needed per call.
+#pragma once
+#include "wo_common.cuh"
+
+namespace cg_wo {
+
+template <int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages>
+struct WoShape {
+  static constexpr int kThreads = kWarpsN * kWarpsK * 32;
+  static_assert(kWarpsN * kWarpsK == 4 || kWarpsN * kWarpsK == 8, "4 or 8 warps per CTA");
+  static_assert(kBits == 4 || kBits == 8, "int4 or int8 weights");
+  static constexpr int kBN = kWarpsN * kTileN;
+  static constexpr int kBK = kWarpsK * kTileK;
+  static constexpr int kRows = kMTiles * 16;
+  static constexpr int kTileBytes = kTileN * kTileK * kBits / 8;  // 1024 (int4) / 2048 (int8)
+  static constexpr int kVecs = kTileBytes / (32 * 16);             // 16-byte vectors per lane
+  static constexpr int kXRowBytes = kBK * 2;
+  static constexpr int kXBytes = kRows * kXRowBytes;
+  static constexpr int kWBytes = kWarpsN * kWarpsK * kTileBytes;
+  static constexpr int kSRowBytes = kBN * 2;
+  static constexpr int kSBytes = kWarpsK * 2 * kSRowBytes;  // per warp tile: the rows of its two k32 halves
+  static constexpr int kStageBytes = kXBytes + kWBytes + kSBytes * (kZero ? 2 : 1);
+  static constexpr int kAcc = kMTiles * 16;                  // fp32 accumulators per lane
+  static constexpr int kRedBytes = (kWarpsK - 1) * kWarpsN * kAcc * 32 * 4;
+  static constexpr int kSmem = kStages * kStageBytes > kRedBytes ? kStages * kStageBytes : kRedBytes;
+  static_assert(kXRowBytes % 128 == 0, "swizzle needs 8 chunks of 16 bytes per x row");
+};
+
+template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages>
+__global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs a) {
+  using S = WoShape<kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>;
+  using T2 = typename Ty<T>::T2;
+  constexpr int kThreads = S::kThreads;
+#ifndef CG_WO_EMULATE
+  extern __shared__ __align__(128) uint8_t smem[];
+  __shared__ int s_last;
+#else
+  uint8_t* smem = cg_wo_emu::shared_bytes();
+  int& s_last = cg_wo_emu::shared_int();
+#endif
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wn = warp % kWarpsN, wk = warp / kWarpsN;
+  const int g = lane >> 2, tig = lane & 3;
+  const int tile = blockIdx.x, split = blockIdx.y, splits = gridDim.y;
+  const int n0 = tile * S::kBN;
+  const int nblk = a.n / kTileN, kblk = a.k / kTileK;
+  const int stages_total = (kblk + kWarpsK - 1) / kWarpsK;
+  const int st_begin = static_cast<int>(static_cast<int64_t>(stages_total) * split / splits);
+  const int iters = static_cast<int>(static_cast<int64_t>(stages_total) * (split + 1) / splits) - st_begin;
+  const bool n_ok = n0 / kTileN + wn < nblk;  // a CTA's last 32-column blocks may lie past N
+  const uint64_t policy = evict_first_policy();
+  const T* x = static_cast<const T*>(a.x);
+  const uint8_t* wsrc = reinterpret_cast<const uint8_t*>(a.w);
+  const T* scales = static_cast<const T*>(a.scales);
+  const T* zeros = static_cast<const T*>(a.zeros);
+
+  auto load = [&](int slot, int st) {
+    uint8_t* xs = smem + slot * S::kStageBytes;
+    uint8_t* ws = xs + S::kXBytes;
+    uint8_t* ss = ws + S::kWBytes;
+    const int kb0 = st * kWarpsK;
+    const int kvalid = min(kWarpsK, kblk - kb0);
+    constexpr int kTileChunks = S::kTileBytes / 16;
+#pragma unroll
+    for (int i = 0; i < S::kWBytes / 16 / kThreads; ++i) {  // weights, smem order [wn][wk]
+      const int c = i * kThreads + tid;
+      const int t = c / kTileChunks, off = c % kTileChunks;
+      const int cwn = t / kWarpsK, cwk = t % kWarpsK;
+      const int nb = n0 / kTileN + cwn;
+      if (cwk < kvalid && nb < nblk)
+        cp_async16_hint(smem_u32(ws + c * 16),
+                        wsrc + (static_cast<int64_t>(nb) * kblk + kb0 + cwk) * S::kTileBytes + off * 16, policy);
+    }
+    constexpr int kRowChunks = S::kBK / 8;
+    const int valid_chunks = kvalid * (kTileK / 8);
+    for (int c = tid; c < a.m * kRowChunks; c += kThreads) {  // x rows < M, chunk index ^ (row % 8)
+      const int r = c / kRowChunks, cc = c % kRowChunks;
+      if (cc < valid_chunks)
+        cp_async16(smem_u32(xs + r * S::kXRowBytes + ((cc ^ (r & 7)) * 16)),
+                   x + r * a.ldx + static_cast<int64_t>(kb0) * kTileK + cc * 8);
+    }
+    constexpr int kSRowChunks = S::kBN / 8;
+    for (int c = tid; c < kWarpsK * 2 * kSRowChunks; c += kThreads) {  // scale (zero) rows
+      const int row = c / kSRowChunks, cc = c % kSRowChunks;
+      const int cwk = row >> 1, h = row & 1;
+      const int col = n0 + cc * 8;
+      if (cwk < kvalid && col < a.n) {
+        const int64_t grp = (static_cast<int64_t>(kb0 + cwk) * kTileK + h * 32) >> a.group_shift;
+        cp_async16(smem_u32(ss + row * S::kSRowBytes + cc * 16), scales + grp * a.n + col);
+        if constexpr (kZero) cp_async16(smem_u32(ss + S::kSBytes + row * S::kSRowBytes + cc * 16), zeros + grp * a.n + col);
+      }
+    }
+  };
+
+  float acc[kMTiles][4][4];
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+    for (int t8 = 0; t8 < 4; ++t8)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[mt][t8][r] = 0.0f;
+
+  auto compute = [&](int slot, int st) {
+    if (st * kWarpsK + wk >= kblk || !n_ok) return;  // warp-uniform
+    const uint8_t* xs = smem + slot * S::kStageBytes;
+    const uint8_t* ws = xs + S::kXBytes;
+    const uint8_t* ss = ws + S::kWBytes;
+    uint32_t wr[S::kVecs * 4];
+    const uint4* wt = reinterpret_cast<const uint4*>(ws + (wn * kWarpsK + wk) * S::kTileBytes);
+#pragma unroll
+    for (int v = 0; v < S::kVecs; ++v) {
+      const uint4 q = wt[v * 32 + lane];
+      wr[4 * v] = q.x, wr[4 * v + 1] = q.y, wr[4 * v + 2] = q.z, wr[4 * v + 3] = q.w;
+    }
+    const uint32_t xbase = smem_u32(xs);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {  // k32 half of the warp tile: one scale row
+      const int srow = (wk * 2 + h) * S::kSRowBytes + (wn * 32 + g * 4) * 2;
+      const uint2 sv = *reinterpret_cast<const uint2*>(ss + srow);  // this lane's 4 columns, 8 bytes
+      const T* sc = reinterpret_cast<const T*>(&sv);
+      uint2 zv = make_uint2(0, 0);
+      if constexpr (kZero) zv = *reinterpret_cast<const uint2*>(ss + S::kSBytes + srow);
+      const T* zc = reinterpret_cast<const T*>(&zv);
+      uint32_t af[2][kMTiles][4];
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt) {
+          const int row = mt * 16 + (lane & 15);
+          const int chunk = wk * 8 + (2 * h + j) * 2 + (lane >> 4);
+          ldsm_x4(af[j][mt], xbase + row * S::kXRowBytes + ((chunk ^ (row & 7)) * 16));
+        }
+#pragma unroll
+      for (int t8 = 0; t8 < 4; ++t8) {
+        T2 s2;
+        s2.x = sc[t8];
+        s2.y = sc[t8];
+        uint32_t b[4];
+        if constexpr (kBits == 4) {
+          T2 off = as_t2<T2>(Ty<T>::kMagic4 + 0x00080008u);  // magic + 8 (symmetric storage is q + 8)
+          if constexpr (kZero) {
+            T2 z2;
+            z2.x = zc[t8];
+            z2.y = zc[t8];
+            off = __hadd2(z2, as_t2<T2>(Ty<T>::kMagic4));
+          }
+          dequant_int4<T>(wr[t8 * 2 + h], off, s2, b);
+        } else {
+          const float off = 8388608.0f + (kZero ? Ty<T>::to_f(zc[t8]) : 128.0f);
+          uint32_t lo[2], hi[2];
+          dequant_int8<T>(wr[t8 * 4 + 2 * h], off, s2, lo);
+          dequant_int8<T>(wr[t8 * 4 + 2 * h + 1], off, s2, hi);
+          b[0] = lo[0], b[1] = lo[1], b[2] = hi[0], b[3] = hi[1];
+        }
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt) {
+          mma16816<T>(acc[mt][t8], af[0][mt], b[0], b[1]);
+          mma16816<T>(acc[mt][t8], af[1][mt], b[2], b[3]);
+        }
+      }
+    }
+  };
+
+  // ---- pipeline: kStages - 1 stages in flight ahead of the one being computed
+#pragma unroll
+  for (int i = 0; i < kStages - 1; ++i) {
+    if (i < iters) load(i, st_begin + i);
+    cp_async_commit();
+  }
+  for (int it = 0; it < iters; ++it) {
+    cp_async_wait<kStages - 2>();
+    __syncthreads();  // stage `it` landed for everyone; stage it - 1 is free to overwrite
+    const int next = it + kStages - 1;
+    if (next < iters) load(next % kStages, st_begin + next);
+    cp_async_commit();
+    compute(it % kStages, st_begin + it);
+  }
+  cp_async_wait<0>();
+  __syncthreads();
+
+  // ---- the CTA's kWarpsK partial sums, added by warp wk == 0 in order
+  if constexpr (kWarpsK > 1) {
+    float* red = reinterpret_cast<float*>(smem);
+    if (wk > 0) {
+      float* dst = red + ((wk - 1) * kWarpsN + wn) * S::kAcc * 32 + lane;
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+        for (int t8 = 0; t8 < 4; ++t8)
+#pragma unroll
+          for (int r = 0; r < 4; ++r) dst[((mt * 4 + t8) * 4 + r) * 32] = acc[mt][t8][r];
+    }
+    __syncthreads();
+    if (wk == 0) {
+#pragma unroll
+      for (int j = 1; j < kWarpsK; ++j) {
+        const float* src = red + ((j - 1) * kWarpsN + wn) * S::kAcc * 32 + lane;
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+          for (int t8 = 0; t8 < 4; ++t8)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc[mt][t8][r] += src[((mt * 4 + t8) * 4 + r) * 32];
+      }
+    }
+  }
+
+  // ---- split-K: the last CTA of the tile to arrive adds the partials in split order
+  if (splits > 1) {
+    const int64_t per_split = static_cast<int64_t>(gridDim.x) * kWarpsN * S::kAcc * 32;
+    const int64_t mine = (static_cast<int64_t>(tile) * kWarpsN + wn) * S::kAcc * 32 + lane;
+    if (wk == 0) {
+      float* dst = a.workspace + split * per_split + mine;
+#pragma unroll
+      for (int i = 0; i < S::kAcc; ++i) dst[i * 32] = acc[i / 16][(i / 4) % 4][i % 4];
+    }
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) s_last = atomicAdd(a.counters + tile, 1) == splits - 1;
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+    if (wk == 0) {
+#pragma unroll
+      for (int i = 0; i < S::kAcc; ++i) acc[i / 16][(i / 4) % 4][i % 4] = 0.0f;
+      for (int sp = 0; sp < splits; ++sp) {
+        const float* src = a.workspace + sp * per_split + mine;
+#pragma unroll
+        for (int i = 0; i < S::kAcc; ++i) acc[i / 16][(i / 4) % 4][i % 4] += __ldcg(src + i * 32);
+      }
+    }
+    if (tid == 0) a.counters[tile] = 0;  // every split has counted in: reset for the next launch
+  }
+
+  // ---- epilogue: + bias in fp32, one rounding to T, rows < M
+  if (wk != 0 || !n_ok) return;
+  T* out = static_cast<T*>(a.out);
+  const T* bias = static_cast<const T*>(a.bias);
+#pragma unroll
+  for (int t8 = 0; t8 < 4; ++t8) {
+    const int col = n0 + wn * kTileN + t8 * 8 + tig * 2;
+    float b0 = 0.0f, b1 = 0.0f;
+    if (bias != nullptr) {
+      const T2 bv = *reinterpret_cast<const T2*>(bias + col);
+      b0 = Ty<T>::to_f(bv.x);
+      b1 = Ty<T>::to_f(bv.y);
+    }
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+      for (int hf = 0; hf < 2; ++hf) {
+        const int row = mt * 16 + g + hf * 8;
+        if (row < a.m)
+          *reinterpret_cast<T2*>(out + row * a.ldo + col) = Ty<T>::pack(acc[mt][t8][2 * hf] + b0, acc[mt][t8][2 * hf + 1] + b1);
+      }
+  }
+}
+
+}  // namespace cg_wo

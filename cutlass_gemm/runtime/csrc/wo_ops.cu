@@ -1,0 +1,101 @@
+// Torch-facing launcher of the weight-only small-M GEMM (wo_launch.cuh). Python validates the arguments
+// first (cutlass_gemm/ops/weight_only.py); this allocates the output and the split-K workspace and
+// launches on the current stream. No host synchronisation.
+#include <ATen/ATen.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <c10/cuda/CUDAGraphsC10Utils.h>
+
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "wo_launch.cuh"
+#include "wo_ops.h"
+
+namespace cg {
+namespace {
+
+// Split-K arrival counters: zero at rest (each launch's last CTA per tile resets its counter), so one
+// zeroed buffer per (device, stream) serves every call on that stream with no memset per call. A buffer
+// first needed while the stream is being captured into a CUDA graph is made for that capture (its
+// zeroing is recorded in the graph) and kept alive for good; eager calls never share it.
+int* split_counters(at::Tensor const& like, cudaStream_t stream, int64_t need) {
+  static std::mutex mu;
+  static std::map<std::pair<int, cudaStream_t>, at::Tensor> eager;
+  static std::vector<at::Tensor> keep;  // never freed: a captured graph may hold their addresses
+  std::lock_guard<std::mutex> lock(mu);
+  const int64_t size = std::max<int64_t>(need, 1024);
+  auto opts = like.options().dtype(at::kInt);
+  at::Tensor& t = eager[std::make_pair(like.get_device(), stream)];
+  if (t.defined() && t.numel() >= need) return t.data_ptr<int>();
+  if (c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None) {
+    keep.push_back(at::zeros({size}, opts));  // zeroed by the graph itself, before its first kernel
+    return keep.back().data_ptr<int>();
+  }
+  if (t.defined()) keep.push_back(t);
+  t = at::zeros({size}, opts);
+  return t.data_ptr<int>();
+}
+
+int group_shift(int64_t group_size) {
+  if (group_size == 0) return cg_wo::kPerChannelShift;
+  int s = 0;
+  while ((int64_t{1} << s) < group_size) ++s;
+  TORCH_CHECK((int64_t{1} << s) == group_size, "wo_gemm: group_size must be a power of two or 0");
+  return s;
+}
+
+}  // namespace
+
+at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+                   c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
+                   int64_t group_size, int64_t n, int64_t split) {
+  TORCH_CHECK(x.is_cuda() && x.dim() == 2 && x.stride(1) == 1, "wo_gemm: x must be a 2-D CUDA view with unit last stride");
+  TORCH_CHECK(x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16, "wo_gemm: x must be float16 or bfloat16");
+  TORCH_CHECK(scales.scalar_type() == x.scalar_type(), "wo_gemm: scales must have x's dtype");
+  TORCH_CHECK(qweight.is_cuda() && qweight.scalar_type() == at::kInt && qweight.is_contiguous(), "wo_gemm: bad qweight");
+  TORCH_CHECK(bits == 4 || bits == 8, "wo_gemm: bits must be 4 or 8");
+  c10::cuda::CUDAGuard guard(x.device());
+  cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x.get_device()).stream();
+  const int64_t m = x.size(0), k = x.size(1);
+  TORCH_CHECK(m <= cg_wo::kMaxM, "wo_gemm: at most ", cg_wo::kMaxM, " rows");
+  at::Tensor out = at::empty({m, n}, x.options());
+  if (m == 0) return out;
+  const cg_wo::ActType t = x.scalar_type() == at::kHalf ? cg_wo::ActType::kHalf : cg_wo::ActType::kBFloat16;
+  const cg_wo::WoKernel kern = cg_wo::wo_select(t, static_cast<int>(bits), zeros.has_value(), static_cast<int>(m));
+  const cg_wo::WoPlan plan = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k), static_cast<int>(split));
+  TORCH_CHECK(plan.err == cudaSuccess, "wo_gemm: planning failed: ", cudaGetErrorString(plan.err));
+  at::Tensor ws;
+  cg_wo::WoArgs a{};
+  if (plan.splits > 1) {
+    ws = at::empty({plan.ws_floats}, x.options().dtype(at::kFloat));
+    a.workspace = ws.data_ptr<float>();
+    a.counters = split_counters(x, stream, plan.ntiles);
+  }
+  a.x = x.data_ptr();
+  a.ldx = m > 1 ? x.stride(0) : k;
+  a.w = reinterpret_cast<const uint32_t*>(qweight.data_ptr<int32_t>());
+  a.scales = scales.data_ptr();
+  a.zeros = zeros.has_value() ? zeros->data_ptr() : nullptr;
+  a.bias = bias.has_value() ? bias->data_ptr() : nullptr;
+  a.out = out.data_ptr();
+  a.ldo = n;
+  a.m = static_cast<int>(m);
+  a.n = static_cast<int>(n);
+  a.k = static_cast<int>(k);
+  a.group_shift = group_shift(group_size);
+  cudaError_t err = cg_wo::launch_wo_gemm(a, plan, stream);
+  TORCH_CHECK(err == cudaSuccess, "cutlass_gemm weight-only kernel launch failed: ", cudaGetErrorString(err));
+  return out;
+}
+
+std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits, bool zero, bool bf16) {
+  const cg_wo::WoKernel kern = cg_wo::wo_select(bf16 ? cg_wo::ActType::kBFloat16 : cg_wo::ActType::kHalf,
+                                                static_cast<int>(bits), zero, static_cast<int>(m));
+  const cg_wo::WoPlan p = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k));
+  return {kern.rows, kern.bn, p.splits, static_cast<int64_t>(p.ntiles) * p.splits};
+}
+
+}  // namespace cg

@@ -1,0 +1,19 @@
+// Declarations of the weight-only GEMM's torch glue (wo_ops.cu), bound in fast_path.cpp.
+#pragma once
+#include <ATen/ATen.h>
+
+namespace cg {
+
+// out (M, N) = x (M, K) @ dequant(packed weight)^T (+ bias), M <= 64, on the current stream. x: CUDA
+// fp16/bf16, unit last stride, 16-byte aligned rows; scales / zeros / bias in x's dtype (layout of
+// cutlass_gemm/quant/prepack.py). group_size 0: per channel. split: 0 = automatic, > 0 forces it
+// (tuning). Python validates everything first (cutlass_gemm/ops/weight_only.py); TORCH_CHECKs here are
+// the last line only.
+at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+                   c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
+                   int64_t group_size, int64_t n, int64_t split);
+
+// The launch plan the call above makes, for reports and tests: (m tiles * 16, columns per CTA, splits, CTAs).
+std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits, bool zero, bool bf16);
+
+}  // namespace cg

@@ -1,0 +1,119 @@
+"""The weight-only small-M kernel's own source (runtime/csrc/wo_gemm.cuh), compiled as host C++ and run by
+the emulator in tests/wo_emu/emu.cpp (one OS thread per CUDA thread; ldmatrix / mma.sync / cp.async /
+lop3 / prmt emulated from the PTX ISA), on weights packed by `quant.prepack`: every format x dtype, the
+CTA shapes the launcher picks by M and two more, split-K with the splits arriving in either order,
+cp.async copies landing at issue or only at their wait. Needs g++ (C++20) and the CUDA headers, no GPU.
+
+Checked: per-row relative error <= 1e-2 against float64 with the exact dequantized weight (the GPU
+tests' bound), and much closer to x @ (the weight rounded as the kernel rounds it), which leaves only
+fp32 summation order and the output rounding."""
+import ctypes
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+
+from cutlass_gemm.quant import dequantize_packed, prepack, quantize_weight_only, unpack
+from cutlass_gemm.quant.prepack import LAYOUT
+
+HERE = Path(__file__).resolve().parent
+CUDA_INCLUDE = Path("/usr/local/cuda/include")
+CONFIGS = {0: 16, 1: 32, 2: 64, 3: 16, 4: 64, 5: 16, 6: 32}  # emu.cpp's config index -> rows it serves
+
+
+@pytest.fixture(scope="module")
+def emu(tmp_path_factory):
+    if shutil.which("g++") is None or not (CUDA_INCLUDE / "cuda_fp16.h").exists():
+        pytest.skip("needs g++ and the CUDA headers")
+    so = tmp_path_factory.mktemp("wo_emu") / "emu.so"
+    cmd = ["g++", "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread", "-DCG_WO_EMULATE", f"-I{CUDA_INCLUDE}", "-w",
+           str(HERE / "wo_emu" / "emu.cpp"), "-o", str(so)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode:
+        pytest.fail(f"emulator build failed:\n{proc.stderr[-4000:]}")
+    lib = ctypes.CDLL(str(so))
+    lib.emu_run.restype = ctypes.c_int
+    lib.emu_run.argtypes = [ctypes.c_int] * 6 + [ctypes.c_void_p, ctypes.c_long] + [ctypes.c_void_p] * 5 + [ctypes.c_int] * 5
+    return lib
+
+
+def _run(lib, p, x, bias=None, cfg=0, splits=1, eager=True, reverse=False, ldx=None):
+    m, k = x.shape[0], p.k
+    xs = x if ldx is None else torch.nn.functional.pad(x, (0, ldx - k))
+    ldx = xs.stride(0) if m > 1 else k
+    out = torch.full((m, p.n), float("nan"), dtype=x.dtype)
+    scales = p.scales.to(x.dtype)
+    zeros = None if p.zeros is None else p.zeros.to(x.dtype)
+    shift = 30 if p.group_size is None else p.group_size.bit_length() - 1
+    ptr = (lambda t: None if t is None else t.data_ptr())
+    rc = lib.emu_run(cfg, int(x.dtype == torch.bfloat16), p.bits, int(p.zeros is not None), int(eager), int(reverse),
+                     xs.data_ptr(), ldx, p.qweight.data_ptr(), scales.data_ptr(), ptr(zeros), ptr(bias),
+                     out.data_ptr(), m, p.n, k, shift, splits)
+    assert rc == 0, f"emulator returned {rc} (2: M too large, 3: split-K counters not reset, 4: out-of-bounds)"
+    return out
+
+
+def _packed(n, k, bits, group, zp, seed=0, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    w = torch.randn(n, k, generator=g) * torch.logspace(-1, 0, n).unsqueeze(1)
+    return prepack(quantize_weight_only(w, bits, group, zero_point=zp, scale_dtype=dtype))
+
+
+def _check(y, x, p, bias=None, what=""):
+    assert torch.isfinite(y).all(), f"{what}: NaN/inf in the output (an element not written, or a leak)"
+    exact = x.double() @ unpack(p).dequantize(torch.float64).t()
+    rounded = x.double() @ dequantize_packed(p, x.dtype).double().t()
+    if bias is not None:
+        exact, rounded = exact + bias.double(), rounded + bias.double()
+    for ref, tol in ((exact, 1e-2), (rounded, 2 ** -7 if x.dtype == torch.bfloat16 else 2 ** -10)):
+        err = ((y.double() - ref).norm(dim=1) / ref.norm(dim=1)).max().item()
+        assert err <= tol, f"{what}: row relative error {err:.3g} > {tol:.3g}"
+
+
+@pytest.mark.parametrize("bits,group,zp", [(b, g, z) for b in (4, 8) for g in (None, 32, 64, 128) for z in (False, True)])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_every_format_m_le_16(emu, bits, group, zp, dtype):
+    k = 384 if group == 128 else 320  # 5-6 k64 tiles: the last stage of 4 is partial
+    p = _packed(96, k, bits, group, zp, seed=bits + (group or 0), dtype=dtype)
+    assert p.layout == LAYOUT
+    x = torch.randn(3, k).to(dtype)
+    bias = torch.randn(96).to(dtype)
+    _check(_run(emu, p, x, bias, cfg=0), x, p, bias, f"int{bits} g{group} zp={zp} {dtype} M=3")
+    x = torch.randn(9, k).to(dtype)  # the M <= 16 default CTA shape
+    _check(_run(emu, p, x, None, cfg=5), x, p, None, f"int{bits} g{group} zp={zp} {dtype} M=9")
+
+
+@pytest.mark.parametrize("cfg,m", [(0, 1), (0, 16), (5, 5), (5, 16), (1, 17), (1, 32), (2, 33), (2, 64), (3, 5),
+                                   (4, 40), (6, 20)])
+def test_cta_shapes_and_m_tiles(emu, cfg, m):
+    p = _packed(160, 512, 4, 64, True, seed=m)  # 160 columns: the last CTA is partly past N for every width
+    x = torch.randn(m, 512).bfloat16()
+    _check(_run(emu, p, x, cfg=cfg, ldx=520), x, p, what=f"cfg {cfg} M={m}")
+
+
+@pytest.mark.parametrize("bits,zp,dtype", [(4, False, torch.bfloat16), (8, True, torch.float16)])
+def test_split_k_is_ordered_and_resets_its_counters(emu, bits, zp, dtype):
+    p = _packed(64, 1024, bits, 128 if bits == 4 else None, zp, seed=3, dtype=dtype)
+    x = torch.randn(4, 1024).to(dtype)
+    bias = torch.randn(64).to(dtype)
+    one = _run(emu, p, x, bias, cfg=0, splits=1)
+    _check(one, x, p, bias, "no split")
+    three = _run(emu, p, x, bias, cfg=0, splits=3)
+    _check(three, x, p, bias, "3 splits")
+    assert torch.equal(_run(emu, p, x, bias, cfg=0, splits=3, reverse=True), three)  # arrival order: same bits
+    _check(_run(emu, p, x, bias, cfg=2, splits=4), x, p, bias, "M-64 tile, 4 splits")
+    assert torch.equal(_run(emu, p, x, bias, cfg=5, splits=5, reverse=True), _run(emu, p, x, bias, cfg=5, splits=5))
+
+
+@pytest.mark.parametrize("cfg", [0, 2, 4, 5])
+def test_deferred_copies_expose_no_pipeline_hazard(emu, cfg):
+    """cp.async data landing only at the wait that covers its group: a stage read before its wait, or a
+    slot refilled while still being read, would give wrong results here."""
+    p = _packed(128, 1024, 4, 32, False, seed=5)
+    x = torch.randn(CONFIGS[cfg] // 2 + 1, 1024).half()
+    eager = _run(emu, p, x, cfg=cfg)
+    deferred = _run(emu, p, x, cfg=cfg, eager=False)
+    _check(deferred, x, p, what=f"deferred cfg {cfg}")
+    assert torch.equal(eager, deferred)

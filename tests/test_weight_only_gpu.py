@@ -1,0 +1,194 @@
+"""GPU: the weight-only small-M kernel (runtime/csrc/wo_gemm.cuh) against a float64 matmul with the
+dequantized weight, for every format x group x dtype x M (1..64 on the kernel, 65 and 200 on the
+fallback) on odd-but-allowed shapes, the target shapes (split-K), strided / misaligned / batched x,
+act-order, bias; opcheck, torch.compile(fullgraph=True), CUDA-graph replay, no host sync, determinism,
+typed errors. Run with `pytest -m gpu`.
+
+Tolerance: per output row, ||y - ref|| / ||ref|| <= 1e-2. The kernel rounds each dequantized weight
+s * (q - z) once to fp16/bf16 (relative error <= 2^-11 / 2^-8, random in sign), accumulates in fp32
+(K * 2^-24, negligible) and rounds the output once: normwise that is about sqrt(2) * u / sqrt(3)
+(~3e-3 for bf16, u = 2^-8; ~4e-4 for fp16), so 1e-2 leaves a 3x margin for bf16 and catches any
+misplaced element, column or row (those give errors of order 1)."""
+import warnings
+
+import pytest
+import torch
+
+from cutlass_gemm.errors import InvalidArgumentError
+from cutlass_gemm.nn import WeightOnlyLinear, quantize_model
+from cutlass_gemm.ops import WeightOnlyFallbackWarning, weight_only_backend, weight_only_linear
+from cutlass_gemm.quant import prepack, quantize_weight_only, unpack
+from cutlass_gemm.runtime import extension
+
+pytestmark = pytest.mark.gpu
+MS = (1, 3, 16, 17, 33, 64, 65, 200)
+FORMATS = [(bits, group, zp) for bits in (4, 8) for group in (None, 32, 64, 128) for zp in (False, True)]
+SHAPES = [(96, 320), (256, 1152), (160, 2048)]  # N % 128 != 0, K % 256 != 0; long K (split-K)
+
+
+def _packed(n, k, bits, group, zp, dtype, seed=0, device="cuda"):
+    g = torch.Generator().manual_seed(seed)
+    w = torch.randn(n, k, generator=g) * torch.logspace(-1, 0, n).unsqueeze(1)
+    return prepack(quantize_weight_only(w, bits, group, zero_point=zp, scale_dtype=dtype), device=device)
+
+
+def _poison(numel, dtype):
+    """Fill the caching allocator's next block of this size with NaN, so an output element the kernel
+    forgets to write shows up."""
+    t = torch.full((numel,), float("nan"), dtype=dtype, device="cuda")
+    del t
+
+
+def _ref(x, p, bias=None, w=None):
+    w = unpack(p).dequantize(torch.float64) if w is None else w
+    y = x.reshape(-1, p.k).double() @ w.t()
+    return y if bias is None else y + bias.double()
+
+
+def _check(y, ref, what, tol=1e-2):
+    y2 = y.reshape(ref.shape).double()
+    assert torch.isfinite(y2).all(), f"{what}: non-finite output"
+    err = ((y2 - ref).norm(dim=1) / ref.norm(dim=1).clamp_min(1e-30)).max().item()
+    assert err <= tol, f"{what}: row relative error {err:.3g}"
+
+
+@pytest.mark.parametrize("bits,group,zp", FORMATS)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("n,k", SHAPES)
+def test_matches_float64(bits, group, zp, dtype, n, k):
+    if group and k % group:
+        k += group - k % group
+    p = _packed(n, k, bits, group, zp, dtype, seed=n + k + bits)
+    bias = torch.randn(n, device="cuda").to(dtype)
+    for m in MS:
+        x = torch.randn(m, k, device="cuda").to(dtype)
+        b = bias if m % 2 else None
+        _poison(m * n, dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", WeightOnlyFallbackWarning)
+            y = weight_only_linear(x, p, b)
+        assert y.shape == (m, n) and y.dtype == dtype
+        _check(y, _ref(x, p, b), f"int{bits} g{group} zp={zp} {dtype} M={m} N={n} K={k}")
+
+
+@pytest.mark.parametrize("bits,group", [(4, 128), (8, None)])
+@pytest.mark.parametrize("n,k", [(8192, 8192), (28672, 4096), (4096, 14336)])
+def test_target_shapes_and_determinism(bits, group, n, k):
+    p = _packed(n, k, bits, group, False, torch.bfloat16, seed=1)
+    ext = extension.load()
+    w64 = unpack(p).dequantize(torch.float64)
+    for m in (1, 4, 16, 64):
+        x = torch.randn(m, k, device="cuda").bfloat16()
+        y = weight_only_linear(x, p)
+        _check(y, _ref(x, p, w=w64), f"int{bits} M={m} {n}x{k}")
+        assert torch.equal(y, weight_only_linear(x, p)), "split-K / reductions must be deterministic"
+        rows, bn, splits, ctas = ext.wo_plan_info(m, n, k, bits, False, True)
+        assert rows >= m and ctas >= torch.cuda.get_device_properties(0).multi_processor_count // 2
+        if n == 4096:
+            assert splits > 1  # 4096 columns alone leave SMs idle
+
+
+def test_leading_dims_strides_and_misaligned_rows():
+    n, k = 128, 512
+    p = _packed(n, k, 4, 64, True, torch.bfloat16)
+    big = torch.randn(40, k + 72, device="cuda").bfloat16()
+    want = weight_only_linear(big[:, :k].contiguous(), p)
+    _check(want, _ref(big[:, :k], p), "contiguous")
+    assert torch.equal(weight_only_linear(big[:, :k], p), want)  # row stride k + 72 (16-byte aligned)
+    assert torch.equal(weight_only_linear(big[:, 8:8 + k], p),
+                       weight_only_linear(big[:, 8:8 + k].contiguous(), p))
+    mis = big[:, 1:1 + k]  # 2-byte offset: copied once, same result
+    assert torch.equal(weight_only_linear(mis, p), weight_only_linear(mis.contiguous(), p))
+    x3 = big[:30, :k].reshape(2, 3, 5, k)
+    y3 = weight_only_linear(x3, p)
+    assert y3.shape == (2, 3, 5, n) and torch.equal(y3.reshape(30, n), weight_only_linear(big[:30, :k], p))
+    assert weight_only_linear(big[:0, :k], p).shape == (0, n)
+
+
+def test_act_order_and_scales_in_the_other_dtype():
+    k, n = 512, 96
+    g = torch.Generator().manual_seed(2)
+    wq = quantize_weight_only(torch.randn(n, k, generator=g), 4, 128, zero_point=True, scale_dtype=torch.float16)
+    wq = type(wq)(wq.q, wq.scale, wq.zero, 4, 128, torch.randperm(k, generator=g))
+    p = prepack(wq, device="cuda")
+    for dtype in (torch.float16, torch.bfloat16):  # bf16 x: the fp16 scales are converted per call
+        x = torch.randn(5, k, device="cuda").to(dtype)
+        ref = x.double() @ wq.dequantize().cuda().t()
+        _check(weight_only_linear(x, p), ref, f"act-order {dtype}")
+
+
+def test_fallback_warns_and_backends():
+    p = _packed(64, 256, 8, 32, True, torch.bfloat16)
+    assert weight_only_backend(1, p) == weight_only_backend(64, p) == "mma_small_m"
+    assert weight_only_backend(65, p) == "dequant_fallback"
+    assert weight_only_backend(65, p.to("cpu")) == "cpu_reference"
+    x = torch.randn(65, 256, device="cuda").bfloat16()
+    with pytest.warns(WeightOnlyFallbackWarning, match="M = 65"):
+        y = weight_only_linear(x, p)
+    _check(y, _ref(x, p), "fallback")
+
+
+def test_opcheck_cuda():
+    p = _packed(64, 256, 4, 128, False, torch.float16)
+    x = torch.randn(3, 256, device="cuda").half()
+    bias = torch.randn(64, device="cuda").half()
+    torch.library.opcheck(torch.ops.cutlass_gemm.weight_only_mm.default, (x, p.qweight, p.scales, None, bias, None),
+                          {"layout": p.layout, "bits": 4, "group_size": 128, "n": 64})
+
+
+def test_layer_compile_cuda_graph_no_sync():
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(8192, 256, device="cuda", dtype=torch.bfloat16)  # 256 columns, K 8192: split-K
+    layer = WeightOnlyLinear.from_float(lin, bits=4, group_size=128)
+    x = torch.randn(1, 8192, device="cuda").bfloat16()
+    eager = layer(x)
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        again = layer(x)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert torch.equal(eager, again)
+    compiled = torch.compile(layer, fullgraph=True)
+    assert torch.equal(compiled(x), eager)
+    static_x = x.clone()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        layer(static_x)
+    torch.cuda.current_stream().wait_stream(s)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_y = layer(static_x)
+    for _ in range(3):  # replays reuse the split-K counters: they must be back at zero each time
+        x2 = torch.randn(1, 8192, device="cuda").bfloat16()
+        static_x.copy_(x2)
+        graph.replay()
+        assert torch.equal(static_y, layer(x2))
+
+
+def test_layer_built_on_cpu_then_moved_equals_built_on_gpu():
+    torch.manual_seed(1)
+    lin = torch.nn.Linear(512, 192).half()
+    on_cpu = WeightOnlyLinear.from_float(lin, bits=8, group_size=None, zero_point=True).to("cuda")
+    on_gpu = WeightOnlyLinear.from_float(lin.cuda(), bits=8, group_size=None, zero_point=True)
+    for name, buf in on_cpu.state_dict().items():
+        assert torch.equal(buf, on_gpu.state_dict()[name]), name
+    x = torch.randn(4, 512, device="cuda").half()
+    assert torch.equal(on_cpu(x), on_gpu(x))
+    _check(on_gpu(x), _ref(x, on_gpu.packed, on_gpu.bias), "layer")
+    model = torch.nn.Sequential(torch.nn.Linear(256, 128), torch.nn.Linear(128, 40)).cuda().bfloat16()
+    report = quantize_model(model, "w4a16")
+    assert report.quantized == ["0"] and "1" in report.skipped
+    assert model(torch.randn(2, 256, device="cuda").bfloat16()).shape == (2, 40)
+
+
+def test_device_errors_name_the_argument():
+    p = _packed(64, 128, 4, 64, False, torch.bfloat16)
+    x = torch.randn(2, 128, device="cuda").bfloat16()
+    for call, arg in [(lambda: weight_only_linear(x, p.to("cpu")), "qweight"),
+                      (lambda: weight_only_linear(x.cpu(), p), "qweight"),
+                      (lambda: weight_only_linear(x, p, torch.zeros(64).bfloat16()), "bias")]:
+        with pytest.raises(InvalidArgumentError) as e:
+            call()
+        assert e.value.argument == arg

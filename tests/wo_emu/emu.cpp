@@ -1,0 +1,222 @@
+// Host emulation of the weight-only small-M kernel (cutlass_gemm/runtime/csrc/wo_gemm.cuh) for CPU tests:
+// the kernel source is compiled as ordinary C++ (CG_WO_EMULATE) and each CTA runs as one OS thread per
+// CUDA thread. This file supplies what the GPU provides: thread / block indices, __syncthreads, the
+// warp-collective ldmatrix and mma.sync (fragment layouts of the PTX ISA), cp.async (copied at issue, or
+// deferred to the wait that covers it, to expose either kind of pipeline hazard), lop3, prmt, atomics.
+// Built by tests/test_weight_only_emulated.py with g++ -std=c++20 -DCG_WO_EMULATE.
+#include <barrier>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdexcept>
+
+namespace cg_wo_emu {
+struct Idx { unsigned x = 0, y = 0, z = 0; };
+thread_local Idx tl_thread;
+Idx g_block, g_grid;
+std::vector<uint8_t> g_smem;
+int g_shared_int = 0;
+bool g_eager_copies = true;
+std::unique_ptr<std::barrier<>> g_cta_barrier;
+struct Warp {
+  std::unique_ptr<std::barrier<>> bar;
+  uint32_t u[32][10];
+  float f[32][4];
+};
+std::vector<Warp> g_warps;
+struct Copy { uint8_t* dst; const uint8_t* src; };
+thread_local std::deque<std::vector<Copy>> tl_groups;  // committed groups, oldest first
+thread_local std::vector<Copy> tl_open;
+
+uint8_t* shared_bytes() { return g_smem.data(); }
+int& shared_int() { return g_shared_int; }
+int lane() { return tl_thread.x & 31; }
+Warp& warp() { return g_warps[tl_thread.x >> 5]; }
+}  // namespace cg_wo_emu
+
+#define __launch_bounds__(...)
+#define threadIdx cg_wo_emu::tl_thread
+#define blockIdx cg_wo_emu::g_block
+#define gridDim cg_wo_emu::g_grid
+
+inline void __syncthreads() { cg_wo_emu::g_cta_barrier->arrive_and_wait(); }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline int atomicAdd(int* p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+inline float __ldcg(const float* p) { return *p; }
+inline int min(int a, int b) { return a < b ? a : b; }
+inline float __int_as_float(int v) { float f; std::memcpy(&f, &v, 4); return f; }
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  uint8_t b[8];
+  std::memcpy(b, &x, 4);
+  std::memcpy(b + 4, &y, 4);
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= unsigned(b[(s >> (4 * i)) & 7]) << (8 * i);
+  return r;
+}
+
+namespace cg_wo {
+template <typename T> struct Ty;
+inline uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(static_cast<const uint8_t*>(p) - cg_wo_emu::g_smem.data());
+}
+inline uint64_t evict_first_policy() { return 0; }
+inline void cp_async16(uint32_t dst, const void* src) {
+  cg_wo_emu::Copy c{cg_wo_emu::g_smem.data() + dst, static_cast<const uint8_t*>(src)};
+  if (dst + 16 > cg_wo_emu::g_smem.size()) throw std::runtime_error("cp.async past shared memory");
+  if (cg_wo_emu::g_eager_copies) std::memcpy(c.dst, c.src, 16);
+  else cg_wo_emu::tl_open.push_back(c);
+}
+inline void cp_async16_hint(uint32_t dst, const void* src, uint64_t) { cp_async16(dst, src); }
+inline void cp_async_commit() {
+  cg_wo_emu::tl_groups.push_back(std::move(cg_wo_emu::tl_open));
+  cg_wo_emu::tl_open.clear();
+}
+template <int kPending> inline void cp_async_wait() {
+  while (static_cast<int>(cg_wo_emu::tl_groups.size()) > kPending) {
+    for (auto const& c : cg_wo_emu::tl_groups.front()) std::memcpy(c.dst, c.src, 16);
+    cg_wo_emu::tl_groups.pop_front();
+  }
+}
+
+// ldmatrix .x4: lanes 8i..8i+7 give the row addresses of matrix i; lane l receives, from each matrix,
+// the two 16-bit elements of row l / 4 at columns 2 (l % 4), +1.
+inline void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {
+  auto& w = cg_wo_emu::warp();
+  const int l = cg_wo_emu::lane();
+  w.u[l][0] = addr;
+  w.bar->arrive_and_wait();
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t row_addr = w.u[8 * i + l / 4][0];
+    if (row_addr + 16 > cg_wo_emu::g_smem.size()) throw std::runtime_error("ldmatrix past shared memory");
+    std::memcpy(&r[i], cg_wo_emu::g_smem.data() + row_addr + (l % 4) * 4, 4);
+  }
+  w.bar->arrive_and_wait();
+}
+
+template <typename T> float half_at(uint32_t reg, int hi) {
+  uint16_t b = static_cast<uint16_t>(reg >> (16 * hi));
+  T v;
+  std::memcpy(&v, &b, 2);
+  return Ty<T>::to_f(v);
+}
+
+// mma.sync m16n8k16 row.col, fp32 accumulate. A (16 x 16): reg j of lane l holds row l / 4 + 8 (j & 1),
+// columns 2 (l % 4) + 8 (j >> 1) + {0, 1}; B (16 x 8): reg j holds rows 2 (l % 4) + 8 j + {0, 1}, column
+// l / 4; C/D: c[i] at row l / 4 + 8 (i >> 1), column 2 (l % 4) + (i & 1).
+template <typename T> inline void mma16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  auto& w = cg_wo_emu::warp();
+  const int l = cg_wo_emu::lane();
+  for (int j = 0; j < 4; ++j) w.u[l][j] = a[j];
+  w.u[l][4] = b0;
+  w.u[l][5] = b1;
+  w.bar->arrive_and_wait();
+  auto A = [&](int r, int k) { return half_at<T>(w.u[(r % 8) * 4 + (k % 8) / 2][(r / 8) + 2 * (k / 8)], k % 2); };
+  auto B = [&](int k, int n) { return half_at<T>(w.u[n * 4 + (k % 8) / 2][4 + k / 8], k % 2); };
+  float d[4];
+  for (int i = 0; i < 4; ++i) {
+    const int r = l / 4 + 8 * (i >> 1), n = 2 * (l % 4) + (i & 1);
+    float s = c[i];
+    for (int k = 0; k < 16; ++k) s += A(r, k) * B(k, n);
+    d[i] = s;
+  }
+  w.bar->arrive_and_wait();
+  for (int i = 0; i < 4; ++i) c[i] = d[i];
+}
+
+template <uint32_t kLut> inline uint32_t lop3(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r = 0;
+  for (int i = 0; i < 8; ++i)
+    if ((kLut >> i) & 1) r |= ((i & 4) ? a : ~a) & ((i & 2) ? b : ~b) & ((i & 1) ? c : ~c);
+  return r;
+}
+}  // namespace cg_wo
+
+#include "../../cutlass_gemm/runtime/csrc/wo_gemm.cuh"
+
+namespace {
+using namespace cg_wo;
+
+template <typename T, int kBits, bool kZero, int kMT, int kWN, int kWK, int kST>
+int run(WoArgs a, int splits, bool eager, bool reverse_splits) {
+  using S = WoShape<kBits, kZero, kMT, kWN, kWK, kST>;
+  if (a.m < 1 || a.m > S::kRows) return 2;
+  const int ntiles = (a.n + S::kBN - 1) / S::kBN;
+  std::vector<float> ws(static_cast<size_t>(splits) * ntiles * S::kBN * S::kRows);
+  std::vector<int> counters(ntiles, 0);
+  a.workspace = ws.data();
+  a.counters = counters.data();
+  cg_wo_emu::g_eager_copies = eager;
+  cg_wo_emu::g_grid = {unsigned(ntiles), unsigned(splits), 1};
+  for (int t = 0; t < ntiles; ++t)
+    for (int i = 0; i < splits; ++i) {
+      const int sp = reverse_splits && (t % 2) ? splits - 1 - i : i;  // arrival order must not matter
+      cg_wo_emu::g_block = {unsigned(t), unsigned(sp), 0};
+      cg_wo_emu::g_smem.assign(S::kSmem, 0xFF);  // NaN-filled: unloaded rows stay NaN and must not leak
+      cg_wo_emu::g_cta_barrier = std::make_unique<std::barrier<>>(S::kThreads);
+      cg_wo_emu::g_warps = std::vector<cg_wo_emu::Warp>(S::kThreads / 32);
+      for (auto& w : cg_wo_emu::g_warps) w.bar = std::make_unique<std::barrier<>>(32);
+      std::vector<std::thread> threads;
+      for (int tid = 0; tid < S::kThreads; ++tid)
+        threads.emplace_back([tid, &a] {
+          cg_wo_emu::tl_thread = {unsigned(tid), 0, 0};
+          cg_wo_emu::tl_groups.clear();
+          cg_wo_emu::tl_open.clear();
+          wo_gemm_kernel<T, kBits, kZero, kMT, kWN, kWK, kST>(a);
+        });
+      for (auto& th : threads) th.join();
+    }
+  for (int c : counters)
+    if (c != 0) return 3;  // the kernel must leave its split-K counters at zero
+  return 0;
+}
+
+template <typename T, int kBits, bool kZero>
+int by_config(int cfg, WoArgs const& a, int splits, bool eager, bool rev) {
+  switch (cfg) {
+    case 0: return run<T, kBits, kZero, 1, 1, 4, 4>(a, splits, eager, rev);  // default, M <= 4
+    case 1: return run<T, kBits, kZero, 2, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 32
+    case 2: return run<T, kBits, kZero, 4, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 64
+    case 3: return run<T, kBits, kZero, 1, 2, 4, 3>(a, splits, eager, rev);  // 8 warps, 3 stages
+    case 4: return run<T, kBits, kZero, 4, 8, 1, 2>(a, splits, eager, rev);  // 8 warps along N, 2 stages
+    case 5: return run<T, kBits, kZero, 1, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 16
+    case 6: return run<T, kBits, kZero, 2, 2, 2, 4>(a, splits, eager, rev);  // 2 x 2 warps
+    default: return 1;
+  }
+}
+}  // namespace
+
+extern "C" int emu_run(int cfg, int bf16, int bits, int zero, int eager, int reverse_splits, const void* x, long ldx,
+                       const void* w, const void* scales, const void* zeros, const void* bias, void* out, int m, int n,
+                       int k, int group_shift, int splits) {
+  WoArgs a{};
+  a.x = x;
+  a.ldx = ldx;
+  a.w = static_cast<const uint32_t*>(w);
+  a.scales = scales;
+  a.zeros = zero ? zeros : nullptr;
+  a.bias = bias;
+  a.out = out;
+  a.ldo = n;
+  a.m = m;
+  a.n = n;
+  a.k = k;
+  a.group_shift = group_shift;
+  const bool e = eager != 0, r = reverse_splits != 0;
+  try {
+    if (bf16) {
+      if (bits == 4) return zero ? by_config<__nv_bfloat16, 4, true>(cfg, a, splits, e, r) : by_config<__nv_bfloat16, 4, false>(cfg, a, splits, e, r);
+      return zero ? by_config<__nv_bfloat16, 8, true>(cfg, a, splits, e, r) : by_config<__nv_bfloat16, 8, false>(cfg, a, splits, e, r);
+    }
+    if (bits == 4) return zero ? by_config<__half, 4, true>(cfg, a, splits, e, r) : by_config<__half, 4, false>(cfg, a, splits, e, r);
+    return zero ? by_config<__half, 8, true>(cfg, a, splits, e, r) : by_config<__half, 8, false>(cfg, a, splits, e, r);
+  } catch (std::exception const&) {
+    return 4;
+  }
+}
