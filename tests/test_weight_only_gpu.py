@@ -128,6 +128,20 @@ def test_fallback_warns_and_backends():
     _check(y, _ref(x, p), "fallback")
 
 
+@pytest.mark.parametrize("bits,group,zp", FORMATS)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_dequant_kernel_equals_the_reference_dequantization(bits, group, zp, dtype):
+    """The large-M fallback's dequantization kernel writes exactly the weight the reference forms (every
+    element, both dtypes, every format), over memory poisoned with NaN first."""
+    from cutlass_gemm.quant.prepack import dequantize_packed
+    n, k = 160, 1152
+    p = _packed(n, k, bits, group, zp, dtype, seed=3)
+    _poison(n * k, dtype)
+    w = extension.load().wo_dequant(p.qweight, p.scales, p.zeros, bits, group or 0, n, k)
+    assert w.dtype == dtype and w.shape == (n, k)
+    assert torch.equal(w, dequantize_packed(p, dtype))
+
+
 def test_opcheck_cuda():
     p = _packed(64, 256, 4, 128, False, torch.float16)
     x = torch.randn(3, 256, device="cuda").half()

@@ -7,9 +7,11 @@ Backends (`weight_only_backend(m, packed)` says which one a call of M rows takes
   zero points, group 32/64/128 or per channel, fp16/bf16), on the current stream, no host sync; split-K
   with a deterministic in-kernel reduction where N gives too few CTAs.
 - "dequant_fallback": CUDA, M > 64 (no large-M weight-only kernel yet), or the extension could not be
-  built: the packed weight is dequantized to x's dtype with torch ops on the GPU (no host sync), then
-  `F.linear`. Correct but slow (it rebuilds the full weight each call); announced by a
-  `WeightOnlyFallbackWarning` (shown once per call site by Python's default warning filter).
+  built: the packed weight is dequantized to a dense (N, K) weight in x's dtype (one kernel,
+  runtime/csrc/wo_dequant.cuh; torch ops when there is no extension), then `F.linear` (cuBLAS). No host
+  sync; it rebuilds the full weight each call (for 8192 x 8192: 134 MB written and read again), so it
+  is slower than bf16 `F.linear` alone; announced by a `WeightOnlyFallbackWarning` (shown once per call
+  site by Python's default warning filter).
 - "cpu_reference": CPU tensors: `unpack(...).dequantize()` in float32 and a float32 matmul, output in
   x's dtype.
 
@@ -118,8 +120,8 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
     if scales.dtype != x.dtype:
         scales = scales.to(x.dtype)
         zeros = None if zeros is None else zeros.to(x.dtype)
-    ext = extension.load() if 0 < m <= SMALL_M_MAX else None
-    if ext is not None:
+    ext = extension.load() if m > 0 else None
+    if ext is not None and m <= SMALL_M_MAX:
         if not _rows_aligned(x2):  # cp.async reads 16-byte chunks: copy a misaligned view once
             x2 = x2.clone(memory_format=torch.contiguous_format)
         qweight, scales, zeros, bias = _aligned(qweight, 16), _aligned(scales, 16), _aligned(zeros, 16), _aligned(bias, 4)
@@ -130,7 +132,10 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
         warnings.warn(f"cutlass_gemm weight_only_mm: M = {m} > {SMALL_M_MAX} (or no compiled extension): "
                       f"dequantizing the int{bits} weight to {x.dtype} and calling F.linear (slow, documented "
                       f"fallback; see weight_only_backend)", WeightOnlyFallbackWarning, stacklevel=3)
-        w = dequantize_packed(_packed(qweight, scales, zeros, None, layout, bits, group_size, n, k), x.dtype)
+        if ext is not None:  # one kernel writes the dense weight (wo_dequant.cuh), then cuBLAS
+            w = ext.wo_dequant(_aligned(qweight, 16), scales, zeros, bits, group_size, n, k)
+        else:  # no extension: the same values with torch ops (slower)
+            w = dequantize_packed(_packed(qweight, scales, zeros, None, layout, bits, group_size, n, k), x.dtype)
         y = F.linear(x2, w, bias)
     return y.reshape(lead + (n,))
 

@@ -13,6 +13,11 @@ at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
                    c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
                    int64_t group_size, int64_t n, int64_t split);
 
+// The dense (n, k) weight in scales' dtype that a packed weight stands for (wo_dequant.cuh), for the
+// large-M fallback (dequantize, then a cuBLAS GEMM). group_size 0: per channel.
+at::Tensor wo_dequant(at::Tensor const& qweight, at::Tensor const& scales, c10::optional<at::Tensor> const& zeros,
+                      int64_t bits, int64_t group_size, int64_t n, int64_t k);
+
 // The launch plan the call above makes, for reports and tests: (m tiles * 16, columns per CTA, splits, CTAs).
 std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits, bool zero, bool bf16);
 
