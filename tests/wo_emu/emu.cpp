@@ -4,6 +4,7 @@
 // warp-collective ldmatrix and mma.sync (fragment layouts of the PTX ISA), cp.async (copied at issue, or
 // deferred to the wait that covers it, to expose either kind of pipeline hazard), lop3, prmt, atomics.
 // Built by tests/test_weight_only_emulated.py with g++ -std=c++20 -DCG_WO_EMULATE.
+#include <atomic>
 #include <barrier>
 #include <cstdint>
 #include <cstring>
@@ -29,7 +30,14 @@ struct Warp {
   std::unique_ptr<std::barrier<>> bar;
   uint32_t u[32][10];
   float f[32][4];
+  int ops[32];  // per lane: how many warp-collective (.aligned) instructions it has issued
 };
+// Convergence checks (the .aligned rules of ldmatrix / mma.sync / bar.sync): every lane of a warp must
+// issue each warp-collective instruction together (same count at the same rendezvous) and every thread of
+// a CTA the same number of __syncthreads. A thread that exits drops out of its barriers (as on the GPU),
+// so a partial arrival shows up as a count mismatch (emu_run returns 5) instead of a hang.
+std::atomic<bool> g_diverged{false};
+thread_local int tl_warp_ops = 0, tl_syncs = 0;
 std::vector<Warp> g_warps;
 struct Copy { uint8_t* dst; const uint8_t* src; };
 thread_local std::deque<std::vector<Copy>> tl_groups;  // committed groups, oldest first
@@ -39,6 +47,10 @@ uint8_t* shared_bytes() { return g_smem.data(); }
 int& shared_int() { return g_shared_int; }
 int lane() { return tl_thread.x & 31; }
 Warp& warp() { return g_warps[tl_thread.x >> 5]; }
+void check_lockstep(Warp const& w) {  // after the rendezvous: all 32 lanes at the same collective
+  for (int i = 0; i < 32; ++i)
+    if (w.ops[i] != tl_warp_ops) g_diverged = true;
+}
 }  // namespace cg_wo_emu
 
 #define __launch_bounds__(...)
@@ -46,7 +58,10 @@ Warp& warp() { return g_warps[tl_thread.x >> 5]; }
 #define blockIdx cg_wo_emu::g_block
 #define gridDim cg_wo_emu::g_grid
 
-inline void __syncthreads() { cg_wo_emu::g_cta_barrier->arrive_and_wait(); }
+inline void __syncthreads() {
+  ++cg_wo_emu::tl_syncs;
+  cg_wo_emu::g_cta_barrier->arrive_and_wait();
+}
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline int atomicAdd(int* p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 inline float __ldcg(const float* p) { return *p; }
@@ -91,7 +106,9 @@ inline void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {
   auto& w = cg_wo_emu::warp();
   const int l = cg_wo_emu::lane();
   w.u[l][0] = addr;
+  w.ops[l] = ++cg_wo_emu::tl_warp_ops;
   w.bar->arrive_and_wait();
+  cg_wo_emu::check_lockstep(w);
   for (int i = 0; i < 4; ++i) {
     const uint32_t row_addr = w.u[8 * i + l / 4][0];
     if (row_addr + 16 > cg_wo_emu::g_smem.size()) throw std::runtime_error("ldmatrix past shared memory");
@@ -116,7 +133,9 @@ template <typename T> inline void mma16816(float (&c)[4], const uint32_t (&a)[4]
   for (int j = 0; j < 4; ++j) w.u[l][j] = a[j];
   w.u[l][4] = b0;
   w.u[l][5] = b1;
+  w.ops[l] = ++cg_wo_emu::tl_warp_ops;
   w.bar->arrive_and_wait();
+  cg_wo_emu::check_lockstep(w);
   auto A = [&](int r, int k) { return half_at<T>(w.u[(r % 8) * 4 + (k % 8) / 2][(r / 8) + 2 * (k / 8)], k % 2); };
   auto B = [&](int k, int n) { return half_at<T>(w.u[n * 4 + (k % 8) / 2][4 + k / 8], k % 2); };
   float d[4];
@@ -153,6 +172,7 @@ int run(WoArgs a, int splits, bool eager, bool reverse_splits) {
   a.workspace = ws.data();
   a.counters = counters.data();
   cg_wo_emu::g_eager_copies = eager;
+  cg_wo_emu::g_diverged = false;
   cg_wo_emu::g_grid = {unsigned(ntiles), unsigned(splits), 1};
   for (int t = 0; t < ntiles; ++t)
     for (int i = 0; i < splits; ++i) {
@@ -163,14 +183,23 @@ int run(WoArgs a, int splits, bool eager, bool reverse_splits) {
       cg_wo_emu::g_warps = std::vector<cg_wo_emu::Warp>(S::kThreads / 32);
       for (auto& w : cg_wo_emu::g_warps) w.bar = std::make_unique<std::barrier<>>(32);
       std::vector<std::thread> threads;
+      std::vector<int> syncs(S::kThreads), ops(S::kThreads);
       for (int tid = 0; tid < S::kThreads; ++tid)
-        threads.emplace_back([tid, &a] {
+        threads.emplace_back([tid, &a, &syncs, &ops] {
           cg_wo_emu::tl_thread = {unsigned(tid), 0, 0};
           cg_wo_emu::tl_groups.clear();
           cg_wo_emu::tl_open.clear();
+          cg_wo_emu::tl_warp_ops = cg_wo_emu::tl_syncs = 0;
           wo_gemm_kernel<T, kBits, kZero, kMT, kWN, kWK, kST>(a);
+          syncs[tid] = cg_wo_emu::tl_syncs;
+          ops[tid] = cg_wo_emu::tl_warp_ops;
+          cg_wo_emu::warp().bar->arrive_and_drop();  // exited: no longer awaited (as on the GPU)
+          cg_wo_emu::g_cta_barrier->arrive_and_drop();
         });
       for (auto& th : threads) th.join();
+      for (int tid = 0; tid < S::kThreads; ++tid)
+        if (syncs[tid] != syncs[0] || ops[tid] != ops[tid & ~31]) cg_wo_emu::g_diverged = true;
+      if (cg_wo_emu::g_diverged) return 5;  // a barrier or .aligned instruction reached by part of a CTA / warp
     }
   for (int c : counters)
     if (c != 0) return 3;  // the kernel must leave its split-K counters at zero

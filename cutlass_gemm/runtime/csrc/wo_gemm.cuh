@@ -117,8 +117,12 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[mt][t8][r] = 0.0f;
 
+  // Every warp runs the same ldmatrix / mma.sync sequence in every stage (no per-warp early exit around
+  // the .aligned instructions): a warp tile past K (last, partial stage) or past N gets zero A and B
+  // fragments instead, so it adds exact zeros (x * 0 = +0; the unloaded shared memory behind those
+  // fragments is never used as a number).
   auto compute = [&](int slot, int st) {
-    if (st * kWarpsK + wk >= kblk || !n_ok) return;  // warp-uniform
+    const bool live = st * kWarpsK + wk < kblk && n_ok;  // warp-uniform
     const uint8_t* xs = smem + slot * S::kStageBytes;
     const uint8_t* ws = xs + S::kXBytes;
     const uint8_t* ss = ws + S::kWBytes;
@@ -146,6 +150,8 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
           const int row = mt * 16 + (lane & 15);
           const int chunk = wk * 8 + (2 * h + j) * 2 + (lane >> 4);
           ldsm_x4(af[j][mt], xbase + row * S::kXRowBytes + ((chunk ^ (row & 7)) * 16));
+#pragma unroll
+          for (int i = 0; i < 4; ++i) af[j][mt][i] = live ? af[j][mt][i] : 0u;
         }
 #pragma unroll
       for (int t8 = 0; t8 < 4; ++t8) {
@@ -169,6 +175,8 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
           dequant_int8<T>(wr[t8 * 4 + 2 * h + 1], off, s2, hi);
           b[0] = lo[0], b[1] = lo[1], b[2] = hi[0], b[3] = hi[1];
         }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) b[i] = live ? b[i] : 0u;
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt) {
           mma16816<T>(acc[mt][t8], af[0][mt], b[0], b[1]);
