@@ -15,9 +15,10 @@ pytestmark = pytest.mark.gpu
 # 0.29 ms/step from the CUDA graph against 2.3-2.7 ms/step eager. Bounds: about 1.5x the errors.
 BOUNDS = {"w8a8-int8": 0.05, "w8a8-int8-asym": 0.05, "w8a8-int8-static": 0.06,
           "w8a8-fp8": 0.12, "w8a8-fp8-static": 0.12,
-          # weight-only (set before their first GPU run: int8 per channel should sit below W8A8 int8;
-          # int4 g128 carries ~8x the weight error of int8)
-          "w8a16": 0.05, "w4a16": 0.25}
+          # weight-only, measured on the H100 (2026-11-23, tools/results/h100-2026-11-23/wo/call3): w8a16
+          # 1.90e-2, w4a16 2.90e-1 (int4 g128 symmetric on these random Gaussian weights: ~11% RMS weight
+          # error per layer, compounded over 14 layers); bounds about 1.4x
+          "w8a16": 0.03, "w4a16": 0.4}
 
 
 @pytest.fixture(scope="module")

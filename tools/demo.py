@@ -68,7 +68,7 @@ def llama_demo() -> int:
         graphed = cnn.greedy_generate_cuda_graph(q, prompt, 16)
         eager = cnn.greedy_generate_eager(q, prompt, 16)
         same = torch.equal(graphed.tokens, eager.tokens)
-        ok &= same and rel < {"w4a16": 0.25, "w8a16": 0.06}.get(scheme, 0.06 if "int8" in scheme else 0.12)
+        ok &= same and rel < {"w4a16": 0.4, "w8a16": 0.03}.get(scheme, 0.06 if "int8" in scheme else 0.12)
         print(f"  {scheme:17s} {len(report.quantized)} layers, logits rel. error vs bf16 {rel:.2e}, CUDA-graph greedy "
               f"{graphed.tokens.tolist()[0]} ({graphed.ms_per_step:.3f} ms/step; eager {eager.ms_per_step:.3f}, "
               f"{'same tokens' if same else 'DIFFERENT tokens'})")

@@ -81,14 +81,12 @@ template <typename T> struct Ty;
 inline uint32_t smem_u32(const void* p) {
   return static_cast<uint32_t>(static_cast<const uint8_t*>(p) - cg_wo_emu::g_smem.data());
 }
-inline uint64_t evict_first_policy() { return 0; }
 inline void cp_async16(uint32_t dst, const void* src) {
   cg_wo_emu::Copy c{cg_wo_emu::g_smem.data() + dst, static_cast<const uint8_t*>(src)};
   if (dst + 16 > cg_wo_emu::g_smem.size()) throw std::runtime_error("cp.async past shared memory");
   if (cg_wo_emu::g_eager_copies) std::memcpy(c.dst, c.src, 16);
   else cg_wo_emu::tl_open.push_back(c);
 }
-inline void cp_async16_hint(uint32_t dst, const void* src, uint64_t) { cp_async16(dst, src); }
 inline void cp_async_commit() {
   cg_wo_emu::tl_groups.push_back(std::move(cg_wo_emu::tl_open));
   cg_wo_emu::tl_open.clear();

@@ -65,7 +65,6 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
   const int st_begin = static_cast<int>(static_cast<int64_t>(stages_total) * split / splits);
   const int iters = static_cast<int>(static_cast<int64_t>(stages_total) * (split + 1) / splits) - st_begin;
   const bool n_ok = n0 / kTileN + wn < nblk;  // a CTA's last 32-column blocks may lie past N
-  const uint64_t policy = evict_first_policy();
   const T* x = static_cast<const T*>(a.x);
   const uint8_t* wsrc = reinterpret_cast<const uint8_t*>(a.w);
   const T* scales = static_cast<const T*>(a.scales);
@@ -85,8 +84,10 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
       const int cwn = t / kWarpsK, cwk = t % kWarpsK;
       const int nb = n0 / kTileN + cwn;
       if (cwk < kvalid && nb < nblk)
-        cp_async16_hint(smem_u32(ws + c * 16),
-                        wsrc + (static_cast<int64_t>(nb) * kblk + kb0 + cwk) * S::kTileBytes + off * 16, policy);
+        // no L2::cache_hint: with it, the int4 kernels' SASS (nvcc 13.0) held one cp.async whose uniform
+        // registers are never written, and the H100 faulted there (illegal instruction; wo/call3/)
+        cp_async16(smem_u32(ws + c * 16),
+                   wsrc + (static_cast<int64_t>(nb) * kblk + kb0 + cwk) * S::kTileBytes + off * 16);
     }
     constexpr int kRowChunks = S::kBK / 8;
     const int valid_chunks = kvalid * (kTileK / 8);
