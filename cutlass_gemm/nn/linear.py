@@ -35,12 +35,12 @@ from typing import Iterable, Optional, Union
 import torch
 from torch import nn
 
+from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
 from ..ops import w8a8_linear
 from ..ops.gemm import K_ALIGN, N_ALIGN
 from ..quant import Calibrator, quantize_linear
 
-_HALF = (torch.bfloat16, torch.float16)
 
 
 def unservable_reason(in_features: int, out_features: int) -> Optional[str]:
@@ -52,7 +52,7 @@ def unservable_reason(in_features: int, out_features: int) -> Optional[str]:
     return None
 
 
-class _W8A8Linear(nn.Module):
+class _W8A8Linear(QuantizedBuffers):
     QTYPE: torch.dtype = torch.int8
     ACTS: tuple = ()
 
@@ -124,30 +124,6 @@ class _W8A8Linear(nn.Module):
         y = w8a8_linear(x, self.weight, self.weight_scale, self.bias, act=act, input_scale=self.input_scale,
                         input_zero_point=self.input_zero_point, azp_adj=self.azp_adj, out_dtype=self.dtype)
         return y if y.dtype == x.dtype else y.to(x.dtype)
-
-    def _apply(self, fn, recurse=True):
-        # nn.Module.to/.half()/.float() cast every floating-point tensor, and float8 counts as floating
-        # point: a plain cast would turn the fp8 weight into fp16 and round the float32 scales. So we
-        # probe what `fn` does to a float32 and a bfloat16 tensor. No dtype change (a device move,
-        # to_empty, share_memory_): apply `fn` to every buffer as nn.Module would. A dtype cast: move
-        # the buffers to the probe's device keeping their dtypes, except the bias, which follows a cast
-        # to half precision together with the output dtype (the kernels write bf16/fp16 only, so a cast
-        # to float32/float64 leaves both alone; such an input is still answered in its own dtype).
-        dev = self.weight_scale.device
-        p32 = fn(torch.zeros((), dtype=torch.float32, device=dev))
-        p16 = fn(torch.zeros((), dtype=torch.bfloat16, device=dev))
-        if p32.dtype == torch.float32 and p16.dtype == torch.bfloat16:
-            for name, buf in self._buffers.items():
-                if buf is not None:
-                    self._buffers[name] = fn(buf)
-            return self
-        cast = p32.dtype if p32.dtype in _HALF else None
-        for name, buf in self._buffers.items():
-            if buf is not None:
-                self._buffers[name] = buf.to(device=p32.device, dtype=cast if name == "bias" else None)
-        if cast is not None:
-            self.dtype = cast
-        return self
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, "

@@ -29,12 +29,12 @@ from typing import Optional
 import torch
 from torch import nn
 
+from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
 from ..ops.weight_only import weight_only_mm
 from ..quant.prepack import LAYOUT, PackedWeight, prepack, unservable_reason as _layout_reason
 from ..quant.weight_only import BITS, GROUP_SIZES, from_awq, from_gptq, quantize_weight_only
 
-_HALF = (torch.bfloat16, torch.float16)
 # stored value of a zero weight, symmetric formats: every field holds 2^(bits-1)
 _SYM_ZERO_WORD = {4: -0x77777778, 8: -0x7F7F7F80}  # 0x88888888, 0x80808080 as int32
 
@@ -47,7 +47,7 @@ def weight_only_unservable_reason(in_features: int, out_features: int, group_siz
     return why
 
 
-class WeightOnlyLinear(nn.Module):
+class WeightOnlyLinear(QuantizedBuffers):
     """int4 / int8 weights (group-wise or per channel, symmetric or with zero points) x fp16/bf16
     activations; see the module docstring."""
 
@@ -152,27 +152,6 @@ class WeightOnlyLinear(nn.Module):
         y = weight_only_mm(xd, self.qweight, self.scales, self.zeros, self.bias, self.perm, layout=LAYOUT,
                            bits=self.bits, group_size=self.group_size, n=self.out_features)
         return y if y.dtype == x.dtype else y.to(x.dtype)
-
-    def _apply(self, fn, recurse=True):
-        # A plain nn.Module cast would round the scales (and zero points) of the quantized format. Probe
-        # what `fn` does: no dtype change (device moves, to_empty, share_memory_): apply it to every
-        # buffer; a dtype cast: move the buffers keeping their dtypes, except the bias, which follows a
-        # cast to half precision together with the output dtype.
-        dev = self.qweight.device
-        p32 = fn(torch.zeros((), dtype=torch.float32, device=dev))
-        p16 = fn(torch.zeros((), dtype=torch.bfloat16, device=dev))
-        if p32.dtype == torch.float32 and p16.dtype == torch.bfloat16:
-            for name, buf in self._buffers.items():
-                if buf is not None:
-                    self._buffers[name] = fn(buf)
-            return self
-        cast = p32.dtype if p32.dtype in _HALF else None
-        for name, buf in self._buffers.items():
-            if buf is not None:
-                self._buffers[name] = buf.to(device=p32.device, dtype=cast if name == "bias" else None)
-        if cast is not None:
-            self.dtype = cast
-        return self
 
     def extra_repr(self) -> str:
         g = "per_channel" if self.group_size is None else self.group_size

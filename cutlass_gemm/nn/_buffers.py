@@ -1,0 +1,38 @@
+"""What `.to()` / `.half()` / `.cuda()` mean for a layer whose state is quantized buffers."""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+HALF = (torch.bfloat16, torch.float16)
+
+
+class QuantizedBuffers(nn.Module):
+    """Base of the quantized layers: every tensor is a buffer, and `self.dtype` is the output dtype.
+
+    nn.Module.to/.half()/.float() cast every floating-point tensor (float8 counts as floating point), which
+    would turn an fp8 weight into fp16 and round the float32 / 16-bit scales of a quantized format. So
+    `_apply` probes what `fn` does to a float32 and a bfloat16 tensor. No dtype change (a device move,
+    to_empty, share_memory_): `fn` is applied to every buffer as nn.Module would. A dtype cast: the
+    buffers move to the probe's device keeping their dtypes, except the bias, which follows a cast to
+    half precision together with the output dtype (the kernels write bf16/fp16 only, so a cast to
+    float32/float64 leaves both alone; such an input is still answered in its own dtype)."""
+
+    dtype: torch.dtype
+
+    def _apply(self, fn, recurse=True):
+        dev = next(b.device for b in self._buffers.values() if b is not None)
+        p32 = fn(torch.zeros((), dtype=torch.float32, device=dev))
+        p16 = fn(torch.zeros((), dtype=torch.bfloat16, device=dev))
+        if p32.dtype == torch.float32 and p16.dtype == torch.bfloat16:
+            for name, buf in self._buffers.items():
+                if buf is not None:
+                    self._buffers[name] = fn(buf)
+            return self
+        cast = p32.dtype if p32.dtype in HALF else None
+        for name, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[name] = buf.to(device=p32.device, dtype=cast if name == "bias" else None)
+        if cast is not None:
+            self.dtype = cast
+        return self
