@@ -90,6 +90,28 @@ def copy_bandwidth_gbps(nbytes=2**30):
     return 2 * nbytes / us / 1e3
 
 
+def fail(what, exc):
+    """Report a benchmark row or shape that raised, and go on with the rest."""
+    print(f"  FAILED {what}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+
+
+def bench_shapes(shapes, bench_shape, failures):
+    """Rows of `bench_shape(m, n, k)` over (M, N, K) `shapes`, under no_grad; a shape that raises is
+    reported, recorded in `failures` and skipped; the allocator's cache is emptied between shapes."""
+    rows = []
+    for m, n, k in shapes:
+        t0 = time.time()
+        try:
+            with torch.no_grad():
+                rows += bench_shape(m, n, k)
+        except Exception as exc:
+            fail(f"shape {m}x{n}x{k}", exc)
+            failures.append(f"{m}x{n}x{k} (whole shape): {type(exc).__name__}: {str(exc)[:200]}")
+        torch.cuda.empty_cache()
+        print(f"{m}x{n}x{k} done in {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
+    return rows
+
+
 def write_results(out_dir, name, rows):
     if not rows:
         print(f"{name}: no rows to write", file=sys.stderr)

@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from bench_common import (L2_BYTES, copies_for, copy_bandwidth_gbps, cycler, gpu_time_us, md_table,
+from bench_common import (L2_BYTES, bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail, gpu_time_us, md_table,
                           parse_shapes, plot_panels, report, wall_time_us, write_results)
 
 QUANT_M = (1, 16, 128, 2048, 8192)
@@ -29,10 +29,6 @@ LAYER_QUICK = [(16, 8192, 8192), (2048, 8192, 8192)]
 PEAK_INT8, PEAK_BF16 = 1979e12, 989e12  # H100 SXM dense int8 / fp8 and bf16 ops per second
 ERR_LIMIT = 5e-2
 BASELINE = "bf16 F.linear"
-
-
-def _fail(what, exc):
-    print(f"  FAILED {what}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
 
 
 def _measure_bw():
@@ -116,7 +112,7 @@ def bench_quant_shape(m, k, bw, mode):
             print(f"  {m}x{k} {name}: {us:.2f} us ({100 * floor / us:.0f}% of copy bandwidth)", file=sys.stderr,
                   flush=True)
         except Exception as exc:
-            _fail(f"{name} at M={m} K={k}", exc)
+            fail(f"{name} at M={m} K={k}", exc)
     return rows
 
 
@@ -131,7 +127,7 @@ def cmd_quant(args):
                 with torch.no_grad():
                     rows += bench_quant_shape(m, k, bw, args.inductor_mode)
             except Exception as exc:
-                _fail(f"shape M={m} K={k}", exc)
+                fail(f"shape M={m} K={k}", exc)
             torch.cuda.empty_cache()
             print(f"M={m} K={k} done in {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
     write_results(args.out, "quant", rows)
@@ -215,7 +211,7 @@ def bench_layer_shape(m, n, k, bw, mode, failures):
         try:
             rows.append(time_layer_row(m, n, k, name, bpe, build, ref, bw))
         except Exception as exc:
-            _fail(f"{name} at {m}x{n}x{k}", exc)
+            fail(f"{name} at {m}x{n}x{k}", exc)
             failures.append(f"{m}x{n}x{k} {name}: {type(exc).__name__}: {str(exc)[:200]}")
         torch.cuda.empty_cache()
     base = next((r for r in rows if r["impl"] == BASELINE), None)
@@ -232,17 +228,8 @@ def cmd_layer(args):
     if args.shapes:
         shapes = parse_shapes(args.shapes)
     bw = _measure_bw()
-    rows, failures = [], []
-    for m, n, k in shapes:
-        t0 = time.time()
-        try:
-            with torch.no_grad():
-                rows += bench_layer_shape(m, n, k, bw, args.inductor_mode, failures)
-        except Exception as exc:
-            _fail(f"shape {m}x{n}x{k}", exc)
-            failures.append(f"{m}x{n}x{k} (whole shape): {type(exc).__name__}: {str(exc)[:200]}")
-        torch.cuda.empty_cache()
-        print(f"{m}x{n}x{k} done in {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
+    failures = []
+    rows = bench_shapes(shapes, lambda m, n, k: bench_layer_shape(m, n, k, bw, args.inductor_mode, failures), failures)
     write_results(args.out, "layer", rows)
     panels = {}
     for r in rows:

@@ -11,15 +11,14 @@ HBM. % of floor = (weight + scale bytes) / measured copy bandwidth / time. The b
 which implementation served the call ("mma_small_m" for M <= 64; "dequant_fallback" above).
 """
 import sys
-import time
 import warnings
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
-from bench_common import (L2_BYTES, copies_for, copy_bandwidth_gbps, cycler, gpu_time_us, md_table, parse_shapes,
-                          plot_panels, report, write_results)
+from bench_common import (L2_BYTES, bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail, gpu_time_us, md_table,
+                          parse_shapes, plot_panels, report, write_results)
 
 WO_NK = [(8192, 8192), (28672, 4096), (4096, 14336)]
 WO_M = [1, 4, 16, 64, 256, 2048, 4096]
@@ -28,10 +27,6 @@ WO_QUICK = [(1, 8192, 8192), (16, 8192, 8192), (64, 8192, 8192), (2048, 8192, 81
 ERR_LIMIT = 5e-2
 BASELINE = "bf16 F.linear"
 DEVICE = "cuda"  # a CPU smoke run of the row logic sets "cpu"
-
-
-def _fail(what, exc):
-    print(f"  FAILED {what}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
 
 
 def _random_quant(n, k, bits, group, seed):
@@ -111,7 +106,7 @@ def bench_wo_shape(m, n, k, bw, failures):
             print(f"  {m}x{n}x{k} {name} [{backend}]: {us:.2f} us ({100 * floor / us:.0f}% of floor), rel err "
                   f"{err:.2e}{'  FLAGGED' if flag else ''}", file=sys.stderr, flush=True)
         except Exception as exc:
-            _fail(f"{name} at {m}x{n}x{k}", exc)
+            fail(f"{name} at {m}x{n}x{k}", exc)
             failures.append(f"{m}x{n}x{k} {name}: {type(exc).__name__}: {str(exc)[:200]}")
         torch.cuda.empty_cache()
     base = next((r for r in rows if r["impl"] == BASELINE), None)
@@ -128,17 +123,8 @@ def cmd_weight_only(args):
         shapes = parse_shapes(args.shapes)
     bw = copy_bandwidth_gbps()
     print(f"device-to-device copy bandwidth (1 GiB, read + written): {bw:.0f} GB/s", file=sys.stderr, flush=True)
-    rows, failures = [], []
-    for m, n, k in shapes:
-        t0 = time.time()
-        try:
-            with torch.no_grad():
-                rows += bench_wo_shape(m, n, k, bw, failures)
-        except Exception as exc:
-            _fail(f"shape {m}x{n}x{k}", exc)
-            failures.append(f"{m}x{n}x{k} (whole shape): {type(exc).__name__}: {str(exc)[:200]}")
-        torch.cuda.empty_cache()
-        print(f"{m}x{n}x{k} done in {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
+    failures = []
+    rows = bench_shapes(shapes, lambda m, n, k: bench_wo_shape(m, n, k, bw, failures), failures)
     write_results(args.out, "weight_only", rows)
     panels = {}
     for r in rows:
