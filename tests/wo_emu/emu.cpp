@@ -87,13 +87,22 @@ inline void cp_async16(uint32_t dst, const void* src) {
   if (cg_wo_emu::g_eager_copies) std::memcpy(c.dst, c.src, 16);
   else cg_wo_emu::tl_open.push_back(c);
 }
+inline void cp_async16_zero(uint32_t dst, const void*) {  // source size 0: the 16 bytes become zeros
+  cg_wo_emu::Copy c{cg_wo_emu::g_smem.data() + dst, nullptr};
+  if (dst + 16 > cg_wo_emu::g_smem.size()) throw std::runtime_error("cp.async past shared memory");
+  if (cg_wo_emu::g_eager_copies) std::memset(c.dst, 0, 16);
+  else cg_wo_emu::tl_open.push_back(c);
+}
 inline void cp_async_commit() {
   cg_wo_emu::tl_groups.push_back(std::move(cg_wo_emu::tl_open));
   cg_wo_emu::tl_open.clear();
 }
 template <int kPending> inline void cp_async_wait() {
   while (static_cast<int>(cg_wo_emu::tl_groups.size()) > kPending) {
-    for (auto const& c : cg_wo_emu::tl_groups.front()) std::memcpy(c.dst, c.src, 16);
+    for (auto const& c : cg_wo_emu::tl_groups.front()) {
+      if (c.src) std::memcpy(c.dst, c.src, 16);
+      else std::memset(c.dst, 0, 16);
+    }
     cg_wo_emu::tl_groups.pop_front();
   }
 }

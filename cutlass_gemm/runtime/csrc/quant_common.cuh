@@ -200,43 +200,59 @@ __device__ __forceinline__ Stats block_stats(Stats s) {
 }
 
 // ------------------------------------------------------------------------------------ quantization
-// q of one vector. int8: rint, [+ azp,] clamp to [-128, 127] (clamping before the rounding conversion
-// gives the same integers when there is no azp: the bounds are integers); fp8: clamp to +-448, then
-// round to nearest even with saturation, two elements per instruction. `bad` groups store zeros.
-template <typename TQ, bool kAzp, typename TIn, int kVec>
-__device__ __forceinline__ VecT<TQ, kVec> quant_vec(VecT<TIn, kVec> const& v, float inv, float azp, bool bad) {
-  VecT<TQ, kVec> o;
+// q of one value. int8: round to nearest even, [+ azp,] saturate to [-128, 127]; fp8: clamp to +-448,
+// then round to nearest even with saturation (two values per instruction in quant_word). Groups marked
+// `bad` store zeros. int8 rounds without the float -> int conversion instruction (fewer instructions;
+// measured neither faster nor slower on the H100, tools/results/h100-2026-11-23/session5): adding
+// kMagic = 1.5 * 2^23 rounds a float of magnitude < 2^22 to an integer, ties to even, held in the low
+// mantissa bits, so the sum's low byte is the int8 in two's complement. Saturating the sum to
+// [kMagic - 128, kMagic + 127] gives the integers that clamping before the rounding gives (rounding is
+// monotone and the bounds are integers); for |y| >= 2^22 the sum lies beyond a bound either way. The azp
+// path rounds with rintf first (rint(y) + azp must not round for any int32 azp), then takes the byte.
+template <bool kAzp>
+__device__ __forceinline__ uint32_t int8_bits(float x, float inv, float azp) {
+  constexpr float kMagic = 12582912.0f;
+  const float y = __fmul_rn(x, inv);
+  if (kAzp) return __float_as_uint(__fadd_rn(fminf(fmaxf(rintf(y) + azp, -128.0f), 127.0f), kMagic));
+  return __float_as_uint(fminf(fmaxf(__fadd_rn(y, kMagic), kMagic - 128.0f), kMagic + 127.0f));
+}
+__device__ __forceinline__ float fp8_clamped(float x, float inv) { return fminf(fmaxf(__fmul_rn(x, inv), -448.0f), 448.0f); }
+
+// Four consecutive q values as one little-endian word (element 4k + 0 in the low byte).
+template <typename TQ, bool kAzp, typename TIn>
+__device__ __forceinline__ uint32_t quant_word(TIn const* x, float inv, float azp) {
   if constexpr (std::is_same_v<TQ, int8_t>) {
-    int r[kVec];
+    return __byte_perm(__byte_perm(int8_bits<kAzp>(to_f(x[0]), inv, azp), int8_bits<kAzp>(to_f(x[1]), inv, azp), 0x0040),
+                       __byte_perm(int8_bits<kAzp>(to_f(x[2]), inv, azp), int8_bits<kAzp>(to_f(x[3]), inv, azp), 0x0040), 0x5410);
+  } else {
+    const uint32_t lo = __nv_cvt_float2_to_fp8x2(make_float2(fp8_clamped(to_f(x[0]), inv), fp8_clamped(to_f(x[1]), inv)), __NV_SATFINITE, __NV_E4M3);
+    const uint32_t hi = __nv_cvt_float2_to_fp8x2(make_float2(fp8_clamped(to_f(x[2]), inv), fp8_clamped(to_f(x[3]), inv)), __NV_SATFINITE, __NV_E4M3);
+    return __byte_perm(lo, hi, 0x5410);
+  }
+}
+
+// Quantize one vector and store it at dst (aligned to the vector). Whole vectors of 4k values are built
+// as 32-bit words and stored as one access: built as bytes in a VecT<int8_t>, nvcc 13.0 unpacked and
+// repacked every byte (about 20 extra instructions per 8 values, in the phase of a row CTA where no
+// memory traffic overlaps them).
+template <typename TQ, bool kAzp, typename TIn, int kVec>
+__device__ __forceinline__ void quant_store(TQ* dst, VecT<TIn, kVec> const& v, float inv, float azp, bool bad) {
+  if constexpr (kVec % 4 == 0) {
+    struct alignas(kVec) Words { uint32_t w[kVec / 4]; } o;
+#pragma unroll
+    for (int k = 0; k < kVec / 4; ++k) o.w[k] = bad ? 0u : quant_word<TQ, kAzp>(v.v + 4 * k, inv, azp);
+    *reinterpret_cast<Words*>(dst) = o;
+  } else {
 #pragma unroll
     for (int e = 0; e < kVec; ++e) {
-      float y = __fmul_rn(to_f(v.v[e]), inv);
-      if (kAzp) y = rintf(y) + azp;
-      r[e] = bad ? 0 : __float2int_rn(fminf(fmaxf(y, -128.0f), 127.0f));
-    }
-    if constexpr (kVec % 4 == 0) {
-      uint32_t* w = reinterpret_cast<uint32_t*>(&o);
-#pragma unroll
-      for (int k = 0; k < kVec / 4; ++k)
-        w[k] = __byte_perm(__byte_perm(r[4 * k], r[4 * k + 1], 0x0040), __byte_perm(r[4 * k + 2], r[4 * k + 3], 0x0040), 0x5410);
-    } else {
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) o.v[e] = static_cast<int8_t>(r[e]);
-    }
-  } else {
-    float y[kVec];
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) y[e] = bad ? 0.0f : fminf(fmaxf(__fmul_rn(to_f(v.v[e]), inv), -448.0f), 448.0f);
-    if constexpr (kVec % 2 == 0) {
-      __nv_fp8x2_storage_t* w = reinterpret_cast<__nv_fp8x2_storage_t*>(&o);
-#pragma unroll
-      for (int k = 0; k < kVec / 2; ++k) w[k] = __nv_cvt_float2_to_fp8x2(make_float2(y[2 * k], y[2 * k + 1]), __NV_SATFINITE, __NV_E4M3);
-    } else {
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) o.v[e].__x = __nv_cvt_float_to_fp8(y[e], __NV_SATFINITE, __NV_E4M3);
+      uint8_t b = 0;
+      if (!bad) {
+        if constexpr (std::is_same_v<TQ, int8_t>) b = static_cast<uint8_t>(int8_bits<kAzp>(to_f(v.v[e]), inv, azp) & 0xFFu);
+        else b = __nv_cvt_float_to_fp8(fp8_clamped(to_f(v.v[e]), inv), __NV_SATFINITE, __NV_E4M3);
+      }
+      reinterpret_cast<uint8_t*>(dst)[e] = b;
     }
   }
-  return o;
 }
 
 }  // namespace cg_quant

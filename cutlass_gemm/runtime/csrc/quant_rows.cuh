@@ -17,7 +17,6 @@ struct RowQuant {
   static constexpr int kSlots = kCache > 0 ? kCache : 1;
   static constexpr int kWSlots = kMode == RowMode::kRmsNorm ? kSlots : 1;
   using V = VecT<TIn, kVec>;
-  using VQ = VecT<TQ, kVec>;
 
   RowArgs const& args;
   int64_t nvec;
@@ -127,13 +126,13 @@ struct RowQuant {
 #pragma unroll
       for (int j = 0; j < kSlots; ++j) {
         int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
-        if (i < nvec) *reinterpret_cast<VQ*>(q + i * kVec) = quant_vec<TQ, kAzp>(c[j], inv, azp_f, bad);
+        if (i < nvec) quant_store<TQ, kAzp>(q + i * kVec, c[j], inv, azp_f, bad);
       }
     } else {
       for (int64_t i = threadIdx.x; i < nvec; i += kThreads) {
         V v = reload(row, i);
         if (kMode == RowMode::kRmsNorm) v = norm(v, weight(i), rinv);
-        *reinterpret_cast<VQ*>(q + i * kVec) = quant_vec<TQ, kAzp>(v, inv, azp_f, bad);
+        quant_store<TQ, kAzp>(q + i * kVec, v, inv, azp_f, bad);
       }
     }
   }
@@ -176,7 +175,7 @@ __global__ void __launch_bounds__(kThreads) group_quant_kernel(RowArgs args) {
     const bool bad = bits_bad(a);
     const float s = scale_from_amax(__uint_as_float(a), QTraits<TQ>::kMax, !bad);
     if ((i & (lanes - 1)) == 0) args.scale_out[row * (nvec >> shift) + (i >> shift)] = s;
-    q[i] = quant_vec<TQ, false>(c[j], __frcp_rn(s), 0.0f, bad);
+    quant_store<TQ, false>(reinterpret_cast<TQ*>(q + i), c[j], __frcp_rn(s), 0.0f, bad);
   }
 }
 

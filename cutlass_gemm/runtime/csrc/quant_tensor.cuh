@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel
 
 #pragma unroll
   for (int j = 0; j < kCache; ++j)
-    if (f0 + j * stride < total) q[f0 + j * stride] = quant_vec<TQ, false>(c[j], inv, 0.0f, bad);
+    if (f0 + j * stride < total) quant_store<TQ, false>(reinterpret_cast<TQ*>(q + f0 + j * stride), c[j], inv, 0.0f, bad);
   for (int64_t f = rest; f < total; f += kBatch * stride) {
     V b[kBatch];
 #pragma unroll
@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel
       if (f + k * stride < total) b[k] = xv(f + k * stride);
 #pragma unroll
     for (int k = 0; k < kBatch; ++k)
-      if (f + k * stride < total) q[f + k * stride] = quant_vec<TQ, false>(b[k], inv, 0.0f, bad);
+      if (f + k * stride < total) quant_store<TQ, false>(reinterpret_cast<TQ*>(q + f + k * stride), b[k], inv, 0.0f, bad);
   }
 }
 

@@ -70,42 +70,72 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
   const T* scales = static_cast<const T*>(a.scales);
   const T* zeros = static_cast<const T*>(a.zeros);
 
+  // Per-thread copy plan, fixed for the CTA: the address arithmetic stays out of the pipeline loop (with
+  // it inside, the int4 M = 1 kernel issued more instructions for addresses than for dequantization).
+  // Weights: kWPer 16-byte chunks per thread, smem order [wn][wk]; a chunk of a 32-column block past N
+  // gets wk_of = kWarpsK, so it never loads.
+  constexpr int kTileChunks = S::kTileBytes / 16;
+  constexpr int kWPer = S::kWBytes / 16 / kThreads;
+  const uint8_t* wp[kWPer];
+  int wk_of[kWPer];
+#pragma unroll
+  for (int i = 0; i < kWPer; ++i) {
+    const int c = i * kThreads + tid;
+    const int t = c / kTileChunks, off = c % kTileChunks;
+    const int nb = n0 / kTileN + t / kWarpsK;
+    wk_of[i] = nb < nblk ? t % kWarpsK : kWarpsK;
+    wp[i] = wsrc + (static_cast<int64_t>(min(nb, nblk - 1)) * kblk + t % kWarpsK) * S::kTileBytes + off * 16;
+  }
+  // x rows < M: each thread owns one 16-byte column chunk xcc of rows xr0, xr0 + kXStep, ... (kThreads is
+  // a multiple of the chunks per row), stored at chunk index xcc ^ (row % 8) for conflict-free ldmatrix.
+  constexpr int kRowChunks = S::kBK / 8;
+  constexpr int kXStep = kThreads / kRowChunks;
+  constexpr int kXPer = (S::kRows + kXStep - 1) / kXStep;
+  const int xcc = tid % kRowChunks, xr0 = tid / kRowChunks;
+  const T* xp = x + xr0 * a.ldx + xcc * 8;
+  const int64_t x_jump = kXStep * a.ldx;
+  // Scale (zero) rows: threads tid < kThreads / 4 own one 16-byte chunk each (kWarpsK * 2 rows of kBN).
+  constexpr int kSRowChunks = S::kBN / 8;
+  const int srow = tid / kSRowChunks, scc = tid % kSRowChunks;
+  const int s_col = n0 + scc * 8;
+  const bool s_ok = tid < kThreads / 4 && s_col < a.n;
+
+  // One pipeline stage. Chunks past K (the last, partial stage) are zero-filled for x and the scales
+  // (zeros): a warp tile past K then adds x * 0 = +0 whatever stale weights its shared memory holds, so
+  // the compute loop needs no per-warp masking.
+  const uint32_t smem_base = smem_u32(smem);
   auto load = [&](int slot, int st) {
-    uint8_t* xs = smem + slot * S::kStageBytes;
-    uint8_t* ws = xs + S::kXBytes;
-    uint8_t* ss = ws + S::kWBytes;
+    const uint32_t xs = smem_base + slot * S::kStageBytes;  // shared-space addresses
+    const uint32_t ws = xs + S::kXBytes;
+    const uint32_t ss = ws + S::kWBytes;
     const int kb0 = st * kWarpsK;
     const int kvalid = min(kWarpsK, kblk - kb0);
-    constexpr int kTileChunks = S::kTileBytes / 16;
+    const int64_t wstep = static_cast<int64_t>(kb0) * S::kTileBytes;
 #pragma unroll
-    for (int i = 0; i < S::kWBytes / 16 / kThreads; ++i) {  // weights, smem order [wn][wk]
-      const int c = i * kThreads + tid;
-      const int t = c / kTileChunks, off = c % kTileChunks;
-      const int cwn = t / kWarpsK, cwk = t % kWarpsK;
-      const int nb = n0 / kTileN + cwn;
-      if (cwk < kvalid && nb < nblk)
-        // no L2::cache_hint: with it, the int4 kernels' SASS (nvcc 13.0) held one cp.async whose uniform
-        // registers are never written, and the H100 faulted there (illegal instruction; wo/call3/)
-        cp_async16(smem_u32(ws + c * 16),
-                   wsrc + (static_cast<int64_t>(nb) * kblk + kb0 + cwk) * S::kTileBytes + off * 16);
+    for (int i = 0; i < kWPer; ++i)
+      if (wk_of[i] < kvalid) cp_async16(ws + (i * kThreads + tid) * 16, wp[i] + wstep);
+    const bool x_live = xcc < kvalid * (kTileK / 8);
+    const T* xq = xp + static_cast<int64_t>(kb0) * kTileK;
+#pragma unroll
+    for (int j = 0; j < kXPer; ++j) {
+      const int r = xr0 + j * kXStep;
+      if (r < a.m) {
+        const uint32_t dst = xs + r * S::kXRowBytes + ((xcc ^ (r & 7)) * 16);
+        if (x_live) cp_async16(dst, xq);
+        else cp_async16_zero(dst, x);
+      }
+      xq += x_jump;
     }
-    constexpr int kRowChunks = S::kBK / 8;
-    const int valid_chunks = kvalid * (kTileK / 8);
-    for (int c = tid; c < a.m * kRowChunks; c += kThreads) {  // x rows < M, chunk index ^ (row % 8)
-      const int r = c / kRowChunks, cc = c % kRowChunks;
-      if (cc < valid_chunks)
-        cp_async16(smem_u32(xs + r * S::kXRowBytes + ((cc ^ (r & 7)) * 16)),
-                   x + r * a.ldx + static_cast<int64_t>(kb0) * kTileK + cc * 8);
-    }
-    constexpr int kSRowChunks = S::kBN / 8;
-    for (int c = tid; c < kWarpsK * 2 * kSRowChunks; c += kThreads) {  // scale (zero) rows
-      const int row = c / kSRowChunks, cc = c % kSRowChunks;
-      const int cwk = row >> 1, h = row & 1;
-      const int col = n0 + cc * 8;
-      if (cwk < kvalid && col < a.n) {
+    if (s_ok) {
+      const int cwk = srow >> 1, h = srow & 1;
+      const uint32_t dst = ss + srow * S::kSRowBytes + scc * 16;
+      if (cwk < kvalid) {
         const int64_t grp = (static_cast<int64_t>(kb0 + cwk) * kTileK + h * 32) >> a.group_shift;
-        cp_async16(smem_u32(ss + row * S::kSRowBytes + cc * 16), scales + grp * a.n + col);
-        if constexpr (kZero) cp_async16(smem_u32(ss + S::kSBytes + row * S::kSRowBytes + cc * 16), zeros + grp * a.n + col);
+        cp_async16(dst, scales + grp * a.n + s_col);
+        if constexpr (kZero) cp_async16(dst + S::kSBytes, zeros + grp * a.n + s_col);
+      } else {
+        cp_async16_zero(dst, scales);
+        if constexpr (kZero) cp_async16_zero(dst + S::kSBytes, zeros);
       }
     }
   };
@@ -119,11 +149,9 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
       for (int r = 0; r < 4; ++r) acc[mt][t8][r] = 0.0f;
 
   // Every warp runs the same ldmatrix / mma.sync sequence in every stage (no per-warp early exit around
-  // the .aligned instructions): a warp tile past K (last, partial stage) or past N gets zero A and B
-  // fragments instead, so it adds exact zeros (x * 0 = +0; the unloaded shared memory behind those
-  // fragments is never used as a number).
-  auto compute = [&](int slot, int st) {
-    const bool live = st * kWarpsK + wk < kblk && n_ok;  // warp-uniform
+  // the .aligned instructions). A warp tile past K reads zero x and zero scales (see load), so it adds
+  // exact zeros; a warp past N computes from stale shared memory, and its columns are never stored.
+  auto compute = [&](int slot) {
     const uint8_t* xs = smem + slot * S::kStageBytes;
     const uint8_t* ws = xs + S::kXBytes;
     const uint8_t* ss = ws + S::kWBytes;
@@ -151,8 +179,6 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
           const int row = mt * 16 + (lane & 15);
           const int chunk = wk * 8 + (2 * h + j) * 2 + (lane >> 4);
           ldsm_x4(af[j][mt], xbase + row * S::kXRowBytes + ((chunk ^ (row & 7)) * 16));
-#pragma unroll
-          for (int i = 0; i < 4; ++i) af[j][mt][i] = live ? af[j][mt][i] : 0u;
         }
 #pragma unroll
       for (int t8 = 0; t8 < 4; ++t8) {
@@ -177,8 +203,6 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
           b[0] = lo[0], b[1] = lo[1], b[2] = hi[0], b[3] = hi[1];
         }
 #pragma unroll
-        for (int i = 0; i < 4; ++i) b[i] = live ? b[i] : 0u;
-#pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt) {
           mma16816<T>(acc[mt][t8], af[0][mt], b[0], b[1]);
           mma16816<T>(acc[mt][t8], af[1][mt], b[2], b[3]);
@@ -199,7 +223,7 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
     const int next = it + kStages - 1;
     if (next < iters) load(next % kStages, st_begin + next);
     cp_async_commit();
-    compute(it % kStages, st_begin + it);
+    compute(it % kStages);
   }
   cp_async_wait<0>();
   __syncthreads();

@@ -27,21 +27,18 @@ WoKernel wo_kernel() {
           S::kThreads, kBits};
 }
 
-// Default configurations, by M (estimates, to be settled by the harness's tuning rows). A CTA re-reads
-// the x rows of its K range from L2 for its kWarpsN * 32 columns: x bytes per int4 weight byte are
-// M / (8 * kWarpsN), so wider CTAs as M grows; at M <= 4 the narrowest CTA gives the most N tiles (the
-// least split-K).
-//   M <= 4:  1 m tile, 1 x 4 warps (32 columns, 4 warp tiles along K per stage)
-//   M <= 16: 1 m tile, 4 x 1 warps (128 columns)
-//   M <= 32: 2 m tiles, 4 x 1 warps
-//   M <= 64: 4 m tiles, 4 x 1 warps
-constexpr int kStagesDefault = 4;
+// Default configurations, by M, from the harness's tuning rows (tools/results/h100-2026-11-23/session5/
+// call2/wb.log, int4 g128 at 8192x8192, 28672x4096, 4096x14336). A CTA re-reads the x rows of its K range
+// from L2 for its kWarpsN * 32 columns (x bytes per int4 weight byte: M / (8 * kWarpsN)).
+//   M <= 16: 1 m tile, 1 x 4 warps (32 columns, 4 warp tiles along K per stage), 4 stages: the most N
+//            tiles, so the least split-K (16x8192x8192: 21.1 us vs 24.1 us for 4 x 1 warps)
+//   M <= 32: 2 m tiles, 4 x 1 warps, 4 stages (not measured)
+//   M <= 64: 4 m tiles, 4 x 1 warps, 3 stages (64x8192x8192: 34.9 us vs 37.8 us with 4 stages)
 template <typename T, int kBits, bool kZero>
 WoKernel wo_default_kernel(int m) {
-  if (m <= 4) return wo_kernel<T, kBits, kZero, 1, 1, 4, kStagesDefault>();
-  if (m <= 16) return wo_kernel<T, kBits, kZero, 1, 4, 1, kStagesDefault>();
-  if (m <= 32) return wo_kernel<T, kBits, kZero, 2, 4, 1, kStagesDefault>();
-  return wo_kernel<T, kBits, kZero, 4, 4, 1, kStagesDefault>();
+  if (m <= 16) return wo_kernel<T, kBits, kZero, 1, 1, 4, 4>();
+  if (m <= 32) return wo_kernel<T, kBits, kZero, 2, 4, 1, 4>();
+  return wo_kernel<T, kBits, kZero, 4, 4, 1, 3>();
 }
 
 inline WoKernel wo_select(ActType t, int bits, bool zero, int m) {
@@ -87,7 +84,7 @@ struct WoPlan {
 // Split-K only where the N tiles leave resident CTA slots empty (small N, long K): as many splits as
 // fill those slots, each split keeping at least kMinStagesPerSplit pipeline stages, and the fp32
 // partials (written and read back through L2) at most a quarter of the weight bytes. `force_splits` > 0
-// overrides (tuning); it is clamped to the number of stages.
+// overrides (tuning); it is clamped to the number of stages and to kMaxSplits (the workspace bound).
 constexpr int kMinStagesPerSplit = 4;
 constexpr int kMaxSplits = 16;
 inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0) {
@@ -96,7 +93,7 @@ inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0
   p.ntiles = (n + kernel.bn - 1) / kernel.bn;
   const int stages = (k / kTileK + kernel.warps_k - 1) / kernel.warps_k;
   if (force_splits > 0) {
-    p.splits = std::max(1, std::min(force_splits, stages));
+    p.splits = std::max(1, std::min({force_splits, stages, kMaxSplits}));
   } else {
     const WoDeviceFit fit = wo_fit(kernel);
     if ((p.err = fit.err) != cudaSuccess) return p;

@@ -349,7 +349,7 @@ int main(int argc, char** argv) {
         size_t moved = z.x + z.q + 2 * z.res + (r.c.mode == RowMode::kRmsNorm ? k * 2 : 0);
         const float floor_us = moved / (bw * 1e3f);
         printf("%6lld %6lld %-28s", (long long)m, (long long)k, r.name);
-        for (int cap : {0, 1024, 1536}) {
+        for (int cap : {0, 768, 1024, 1280, 1536}) {
           row_threads_per_sm_cap() = cap;
           float t = time_case(kNew, r.c);
           printf("  cap %4d: %7.2f us %5.1f%%", cap, t, 100.f * floor_us / t);
