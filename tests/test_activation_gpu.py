@@ -26,6 +26,7 @@ import torch
 
 import cutlass_gemm
 import cutlass_gemm.nn as cnn
+from test_ops_gpu import reference64 as plain_reference64
 
 pytestmark = pytest.mark.gpu
 
@@ -93,14 +94,8 @@ def run(p, act, out):
 
 
 def reference64(p, act):
-    """(act(pre), pre) in float64."""
-    acc = p["a"].double() @ p["b"].double()
-    if "azp_adj" in p:
-        zp = p["azp"].double().reshape(-1, 1) if "azp" in p else 1.0
-        acc = acc - zp * p["azp_adj"].double().reshape(1, -1)
-    pre = p["scale_a"].double().reshape(-1, 1) * p["scale_b"].double().reshape(1, -1) * acc
-    if "bias" in p:
-        pre = pre + p["bias"].double()
+    """(act(pre), pre) in float64; pre is test_ops_gpu's float64 formula (same problem keys)."""
+    pre = plain_reference64(p)
     return _act64(act, pre), pre
 
 
