@@ -5,6 +5,8 @@
   python tools/generate_kernels.py --sm 90 --compile            # ...and build the prebuilt kernels (15)
   python tools/generate_kernels.py --sm 90 --compile --all      # ...or every generated kernel (72)
   python tools/generate_kernels.py --sm 90 --variant scaled_bias --out /tmp/gen --compile
+  python tools/generate_kernels.py --sm 90 --activation relu --out /tmp/gen --compile   # relu kernels (prebuilt part)
+  python tools/generate_kernels.py --out /tmp/gen --compile --name KERNEL_NAME [--name ...]   # exactly these
 
 Compiled kernels are shared libraries (one kernel + its C-ABI launcher; the cubin inside) placed in
 the kernel cache ($CUTLASS_GEMM_CACHE_DIR, default ~/.cache/cutlass_gemm), where the ops find them
@@ -26,7 +28,7 @@ from tqdm import tqdm  # noqa: E402
 
 from cutlass_gemm.kernels import heuristics  # noqa: E402
 from cutlass_gemm.runtime import build  # noqa: E402
-from cutlass_gemm.kernels.config import VARIANTS  # noqa: E402
+from cutlass_gemm.kernels.config import ACTIVATIONS, VARIANTS, KernelConfig  # noqa: E402
 from cutlass_gemm.kernels.generate import generate  # noqa: E402
 from cutlass_gemm.errors import BuildError  # noqa: E402
 
@@ -36,6 +38,12 @@ def main(argv=None) -> int:
     p.add_argument("--sm", type=int, action="append", choices=heuristics.DEFAULT_SMS,
                    help="target SM (repeatable; default: all of %s)" % (heuristics.DEFAULT_SMS,))
     p.add_argument("--variant", action="append", choices=VARIANTS, help="only these epilogue variants")
+    p.add_argument("--activation", action="append", choices=ACTIVATIONS[1:],
+                   help="the selected kernels with these epilogue activations instead of without (they are not "
+                        "part of the default set: pass --out DIR; they are built on first use otherwise)")
+    p.add_argument("--name", action="append", default=[],
+                   help="exactly these kernels, by name (repeatable; any config, e.g. an activation kernel); "
+                        "with --compile every one is compiled")
     p.add_argument("--out", type=Path, default=ROOT / "generated", help="output folder (default: generated/)")
     p.add_argument("--compile", action="store_true",
                    help="compile the prebuilt part of the set into the kernel cache (bf16 out, per-token x "
@@ -54,10 +62,17 @@ def main(argv=None) -> int:
 
     sms = args.sm or list(heuristics.DEFAULT_SMS)
     variants = tuple(args.variant or VARIANTS)
-    configs = [c for sm in sms for c in heuristics.default_configs(sm, variants)]
+    try:
+        named = [KernelConfig.from_name(n) for n in args.name]
+    except ValueError as exc:
+        p.error(str(exc))
+    configs = named or [c for sm in sms for c in heuristics.default_configs(sm, variants)]
+    prebuilt = named or [c for sm in sms for c in heuristics.prebuilt_configs(sm, variants)]
+    if args.activation:
+        configs, prebuilt = ([c.replace(activation=a) for c in cs for a in args.activation] for cs in (configs, prebuilt))
     t0 = time.perf_counter()
     try:  # prune removes only sources the previous manifest lists: other files in --out DIR stay
-        paths = generate(configs, args.out, prune=args.variant is None)
+        paths = generate(configs, args.out, prune=args.variant is None and not args.activation and not named)
     except BuildError as exc:  # emission failed: the message names the kernel and the cause
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -76,7 +91,7 @@ def main(argv=None) -> int:
     if not args.compile:
         return 0
 
-    todo = configs if args.all else [c for sm in sms for c in heuristics.prebuilt_configs(sm, variants)]
+    todo = configs if args.all else prebuilt
     todo = todo[: args.limit] if args.limit else todo
     sources = {c.name: (args.out / f"sm{c.sm}" / f"{c.name}.cu").read_text() for c in todo}
     failures = []

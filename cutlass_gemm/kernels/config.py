@@ -17,7 +17,11 @@ GENERATOR_VERSION = "2"
 SUPPORTED_SMS = (80, 89, 90)
 INPUT_DTYPES = ("int8", "e4m3")
 OUTPUT_DTYPES = ("bf16", "f16")
-VARIANTS = ("scaled", "scaled_bias", "scaled_azp", "scaled_azp_per_token")
+VARIANTS = ("scaled", "scaled_bias", "scaled_azp", "scaled_azp_per_token", "scaled_azp_nobias",
+            "scaled_azp_per_token_nobias")
+#: Activations applied after scale + bias, in float32, inside the epilogue (kernels/activations.py).
+#: "none" adds nothing to the kernel name, so kernels without an activation keep their names.
+ACTIVATIONS = ("none", "relu", "relu6", "gelu_tanh", "silu")
 SCALE_A_KINDS = ("tensor", "token")
 SCALE_B_KINDS = ("tensor", "channel")
 SM90_SCHEDULES = ("pingpong", "cooperative")
@@ -44,6 +48,7 @@ class KernelConfig:
     a_dtype: str = "int8"
     out_dtype: str = "bf16"
     variant: str = "scaled_bias"
+    activation: str = "none"
     scale_a: str = "token"
     scale_b: str = "channel"
     tile: Tuple[int, int, int] = (128, 128, 128)
@@ -75,6 +80,8 @@ class KernelConfig:
             bad("out_dtype", f"must be one of {OUTPUT_DTYPES}, got {self.out_dtype!r}")
         if self.variant not in VARIANTS:
             bad("variant", f"must be one of {VARIANTS}, got {self.variant!r}")
+        if self.activation not in ACTIVATIONS:
+            bad("activation", f"must be one of {ACTIVATIONS}, got {self.activation!r}")
         if self.variant.startswith("scaled_azp") and self.a_dtype != "int8":
             bad("variant", "zero-point (azp) epilogues take int8 activations only")
         if self.scale_a not in SCALE_A_KINDS:
@@ -128,11 +135,16 @@ class KernelConfig:
     def name(self) -> str:
         t = "x".join(map(str, self.tile))
         c = "x".join(map(str, self.cluster))
-        return (f"sm{self.sm}_{self.a_dtype}_{self.out_dtype}_{self.variant}_{self.scale_a}_{self.scale_b}"
+        act = "" if self.activation == "none" else f"_{self.activation}"
+        return (f"sm{self.sm}_{self.a_dtype}_{self.out_dtype}_{self.variant}{act}_{self.scale_a}_{self.scale_b}"
                 f"_t{t}_c{c}_{self.schedule}_s{self.stages}_a{self.align_a}x{self.align_b}x{self.align_out}")
 
+    # Variants and activations are spelled out (longest first) so that an activation after the variant
+    # ("scaled_bias_gelu_tanh_token") parses unambiguously.
     _NAME_RE = re.compile(
-        r"^sm(?P<sm>\d+)_(?P<a_dtype>[a-z0-9]+)_(?P<out_dtype>[a-z0-9]+)_(?P<variant>scaled(?:_[a-z_]+?)?)"
+        r"^sm(?P<sm>\d+)_(?P<a_dtype>[a-z0-9]+)_(?P<out_dtype>[a-z0-9]+)"
+        r"_(?P<variant>" + "|".join(sorted(VARIANTS, key=len, reverse=True)) + ")"
+        r"(?:_(?P<activation>" + "|".join(sorted(ACTIVATIONS[1:], key=len, reverse=True)) + "))?"
         r"_(?P<scale_a>tensor|token)_(?P<scale_b>tensor|channel)"
         r"_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)_(?P<schedule>[a-z]+)_s(?P<stages>\d+)"
         r"_a(?P<align_a>\d+)x(?P<align_b>\d+)x(?P<align_out>\d+)$")
@@ -144,16 +156,20 @@ class KernelConfig:
             raise ValueError(f"not a cutlass_gemm kernel name: {name!r}")
         g = m.groupdict()
         return cls(sm=int(g["sm"]), a_dtype=g["a_dtype"], out_dtype=g["out_dtype"], variant=g["variant"],
-                   scale_a=g["scale_a"], scale_b=g["scale_b"],
+                   activation=g["activation"] or "none", scale_a=g["scale_a"], scale_b=g["scale_b"],
                    tile=tuple(int(v) for v in g["tile"].split("x")),
                    cluster=tuple(int(v) for v in g["cluster"].split("x")),
                    schedule=g["schedule"], stages=int(g["stages"]), align_a=int(g["align_a"]),
                    align_b=int(g["align_b"]), align_out=int(g["align_out"]))
 
     def to_dict(self) -> dict:
+        """Fields as JSON data; `activation` only when not "none", so that the manifests and the emitted
+        headers of kernels without an activation read as before the field existed (from_dict fills it)."""
         d = dataclasses.asdict(self)
         d["tile"] = list(self.tile)
         d["cluster"] = list(self.cluster)
+        if self.activation == "none":
+            del d["activation"]
         return d
 
     @classmethod

@@ -18,6 +18,7 @@ from typing import Dict, List
 from . import _cuda_compat
 from ..errors import BuildError
 from .config import GENERATOR_VERSION, KernelConfig
+from . import activations
 from .epilogues import EPILOGUES, LAUNCH_INPUTS, input_shapes
 
 #: cutlass_cppgen consults the nvcc version for a few emission choices; pin it so output is reproducible.
@@ -82,6 +83,7 @@ def _cutlass_cppgen(sm: int):
             if name.startswith("cutlass_cppgen") and hasattr(mod, "device_cc"):
                 mod.device_cc = forced_cc
         cutlass_cppgen._nvcc_version = EMIT_NVCC_VERSION
+        activations.install_frontend_names()
         _cg = cutlass_cppgen
     _target_cc["cc"] = sm
     if sm not in _registries:
@@ -91,9 +93,11 @@ def _cutlass_cppgen(sm: int):
     return _cg
 
 
-def trace_epilogue(variant: str, scale_a: str, scale_b: str, out_dtype: str, sm: int, m: int = 128, n: int = 256):
-    """Trace the variant's function into an EVT for `sm`. The example shapes only tell scalar from
-    broadcast: the launcher takes strides and sizes from the real tensors at call time."""
+def trace_epilogue(variant: str, scale_a: str, scale_b: str, out_dtype: str, sm: int, m: int = 128, n: int = 256,
+                   activation: str = "none"):
+    """Trace the variant's function (wrapped in `activation`, see activations.py) into an EVT for `sm`.
+    The example shapes only tell scalar from broadcast: the launcher takes strides and sizes from the
+    real tensors at call time."""
     cg = _cutlass_cppgen(sm)
     import torch
     from cutlass_cppgen import LayoutType
@@ -104,7 +108,10 @@ def trace_epilogue(variant: str, scale_a: str, scale_b: str, out_dtype: str, sm:
     for name, shape in input_shapes(variant, scale_a, scale_b, m, n).items():
         examples[name] = torch.zeros(shape, dtype=dtypes[name]) if shape else 1.0
     examples["D"] = torch.zeros((m, n), dtype=tdt)
-    return cg.epilogue.trace(EPILOGUES[variant], examples)
+    fn = EPILOGUES[variant]
+    if activation == "none":
+        return cg.epilogue.trace(fn, examples)
+    return activations.trace_source(activations.traced_source(fn, activation), examples, sm)
 
 
 def _cppgen_types(cfg: KernelConfig):
@@ -162,6 +169,8 @@ def _evt_initializer(dag_ir, node: str, sm: int) -> str:
         field = "ptr_col" if isinstance(impl, ColumnBroadcastImpl) else "ptr_row"
         _check_input(node)
         own = f"{{static_cast<decltype({t}::Arguments::{field})>({node})}}"
+    elif isinstance(impl, ScalarBroadcastImpl) and meta.tensor.is_constant:  # an activation's immediate
+        own = f"{{{{static_cast<decltype(+{t}::Arguments{{}}.scalars[0])>({float(meta.tensor.value)!r})}}, {{}}, {{}}}}"
     elif isinstance(impl, ScalarBroadcastImpl):
         _check_input(node)
         own = f"{{{{}}, {{static_cast<decltype(+{t}::Arguments{{}}.scalar_ptrs[0])>({node})}}, {{}}}}"
@@ -400,14 +409,14 @@ def _emit_source(cfg: KernelConfig) -> str:
     plan = cg.op.Gemm(element_A=ab, element_B=ab, element_C=out, element_D=out, element_accumulator=acc,
                       layout_A=LayoutType.RowMajor, layout_B=LayoutType.ColumnMajor,
                       layout_C=LayoutType.RowMajor, cc=cfg.sm, kernel_cc=cfg.sm)
-    visitor = trace_epilogue(cfg.variant, cfg.scale_a, cfg.scale_b, cfg.out_dtype, cfg.sm)
+    visitor = trace_epilogue(cfg.variant, cfg.scale_a, cfg.scale_b, cfg.out_dtype, cfg.sm, activation=cfg.activation)
     plan.epilogue_visitor = visitor
     td = _tile_description(cfg, plan)
     plan.tile_description = td
     op = plan.construct(tile_description=td, alignment_A=cfg.align_a, alignment_B=cfg.align_b,
                         alignment_C=cfg.align_out)
     module = op.rt_module
-    kernel_src = module.emit()
+    kernel_src = activations.nan_propagating_min(module.emit(), cfg.activation)
     match = re.search(r"struct (\w+_type) :", kernel_src)
     if not match:
         raise RuntimeError("cutlass_cppgen output has no named kernel type")

@@ -1,4 +1,4 @@
-"""The four fused dequantization epilogues, one Python function each.
+"""The six fused dequantization epilogues, one Python function each.
 
 `cutlass_cppgen.epilogue.trace` parses these functions into an EVT (epilogue visitor tree); the same
 functions evaluated on numpy arrays give the formula, and `evaluate_dag` replays the traced graph so a
@@ -7,7 +7,9 @@ test can compare the graph with an independent float64 reference. Whether a scal
 the config, not by separate functions.
 
 Math (seed 000/001): out = scale_a * scale_b * (acc - azp * azp_adj) + bias, where for the per-tensor
-zero point the product azp * azp_adj is precomputed as the row vector `azp_with_adj`.
+zero point the product azp * azp_adj is precomputed as the row vector `azp_with_adj`. The `_nobias`
+zero-point variants leave the bias out (no bias load in the kernel). An activation (activations.py)
+wraps the whole expression: out = act(...), in float32 before the conversion to the output dtype.
 """
 from __future__ import annotations
 
@@ -34,11 +36,23 @@ def scaled_azp_per_token(accum, scale_a, scale_b, azp, azp_adj, bias):
     return D
 
 
+def scaled_azp_nobias(accum, scale_a, scale_b, azp_with_adj):
+    D = scale_a * (scale_b * (accum - azp_with_adj))
+    return D
+
+
+def scaled_azp_per_token_nobias(accum, scale_a, scale_b, azp, azp_adj):
+    D = scale_a * (scale_b * (accum - azp * azp_adj))
+    return D
+
+
 EPILOGUES: Dict[str, Callable] = {
     "scaled": scaled,
     "scaled_bias": scaled_bias,
     "scaled_azp": scaled_azp,
     "scaled_azp_per_token": scaled_azp_per_token,
+    "scaled_azp_nobias": scaled_azp_nobias,
+    "scaled_azp_per_token_nobias": scaled_azp_per_token_nobias,
 }
 
 #: Every epilogue input the C launcher can receive, in its argument order.
@@ -67,20 +81,22 @@ def input_shapes(variant: str, scale_a: str, scale_b: str, m: int, n: int) -> Di
 def evaluate_dag(dag_ir, inputs: Dict[str, "object"]):
     """Replay a traced EVT graph on numpy arrays (float64), following its edges and operand order.
 
-    `inputs` maps load-node names ('accum', 'scale_a', ...) to arrays; returns the value stored to D."""
+    `inputs` maps load-node names ('accum', 'scale_a', ...) to arrays; constants (the immediates an
+    activation adds) come from the graph. Returns the value stored to D."""
     import numpy as np
-    from cutlass_cppgen.backend.library import FunctionalOp
+    from .activations import numpy_rule
 
-    binary = {FunctionalOp.Plus: np.add, FunctionalOp.Minus: np.subtract,
-              FunctionalOp.Multiplies: np.multiply, FunctionalOp.Divides: np.divide}
     values = {}
     for name in dag_ir.nodes_topological_order():
         meta = dag_ir.get_node_meta(name)
         args = [values[c] for c in dag_ir.get_all_inputs(name)]
         if meta.op == "compute":
-            if meta.fn not in binary:
+            rule = numpy_rule(meta.fn)
+            if rule is None:
                 raise NotImplementedError(f"evaluate_dag: no numpy rule for {meta.fn}")
-            values[name] = binary[meta.fn](*args)
+            values[name] = rule(*args)
+        elif meta.op == "load" and meta.tensor.is_constant:
+            values[name] = np.float64(meta.tensor.value)
         elif meta.op == "load":
             values[name] = np.asarray(inputs[name], dtype=np.float64)
         elif meta.op == "store":

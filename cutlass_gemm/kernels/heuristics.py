@@ -54,10 +54,12 @@ def choose_tile(sm: int, m: int) -> TileChoice:
 
 
 def make_config(sm: int, variant: str, out_dtype: str, choice: TileChoice, *, a_dtype: str = "int8",
-                scale_a: str = "token", scale_b: str = "channel") -> KernelConfig:
-    return KernelConfig(sm=sm, a_dtype=a_dtype, out_dtype=out_dtype, variant=variant, scale_a=scale_a,
-                        scale_b=scale_b, tile=choice.tile, cluster=choice.cluster, schedule=choice.schedule,
-                        stages=choice.stages)
+                scale_a: str = "token", scale_b: str = "channel", activation: str = "none") -> KernelConfig:
+    """The kernel of `choice`; an activation changes the epilogue only, never the tile (the selection
+    table and autotuning measure the plain variant)."""
+    return KernelConfig(sm=sm, a_dtype=a_dtype, out_dtype=out_dtype, variant=variant, activation=activation,
+                        scale_a=scale_a, scale_b=scale_b, tile=choice.tile, cluster=choice.cluster,
+                        schedule=choice.schedule, stages=choice.stages)
 
 
 #: Input dtypes with a default kernel set, per SM; fp8 takes the symmetric (non-azp) epilogues only.
@@ -73,7 +75,9 @@ SCALE_KINDS = {"int8": (("token", "channel"), ("tensor", "channel")),
 
 def default_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
     """The default kernel set for `sm`: every variant x output dtype x tile of the table (fp8: the
-    scaled variants) x the scale kinds of SCALE_KINDS."""
+    scaled variants) x the scale kinds of SCALE_KINDS. No activation kernels: those (4 activations x
+    every variant and scale kind) are built on first use, or ahead of time with
+    `tools/generate_kernels.py --activation NAME --compile --all`."""
     if sm not in SELECTION:
         raise ValueError(f"no default kernel set for SM{sm}; known: {DEFAULT_SMS}")
     tiles = []
@@ -94,12 +98,14 @@ def default_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
 #: setup command, `tools/gpu_session.sh KERNELS=prebuilt`): what the common call takes. bf16 output;
 #: dynamic per-token x per-channel scales (the nn layers' static schemes pass per-row scales too);
 #: every tile of the table; the plain, bias and per-token-zero-point epilogues (fp8: plain and bias).
-#: SM90: 15 kernels, one wave of nvcc on 16 cores. The rest of the default set (fp16 output, the
-#: per-tensor scale kernels, the per-tensor zero-point epilogue) is generated too and built on
-#: first use (announced), or ahead of time with `--compile --all`.
+#: The per-token zero-point one is the bias-free kernel: LLM linear layers (Llama, Mistral, ...) have no
+#: bias, and a zero-point call without a bias takes it. SM90: 15 kernels, one wave of nvcc on 16 cores.
+#: The rest of the default set (fp16 output, the per-tensor scale kernels, the zero-point epilogues with
+#: a bias, the per-tensor zero-point ones) is generated too and built on first use (announced), or
+#: ahead of time with `--compile --all`.
 PREBUILT_OUT_DTYPES = ("bf16",)
 PREBUILT_SCALE_KINDS = (("token", "channel"),)
-PREBUILT_VARIANTS = ("scaled", "scaled_bias", "scaled_azp_per_token")
+PREBUILT_VARIANTS = ("scaled", "scaled_bias", "scaled_azp_per_token_nobias")
 
 
 def prebuilt_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
@@ -110,4 +116,4 @@ def prebuilt_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
 
 
 def in_default_set(cfg: KernelConfig) -> bool:
-    return cfg.sm in SELECTION and cfg in set(default_configs(cfg.sm, (cfg.variant,)))
+    return cfg.sm in SELECTION and cfg.activation == "none" and cfg in set(default_configs(cfg.sm, (cfg.variant,)))

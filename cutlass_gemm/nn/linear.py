@@ -2,6 +2,7 @@
 
     layer = Int8Linear.from_float(linear, act="dynamic")                       # or build empty + load_state_dict
     layer = Fp8Linear.from_float(linear, act="static", calibration_data=[x1, x2])
+    layer = Int8Linear.from_float(linear, activation="gelu_tanh")               # act(linear(x)) in one GEMM
     y = layer(x)                                                               # x (..., in_features)
 
 Weights are quantized once, symmetric per output channel, by `cutlass_gemm.quant.quantize_linear` (the
@@ -27,6 +28,10 @@ Choices where the issue is silent:
   The result is returned in the input's dtype when that differs (float32 in, float32 out).
 - Casts never touch the int8/fp8 weight, the zero points or the float32 scales (see `_apply`).
 - A static layer built empty has input_scale 1 (and zero point 0) until a state_dict is loaded.
+- `activation` (None, "relu", "relu6", "gelu_tanh", "silu") is fused into the GEMM's epilogue: the layer
+  computes act(x @ W.T + b), i.e. the linear layer and the activation module after it. It is a
+  constructor argument like `act` (shown by `extra_repr`), not a buffer: build the layer with the same
+  `activation` before `load_state_dict`.
 """
 from __future__ import annotations
 
@@ -37,6 +42,7 @@ from torch import nn
 
 from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
+from ..kernels import activations
 from ..ops import w8a8_linear
 from ..ops.gemm import K_ALIGN, N_ALIGN
 from ..quant import Calibrator, quantize_linear
@@ -57,7 +63,7 @@ class _W8A8Linear(QuantizedBuffers):
     ACTS: tuple = ()
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, *, act: str = "dynamic",
-                 dtype: torch.dtype = torch.bfloat16, device=None):
+                 dtype: torch.dtype = torch.bfloat16, device=None, activation: Optional[str] = None):
         """An empty layer (zero weight, unit scales) with every buffer of scheme `act` shaped and typed as
         `from_float` fills it, ready for `load_state_dict`. `dtype`: the output (and bias) dtype."""
         super().__init__()
@@ -71,6 +77,7 @@ class _W8A8Linear(QuantizedBuffers):
             raise InvalidArgumentError("act", f"{type(self).__name__} takes one of {self.ACTS}, got {act!r}")
         if dtype not in _HALF:
             raise InvalidArgumentError("dtype", f"must be torch.bfloat16 or torch.float16 (the output dtype), got {dtype}")
+        self.activation = activations.public(activations.canonical(activation))
         self.in_features, self.out_features, self.act, self.dtype = int(in_features), int(out_features), act, dtype
         n, k = self.out_features, self.in_features
         self.register_buffer("weight", torch.zeros(n, k, dtype=torch.int8, device=device).to(self.QTYPE))
@@ -87,13 +94,15 @@ class _W8A8Linear(QuantizedBuffers):
     @classmethod
     def from_float(cls, linear: nn.Linear, act: str = "dynamic",
                    calibration_data: Optional[Iterable[torch.Tensor]] = None,
-                   calibrator: Union[str, Calibrator] = "max") -> "_W8A8Linear":
+                   calibrator: Union[str, Calibrator] = "max", activation: Optional[str] = None) -> "_W8A8Linear":
         """Quantize `linear` (on whatever device it is). Static schemes need `calibration_data` (batches
-        (..., in_features)) or an already-observed `calibrator` (see `cutlass_gemm.nn.calibrate`)."""
+        (..., in_features)) or an already-observed `calibrator` (see `cutlass_gemm.nn.calibrate`).
+        `activation` fuses the activation that follows the layer into its GEMM."""
         if not isinstance(linear, nn.Linear):
             raise InvalidArgumentError("linear", f"must be a torch.nn.Linear, got {type(linear).__name__}")
         if act not in cls.ACTS:
             raise InvalidArgumentError("act", f"{cls.__name__} takes one of {cls.ACTS}, got {act!r}")
+        activations.canonical(activation)  # before any quantization work
         static = act.startswith("static")
         if static and calibration_data is None and isinstance(calibrator, Calibrator):
             calibration_data = []  # the calibrator has observed the layer's inputs already
@@ -101,7 +110,7 @@ class _W8A8Linear(QuantizedBuffers):
         dtype = w.dtype if w.dtype in _HALF else torch.bfloat16
         # built first: it rejects shapes the GEMM cannot serve before any quantization work
         layer = cls(linear.in_features, linear.out_features, linear.bias is not None, act=act, dtype=dtype,
-                    device=w.device)
+                    device=w.device, activation=activation)
         ql = quantize_linear(w, None if linear.bias is None else linear.bias.detach(), calibration_data,
                              dtype=cls.QTYPE, act_symmetric=not act.endswith("asym"),
                              act_scales="static" if static else "dynamic", calibrator=calibrator)
@@ -122,12 +131,14 @@ class _W8A8Linear(QuantizedBuffers):
         """x (..., in_features) bf16/fp16/fp32 -> (..., out_features) in x's dtype: one `w8a8_linear` call."""
         act = "static" if self.act.startswith("static") else self.act
         y = w8a8_linear(x, self.weight, self.weight_scale, self.bias, act=act, input_scale=self.input_scale,
-                        input_zero_point=self.input_zero_point, azp_adj=self.azp_adj, out_dtype=self.dtype)
+                        input_zero_point=self.input_zero_point, azp_adj=self.azp_adj, out_dtype=self.dtype,
+                        activation=self.activation)
         return y if y.dtype == x.dtype else y.to(x.dtype)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, "
-                f"act={self.act!r}, weight={self.QTYPE}, out_dtype={self.dtype}")
+                f"act={self.act!r}, weight={self.QTYPE}, out_dtype={self.dtype}"
+                + ("" if self.activation is None else f", activation={self.activation!r}"))
 
 
 class Int8Linear(_W8A8Linear):

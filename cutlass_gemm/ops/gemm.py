@@ -1,14 +1,18 @@
 """PyTorch ops `cutlass_gemm::scaled_mm` and `cutlass_gemm::scaled_mm_azp` (torch.library).
 
-    scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None)            -> (M, N)
-    scaled_mm_azp(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None) -> (M, N)
+    scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None, activation=None)            -> (M, N)
+    scaled_mm_azp(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, activation=None) -> (M, N)
 
-    out = scale_a * scale_b * (a @ b - azp * azp_adj) + bias
+    out = act(scale_a * scale_b * (a @ b - azp * azp_adj) + bias)
 
 `a` is int8 (M, K) row-major; `b` is int8 (K, N) column-major (the `.t()` of a contiguous (N, K)
 weight); scales are float32 scalars (one element) or (M, 1) / (1, N) vectors; `bias` (N,) in the
 output dtype; `azp_adj` int32 (N,): the column sums of the weight, or, when `azp` is None (per-tensor
 zero point), the precomputed azp * column sums; `azp` int32 (M,) per-token zero points.
+`activation`: None, "relu", "relu6" (clamp to [0, 6]), "gelu_tanh" (GELU, tanh approximation) or "silu",
+applied in float32 to the scaled, biased value before the conversion to out_dtype (the kernels do it
+in the EVT epilogue; the CPU reference rounds its float64 value to float32 and applies the torch
+function). A zero-point call without a bias runs a kernel that has no bias input.
 `scaled_mm_out` / `scaled_mm_azp_out` write into a given (M, N) tensor `out` (first argument).
 
 CUDA tensors run the CUTLASS kernels on the current stream of the tensors' device; CPU tensors run
@@ -22,7 +26,7 @@ from typing import Dict, Tuple
 
 import torch
 
-from ..kernels import heuristics
+from ..kernels import activations, heuristics
 from ..runtime import autotune, fastpath, loader
 from ..errors import InvalidArgumentError, UnsupportedDeviceError
 
@@ -256,8 +260,11 @@ def _describe(t) -> str:
 
 
 # ---------------------------------------------------------------------------------------- reference
-def reference(a, b, scale_a, scale_b, out_dtype, bias=None, azp_adj=None, azp=None) -> torch.Tensor:
-    """float64 evaluation of the epilogue formula, rounded once to out_dtype (the CPU path)."""
+def reference(a, b, scale_a, scale_b, out_dtype, bias=None, azp_adj=None, azp=None,
+              activation: str = "none") -> torch.Tensor:
+    """float64 evaluation of the epilogue formula, rounded once to out_dtype (the CPU path). With an
+    activation, as the kernels compute it: the value is rounded to float32, the activation applied in
+    float32, and the result rounded to out_dtype."""
     M, N = a.shape[0], b.shape[1]
     acc = a.to(torch.float64) @ b.to(torch.float64)  # exact: |sums| < 2^53
     if azp_adj is not None:
@@ -266,6 +273,8 @@ def reference(a, b, scale_a, scale_b, out_dtype, bias=None, azp_adj=None, azp=No
     res = scale_a.reshape(-1, 1).to(torch.float64) * scale_b.reshape(1, -1).to(torch.float64) * acc
     if bias is not None:
         res = res + bias.reshape(1, N).to(torch.float64)
+    if activation != "none":
+        res = activations.torch_activation(activation)(res.to(torch.float32))
     return res.to(out_dtype)
 
 
@@ -294,7 +303,8 @@ def kernel_sm(device_index: int) -> int:
     return sm
 
 
-def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, sb: str, m: int, choice=None):
+def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, sb: str, m: int, choice=None,
+                  activation: str = "none"):
     """(kernel, scale_a kind it takes, scale_b kind it takes) for a problem; memoised per M bucket.
 
     A kernel built for the call's scale kinds is used when it is in the default set or the cache;
@@ -303,11 +313,12 @@ def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, 
         raise UnsupportedDeviceError(f"fp8 (float8_e4m3fn) GEMMs need SM89+ kernels; this device runs the SM{sm} "
                                      f"kernel family, which serves int8 only (capability matrix in the README)")
     choice = choice or heuristics.choose_tile(sm, m)
-    key = (sm, variant, a_dtype, out_dtype, sa, sb, choice)
+    key = (sm, variant, a_dtype, out_dtype, sa, sb, choice, activation)
     hit = _selected.get(key)
     if hit is not None:
         return hit
-    exact = heuristics.make_config(sm, variant, out_dtype, choice, a_dtype=a_dtype, scale_a=sa, scale_b=sb)
+    exact = heuristics.make_config(sm, variant, out_dtype, choice, a_dtype=a_dtype, scale_a=sa, scale_b=sb,
+                                   activation=activation)
     lib = loader.cached_kernel(exact)
     if lib is None and heuristics.in_default_set(exact):
         lib = loader.get_kernel(exact)
@@ -326,7 +337,8 @@ _MAX_PLANS = 1 << 14
 
 def _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, timing_args):
     """Opt-in (CUTLASS_GEMM_AUTOTUNE=1): time every default tile once on this call's tensors and
-    remember the fastest on disk for (variant, dtypes, M rounded up to a power of two, N, K)."""
+    remember the fastest on disk for (variant, dtypes, M rounded up to a power of two, N, K). Timed
+    with the variant's plain kernels: a call with an activation takes the tile of its plain variant."""
     if torch.cuda.is_current_stream_capturing():
         return None  # never time inside a CUDA graph capture; the table serves
     a, b, scale_a, scale_b, bias, azp_adj, azp, out = timing_args
@@ -343,12 +355,12 @@ def _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, tim
         autotune.bucket_m(m), n, k, autotune.default_candidates(sm), time_candidate)
 
 
-def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=None):
+def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=None, activation="none"):
     """(ctypes launch function, kernel, broadcast scale_a?, broadcast scale_b?) for a call; memoised."""
     if m == 1 and sa == "tensor" and sb == "channel":
         sa = "token"  # one row: its per-token scale is the scalar itself, and the prebuilt kernels take it
     tuned = autotune.enabled()
-    key = (dev, variant, a_dtype, out_dtype, sa, sb, m) + ((n, k) if tuned else ())
+    key = (dev, variant, activation, a_dtype, out_dtype, sa, sb, m) + ((n, k) if tuned else ())
     plan = _plans.get(key)
     if plan is None:
         sm = kernel_sm(dev)
@@ -356,7 +368,7 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
         if tuned and timing_args is not None:
             choice = _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, timing_args)
         lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, m,
-                                            choice=choice)
+                                            choice=choice, activation=activation)
         if lib.workspace_size(m, n, k) != 0:  # none of the generated kernels needs one
             raise NotImplementedError(f"{lib.config.name} needs a workspace; not supported by this call path")
         plan = (lib._launch, lib, want_a != sa, want_b != sb)
@@ -365,7 +377,7 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
         _plans[key] = plan
         fast = None if tuned else fastpath.module()  # its plans are per M only; autotuned ones per (M, N, K)
         if fast is not None:  # teach the C++ fast path this plan; later calls skip Python entirely
-            fast.register_plan(dev, fastpath.VARIANT_CODES[variant], a_dtype, out_dtype, sa == "token",
+            fast.register_plan(dev, fastpath.CODES[variant, activation], a_dtype, out_dtype, sa == "token",
                                sb == "channel", m, lib.function_address, plan[2], plan[3])
     return plan
 
@@ -378,7 +390,7 @@ def _as_vector(scale, expand: bool, rows: int, cols: int):
 def _launch_args(variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N, K, dev) -> tuple:
     """cg_launch's arguments, in its order. `azp_adj` holds azp * colsum for the per-tensor variant."""
     adj = None if azp_adj is None else azp_adj.data_ptr()
-    per_tensor_azp = variant == "scaled_azp"
+    per_tensor_azp = variant in ("scaled_azp", "scaled_azp_nobias")
     # With one row a leading dimension is meaningless (and may be any stride); give the packed one.
     lda, ldd = (a.stride(0), out.stride(0)) if M > 1 else (K, N)
     return (a.data_ptr(), b.data_ptr(), out.data_ptr(), M, N, K, lda, b.stride(1), ldd,
@@ -387,23 +399,24 @@ def _launch_args(variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N,
             None if bias is None else bias.data_ptr(), None, 0, torch._C._cuda_getCurrentRawStream(dev))
 
 
-def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb):
+def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb, act):
     dev = a.get_device()
     if out is None:
         out = torch.empty((M, N), dtype=out_dtype, device=a.device)
     if M == 0 or N == 0:
         return out
     if K == 0:  # nothing for the tensor cores to do; the epilogue alone is cheap in torch
-        out.copy_(reference(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp))
+        out.copy_(reference(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, act))
         return out
     if torch._C._cuda_getDevice() != dev:
         with torch.cuda.device(dev):
-            return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb)
+            return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb,
+                             act)
     global _fast_ready
     if _fast_ready is None:
         _fast_ready = fastpath.module() or False
     launch, lib, expand_a, expand_b = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M, N, K,
-                                            (a, b, scale_a, scale_b, bias, azp_adj, azp, out))
+                                            (a, b, scale_a, scale_b, bias, azp_adj, azp, out), act)
     rc = launch(*_launch_args(variant, a, b, _as_vector(scale_a, expand_a, M, 1), _as_vector(scale_b, expand_b, 1, N),
                               bias, azp_adj, azp, out, M, N, K, dev))
     if rc:
@@ -419,12 +432,13 @@ def _azp_ok(azp_adj, azp, M, N, dev, out=None) -> bool:
             and (out is None or not _overlap(out, (("azp_adj", azp_adj), ("azp", azp)))))
 
 
-def _dispatch(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out):
+def _dispatch(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, activation=None):
+    act = "none" if activation is None else activations.canonical(activation)
     if _fast_ready and type(a) is torch.Tensor and type(scale_a) is torch.Tensor \
             and type(scale_b) is torch.Tensor and a.is_cuda and not autotune.enabled():
         # (autotuned plans depend on (M, N, K); the fast path's registry is keyed by M, so it stands aside)
         try:
-            res = _fast_ready.run(fastpath.VARIANT_CODES[variant], a, b, scale_a, scale_b, out_dtype, bias,
+            res = _fast_ready.run(fastpath.CODES[variant, act], a, b, scale_a, scale_b, out_dtype, bias,
                                   azp_adj, azp, out)
         except TypeError:  # an argument pybind cannot convert: let validation name it
             res = None
@@ -443,8 +457,8 @@ def _dispatch(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
             check_pointers(a, b, out)
     M, N, K, sa, sb = fast
     if a.device.type == "cuda":
-        return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb)
-    res = reference(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp)
+        return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb, act)
+    res = reference(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, act)
     if out is None:
         return res
     out.copy_(res)
@@ -452,34 +466,38 @@ def _dispatch(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
 
 
 def _variant(bias, azp_adj=None, azp=None, with_azp=False) -> str:
-    if with_azp:
-        return "scaled_azp" if azp is None else "scaled_azp_per_token"
+    if with_azp:  # without a bias, the zero-point kernels that have no bias input
+        return ("scaled_azp" if azp is None else "scaled_azp_per_token") + ("" if bias is not None else "_nobias")
     return "scaled" if bias is None else "scaled_bias"
 
 
 # ---------------------------------------------------------------------------------------- registration
 _lib = torch.library.Library("cutlass_gemm", "DEF")
 _SIG = "Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, ScalarType out_dtype"
-_lib.define(f"scaled_mm({_SIG}, Tensor? bias=None) -> Tensor")
-_lib.define(f"scaled_mm_out(Tensor(a!) out, {_SIG}, Tensor? bias=None) -> ()")
-_lib.define(f"scaled_mm_azp({_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None) -> Tensor")
-_lib.define(f"scaled_mm_azp_out(Tensor(a!) out, {_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None) -> ()")
+_ACT = "str? activation=None"
+_lib.define(f"scaled_mm({_SIG}, Tensor? bias=None, {_ACT}) -> Tensor")
+_lib.define(f"scaled_mm_out(Tensor(a!) out, {_SIG}, Tensor? bias=None, {_ACT}) -> ()")
+_lib.define(f"scaled_mm_azp({_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None, {_ACT}) -> Tensor")
+_lib.define(f"scaled_mm_azp_out(Tensor(a!) out, {_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None, "
+            f"{_ACT}) -> ()")
 
 
-def _scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None):
-    return _dispatch(_variant(bias), a, b, scale_a, scale_b, out_dtype, bias, None, None, None)
+def _scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None, activation=None):
+    return _dispatch(_variant(bias), a, b, scale_a, scale_b, out_dtype, bias, None, None, None, activation)
 
 
-def _scaled_mm_out(out, a, b, scale_a, scale_b, out_dtype, bias=None):
-    _dispatch(_variant(bias), a, b, scale_a, scale_b, out_dtype, bias, None, None, out)
+def _scaled_mm_out(out, a, b, scale_a, scale_b, out_dtype, bias=None, activation=None):
+    _dispatch(_variant(bias), a, b, scale_a, scale_b, out_dtype, bias, None, None, out, activation)
 
 
-def _scaled_mm_azp(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None):
-    return _dispatch(_variant(bias, azp_adj, azp, True), a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, None)
+def _scaled_mm_azp(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, activation=None):
+    return _dispatch(_variant(bias, azp_adj, azp, True), a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, None,
+                     activation)
 
 
-def _scaled_mm_azp_out(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None):
-    _dispatch(_variant(bias, azp_adj, azp, True), a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out)
+def _scaled_mm_azp_out(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, activation=None):
+    _dispatch(_variant(bias, azp_adj, azp, True), a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out,
+              activation)
 
 
 for _key in ("CPU", "CUDA"):
@@ -490,24 +508,28 @@ for _key in ("CPU", "CUDA"):
 
 
 @torch.library.register_fake("cutlass_gemm::scaled_mm")
-def _scaled_mm_fake(a, b, scale_a, scale_b, out_dtype, bias=None):
+def _scaled_mm_fake(a, b, scale_a, scale_b, out_dtype, bias=None, activation=None):
+    activations.canonical(activation)
     validate(a, b, scale_a, scale_b, out_dtype, bias)
     return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
 
 
 @torch.library.register_fake("cutlass_gemm::scaled_mm_azp")
-def _scaled_mm_azp_fake(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None):
+def _scaled_mm_azp_fake(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, activation=None):
+    activations.canonical(activation)
     validate(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, with_azp=True)
     return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
 
 
 @torch.library.register_fake("cutlass_gemm::scaled_mm_out")
-def _scaled_mm_out_fake(out, a, b, scale_a, scale_b, out_dtype, bias=None):
+def _scaled_mm_out_fake(out, a, b, scale_a, scale_b, out_dtype, bias=None, activation=None):
+    activations.canonical(activation)
     validate(a, b, scale_a, scale_b, out_dtype, bias, out=out)
 
 
 @torch.library.register_fake("cutlass_gemm::scaled_mm_azp_out")
-def _scaled_mm_azp_out_fake(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None):
+def _scaled_mm_azp_out_fake(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, activation=None):
+    activations.canonical(activation)
     validate(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, with_azp=True)
 
 
@@ -519,22 +541,25 @@ def _eager_direct(a) -> bool:
             and not torch._C._len_torch_dispatch_stack() and not torch._C._is_torch_function_mode_enabled())
 
 
-def scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None, out=None):
-    """out = scale_a * scale_b * (a @ b) + bias. See the module docstring for layouts."""
+def scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None, out=None, activation=None):
+    """out = act(scale_a * scale_b * (a @ b) + bias). See the module docstring for layouts and `activation`."""
     if _eager_direct(a):
-        return _dispatch(_variant(bias), a, b, scale_a, scale_b, out_dtype, bias, None, None, out)
+        return _dispatch(_variant(bias), a, b, scale_a, scale_b, out_dtype, bias, None, None, out, activation)
+    activations.canonical(activation)  # named before tracing goes any further
     if out is None:
-        return torch.ops.cutlass_gemm.scaled_mm.default(a, b, scale_a, scale_b, out_dtype, bias)
-    torch.ops.cutlass_gemm.scaled_mm_out(out, a, b, scale_a, scale_b, out_dtype, bias)
+        return torch.ops.cutlass_gemm.scaled_mm.default(a, b, scale_a, scale_b, out_dtype, bias, activation)
+    torch.ops.cutlass_gemm.scaled_mm_out(out, a, b, scale_a, scale_b, out_dtype, bias, activation)
     return out
 
 
-def scaled_mm_azp(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, out=None):
-    """out = scale_a * scale_b * (a @ b - azp * azp_adj) + bias (azp None: azp_adj holds azp*colsum)."""
+def scaled_mm_azp(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, out=None, activation=None):
+    """out = act(scale_a * scale_b * (a @ b - azp * azp_adj) + bias) (azp None: azp_adj holds azp*colsum)."""
     if _eager_direct(a):
         return _dispatch(_variant(bias, azp_adj, azp, True), a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp,
-                         out)
+                         out, activation)
+    activations.canonical(activation)
     if out is None:
-        return torch.ops.cutlass_gemm.scaled_mm_azp.default(a, b, scale_a, scale_b, out_dtype, azp_adj, azp, bias)
-    torch.ops.cutlass_gemm.scaled_mm_azp_out(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp, bias)
+        return torch.ops.cutlass_gemm.scaled_mm_azp.default(a, b, scale_a, scale_b, out_dtype, azp_adj, azp, bias,
+                                                            activation)
+    torch.ops.cutlass_gemm.scaled_mm_azp_out(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp, bias, activation)
     return out

@@ -1,7 +1,7 @@
 """The call a W8A8 linear layer makes: quantize the activation, then the fused GEMM.
 
     w8a8_linear(x, weight, weight_scale, bias=None, *, act="dynamic", input_scale=None,
-                input_zero_point=None, azp_adj=None, out_dtype=None) -> (..., N)
+                input_zero_point=None, azp_adj=None, out_dtype=None, activation=None) -> (..., N)
 
 `weight` is the (N, K) int8 or float8_e4m3fn weight (contiguous, as nn.Linear stores it), `weight_scale`
 its (1, N) float32 per-channel scale, `bias` (N,) in the output dtype. `act` picks the activation
@@ -9,7 +9,8 @@ scheme: "dynamic" (per-token symmetric), "dynamic_asym" (int8 per-token with zer
 = (1, N) int32 column sums of the weight), "dynamic_per_tensor", or "static" (per-tensor `input_scale`,
 a one-element float32 tensor; with `input_zero_point`, a one-element int32 tensor, static asymmetric,
 which also needs `azp_adj`). The output dtype is `out_dtype`, else x's dtype when it is half precision;
-a float32 x is computed with bfloat16 output and returned as float32.
+a float32 x is computed with bfloat16 output and returned as float32. `activation` (None, "relu",
+"relu6", "gelu_tanh", "silu") is applied in the GEMM's epilogue (see ops/gemm.py), not to `x`.
 
 Under torch.compile, dispatch modes and on CPU this composes the registered ops (quantize + GEMM),
 so it traces into a graph with no host sync. An eager CUDA call goes through the extension's
@@ -22,6 +23,7 @@ from typing import Optional
 import torch
 
 from ..errors import InvalidArgumentError
+from ..kernels import activations
 from ..runtime import fastpath
 from . import gemm
 from . import quantize as qops
@@ -52,35 +54,38 @@ def _check(x, weight, act, input_scale, input_zero_point, azp_adj) -> None:
                                                   f"are for act='static'")
 
 
-def _gemm(q, b, scale, weight_scale, out_dtype, bias, azp=None, adj=None):
+def _gemm(q, b, scale, weight_scale, out_dtype, bias, azp=None, adj=None, activation=None):
     if adj is None:
-        return gemm.scaled_mm(q, b, scale, weight_scale, out_dtype, bias)
-    return gemm.scaled_mm_azp(q, b, scale, weight_scale, out_dtype, adj, azp, bias)
+        return gemm.scaled_mm(q, b, scale, weight_scale, out_dtype, bias, activation=activation)
+    return gemm.scaled_mm_azp(q, b, scale, weight_scale, out_dtype, adj, azp, bias, activation=activation)
 
 
-def _composed(x2, b, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, qtype):
+def _composed(x2, b, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, qtype,
+              activation=None):
     if act == "dynamic":
         q, s = qops.quantize_per_token(x2, qtype)
-        return _gemm(q, b, s, weight_scale, out_dtype, bias)
+        return _gemm(q, b, s, weight_scale, out_dtype, bias, activation=activation)
     if act == "dynamic_asym":
         q, s, z = qops.quantize_per_token_asym(x2)
-        return _gemm(q, b, s, weight_scale, out_dtype, bias, z, azp_adj)
+        return _gemm(q, b, s, weight_scale, out_dtype, bias, z, azp_adj, activation)
     if act == "dynamic_per_tensor":
         q, s = qops.quantize_per_tensor(x2, qtype)
-        return _gemm(q, b, s, weight_scale, out_dtype, bias)
+        return _gemm(q, b, s, weight_scale, out_dtype, bias, activation=activation)
     q, s = qops.quantize_static(x2, input_scale, qtype, input_zero_point)
     if input_zero_point is None:
-        return _gemm(q, b, s, weight_scale, out_dtype, bias)
+        return _gemm(q, b, s, weight_scale, out_dtype, bias, activation=activation)
     adj = (azp_adj * input_zero_point).to(torch.int32)  # per-tensor zero point: azp * column sums
-    return _gemm(q, b, s, weight_scale, out_dtype, bias, None, adj)
+    return _gemm(q, b, s, weight_scale, out_dtype, bias, None, adj, activation)
 
 
 def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tensor,
                 bias: Optional[torch.Tensor] = None, *, act: str = "dynamic",
                 input_scale: Optional[torch.Tensor] = None, input_zero_point: Optional[torch.Tensor] = None,
-                azp_adj: Optional[torch.Tensor] = None, out_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
-    """y = dequant(quant(x) @ weight.T) + bias for an (N, K) int8/fp8 weight; see the module docstring."""
+                azp_adj: Optional[torch.Tensor] = None, out_dtype: Optional[torch.dtype] = None,
+                activation: Optional[str] = None) -> torch.Tensor:
+    """y = act(dequant(quant(x) @ weight.T) + bias) for an (N, K) int8/fp8 weight; see the module docstring."""
     global _ext
+    act_name = activations.canonical(activation)  # InvalidArgumentError("activation") before any kernel
     pending = None
     if type(x) is torch.Tensor and x.is_cuda and gemm._eager_direct(x):
         # The eager hot path: one C++ call that checks what it relies on and returns None otherwise.
@@ -89,7 +94,8 @@ def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tenso
         code = _CODES.get(act)
         if _ext and code is not None:
             res = _ext.w8a8_linear(x, weight, weight_scale, bias, 3 if input_zero_point is not None else code,
-                                   input_scale, input_zero_point, azp_adj, out_dtype)
+                                   input_scale, input_zero_point, azp_adj, out_dtype,
+                                   fastpath.ACTIVATION_CODES[act_name])
             if type(res) is torch.Tensor:
                 return res
             pending = res  # None, or (q, scale, azp, azp_adj): no GEMM plan for this M yet
@@ -101,9 +107,9 @@ def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tenso
     b = weight.t()
     if pending is not None:  # the Python path makes the plan (and raises typed errors)
         q, s, z, adj = pending
-        out = _gemm(q, b, s, weight_scale, out_dtype, bias, z, adj)
+        out = _gemm(q, b, s, weight_scale, out_dtype, bias, z, adj, activation)
     else:
         out = _composed(x2, b, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype,
-                        weight.dtype)
+                        weight.dtype, activation)
     out = out.reshape(*x.shape[:-1], n)
     return out if x.dtype in _HALF or x.dtype == out_dtype else out.to(x.dtype)

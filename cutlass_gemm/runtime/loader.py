@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Dict, Optional
 
 from . import build
+from ..kernels import heuristics
 from ..kernels.config import KernelConfig
 from ..kernels.emit import LAUNCHER_ABI_VERSION
 from ..errors import CudaRuntimeNotFoundError, KernelLaunchError, KernelNotBuiltError
@@ -96,6 +97,9 @@ class KernelLibrary:
 
 
 def build_command(cfg: KernelConfig) -> str:
+    if cfg.activation != "none" or not heuristics.in_default_set(cfg):
+        return (f"python tools/generate_kernels.py --out /tmp/cutlass_gemm_gen --compile --name {cfg.name}"
+                f"   (or call cutlass_gemm.runtime.build.build(KernelConfig.from_name({cfg.name!r})))")
     return (f"python tools/generate_kernels.py --sm {cfg.sm} --variant {cfg.variant} --compile --all"
             f"   (or call cutlass_gemm.runtime.build.build(KernelConfig.from_name({cfg.name!r})))")
 

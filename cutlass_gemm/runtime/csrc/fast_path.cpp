@@ -19,13 +19,23 @@ using LaunchFn = int (*)(void const*, void const*, void*, int64_t, int64_t, int6
                          void const*, void const*, void const*, void const*, void const*, void const*, void*, size_t,
                          void*);
 
-enum Variant : int { kScaled = 0, kScaledBias = 1, kScaledAzp = 2, kScaledAzpPerToken = 3 };
+enum Variant : int {
+  kScaled = 0, kScaledBias = 1, kScaledAzp = 2, kScaledAzpPerToken = 3, kScaledAzpNoBias = 4,
+  kScaledAzpPerTokenNoBias = 5, kNumVariants = 6
+};
+// A plan's code is variant | activation << kActivationShift (runtime/fastpath.py CODES); the activation
+// (0 none, 1 relu, 2 relu6, 3 gelu_tanh, 4 silu) only selects the plan, i.e. the kernel registered for it.
+constexpr int kActivationShift = 3;
+constexpr int kNumActivations = 5;
+bool has_bias(int v) { return v == kScaledBias || v == kScaledAzp || v == kScaledAzpPerToken; }
+bool per_tensor_azp(int v) { return v == kScaledAzp || v == kScaledAzpNoBias; }
+bool per_token_azp(int v) { return v == kScaledAzpPerToken || v == kScaledAzpPerTokenNoBias; }
 
 struct PlanKey {
-  int device, variant, a_dtype, out_dtype, scale_a_vector, scale_b_vector;
+  int device, code, a_dtype, out_dtype, scale_a_vector, scale_b_vector;
   int64_t m;
   bool operator==(PlanKey const& o) const {
-    return device == o.device && variant == o.variant && a_dtype == o.a_dtype && out_dtype == o.out_dtype &&
+    return device == o.device && code == o.code && a_dtype == o.a_dtype && out_dtype == o.out_dtype &&
            scale_a_vector == o.scale_a_vector && scale_b_vector == o.scale_b_vector && m == o.m;
   }
 };
@@ -33,7 +43,7 @@ struct PlanKey {
 struct PlanKeyHash {
   size_t operator()(PlanKey const& k) const {
     uint64_t h = static_cast<uint64_t>(k.m) * 0x9E3779B97F4A7C15ull;
-    h ^= (static_cast<uint64_t>(k.device) << 40) ^ (static_cast<uint64_t>(k.variant) << 32) ^
+    h ^= (static_cast<uint64_t>(k.device) << 40) ^ (static_cast<uint64_t>(k.code) << 32) ^
          (static_cast<uint64_t>(k.a_dtype) << 24) ^ (static_cast<uint64_t>(k.out_dtype) << 16) ^
          (static_cast<uint64_t>(k.scale_a_vector) << 8) ^ static_cast<uint64_t>(k.scale_b_vector);
     return static_cast<size_t>(h);
@@ -48,11 +58,11 @@ struct Plan {
 std::mutex g_mutex;
 std::unordered_map<PlanKey, Plan, PlanKeyHash> g_plans;
 
-void register_plan(int device, int variant, at::ScalarType a_dtype, at::ScalarType out_dtype, bool scale_a_vector,
+void register_plan(int device, int code, at::ScalarType a_dtype, at::ScalarType out_dtype, bool scale_a_vector,
                    bool scale_b_vector, int64_t m, int64_t fn, bool expand_a, bool expand_b) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_plans.size() > (1u << 14)) g_plans.clear();
-  g_plans[PlanKey{device, variant, static_cast<int>(a_dtype), static_cast<int>(out_dtype), scale_a_vector,
+  g_plans[PlanKey{device, code, static_cast<int>(a_dtype), static_cast<int>(out_dtype), scale_a_vector,
                   scale_b_vector, m}] = Plan{reinterpret_cast<LaunchFn>(fn), expand_a, expand_b};
 }
 
@@ -107,10 +117,15 @@ bool overlaps(at::Tensor const& out, c10::optional<at::Tensor> const& t) {
 
 // Returns the output tensor, None when the Python path must take the call, or an int error code
 // from the kernel's launcher (Python turns it into KernelLaunchError with the launcher's message).
-py::object run(int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor const& scale_a,
+py::object run(int code, at::Tensor const& a, at::Tensor const& b, at::Tensor const& scale_a,
                at::Tensor const& scale_b, at::ScalarType out_dtype, c10::optional<at::Tensor> const& bias,
                c10::optional<at::Tensor> const& azp_adj, c10::optional<at::Tensor> const& azp,
                c10::optional<at::Tensor> const& out) {
+  int variant = code & ((1 << kActivationShift) - 1);
+  if (code < 0 || variant >= kNumVariants || (code >> kActivationShift) >= kNumActivations) return py::none();
+  // The variant must match the arguments (a bias exactly when the kernel reads one): never a kernel
+  // that would ignore a given tensor or read a missing one.
+  if (has_bias(variant) != bias.has_value()) return py::none();
   // Every tensor argument must be a CUDA tensor (a CPU or meta one goes to Python, which names it).
   if (!a.is_cuda() || !b.is_cuda() || !scale_a.is_cuda() || !scale_b.is_cuda()) return py::none();
   for (auto const* t : {&bias, &azp_adj, &azp, &out})
@@ -132,8 +147,8 @@ py::object run(int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor
   if (sa == 0 || sb == 0) return py::none();
   if (m == 1 && sa == 1 && sb == 2) sa = 2;  // one row: the scalar is its per-token scale (as ops/gemm.py _plan)
   if (!row_vector(bias, n, out_dtype, device)) return py::none();
-  bool with_azp = variant == kScaledAzp || variant == kScaledAzpPerToken;
-  if (with_azp != azp_adj.has_value() || (variant == kScaledAzpPerToken) != azp.has_value()) return py::none();
+  bool with_azp = per_tensor_azp(variant) || per_token_azp(variant);
+  if (with_azp != azp_adj.has_value() || per_token_azp(variant) != azp.has_value()) return py::none();
   if (with_azp && (dt != at::kChar || !row_vector(azp_adj, n, at::kInt, device) || !col_vector(azp, m, at::kInt, device)))
     return py::none();
   if (out.has_value()) {
@@ -150,7 +165,7 @@ py::object run(int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor
   Plan plan;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    auto it = g_plans.find(PlanKey{device, variant, static_cast<int>(dt), static_cast<int>(out_dtype), sa == 2,
+    auto it = g_plans.find(PlanKey{device, code, static_cast<int>(dt), static_cast<int>(out_dtype), sa == 2,
                                    sb == 2, m});
     if (it == g_plans.end()) return py::none();
     plan = it->second;
@@ -165,7 +180,7 @@ py::object run(int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
   int rc = plan.fn(a.data_ptr(), b.data_ptr(), result.data_ptr(), m, n, k, lda, ldb, ldd, sa_t.data_ptr(),
                    sb_t.data_ptr(), azp.has_value() ? azp->data_ptr() : nullptr,
-                   variant == kScaledAzpPerToken ? adj : nullptr, variant == kScaledAzp ? adj : nullptr,
+                   per_token_azp(variant) ? adj : nullptr, per_tensor_azp(variant) ? adj : nullptr,
                    bias.has_value() ? bias->data_ptr() : nullptr, nullptr, 0, stream);
   if (rc != 0) return py::int_(rc);
   return py::cast(result);
@@ -175,7 +190,7 @@ py::object run(int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor
 // A W8A8 linear layer's eager call in one step: quantize the activation (quant_ops.cu), then the GEMM
 // through the plan registry above. `x` is (..., K) bf16/fp16, `weight` the (N, K) int8/fp8 weight.
 // `act`: 0 dynamic per-token, 1 dynamic per-token asymmetric, 2 static per-tensor (3: with zero
-// point), 4 dynamic per-tensor. Returns the (..., N) output; None when anything is unusual (the Python
+// point), 4 dynamic per-tensor. `activation`: the epilogue activation code (see kActivationShift). Returns the (..., N) output; None when anything is unusual (the Python
 // path then validates and raises the typed error); or, when the GEMM has no plan yet (first call of
 // this M), the tuple (q, scale, azp, azp_adj) for the Python path to finish (it makes the plan).
 bool one_element(c10::optional<at::Tensor> const& t, at::ScalarType dtype, int device) {
@@ -185,7 +200,8 @@ bool one_element(c10::optional<at::Tensor> const& t, at::ScalarType dtype, int d
 py::object w8a8_linear(at::Tensor const& x, at::Tensor const& weight, at::Tensor const& weight_scale,
                        c10::optional<at::Tensor> const& bias, int64_t act,
                        c10::optional<at::Tensor> const& input_scale, c10::optional<at::Tensor> const& input_zp,
-                       c10::optional<at::Tensor> const& azp_adj, c10::optional<at::ScalarType> out_dtype) {
+                       c10::optional<at::Tensor> const& azp_adj, c10::optional<at::ScalarType> out_dtype,
+                       int64_t activation) {
   if (!x.is_cuda() || x.dim() < 1 || weight.dim() != 2 || !weight.is_cuda()) return py::none();
   at::ScalarType xt = x.scalar_type(), wt = weight.scalar_type();
   if ((xt != at::kBFloat16 && xt != at::kHalf) || (wt != at::kChar && wt != at::kFloat8_e4m3fn)) return py::none();
@@ -193,7 +209,7 @@ py::object w8a8_linear(at::Tensor const& x, at::Tensor const& weight, at::Tensor
   int64_t n = weight.size(0), k = weight.size(1);
   if (weight.get_device() != device || !weight.is_contiguous() || x.size(-1) != k || (k > 1 && x.stride(-1) != 1))
     return py::none();
-  if (act < 0 || act > 4) return py::none();
+  if (act < 0 || act > 4 || activation < 0 || activation >= kNumActivations) return py::none();
   bool zp = act == 1 || act == 3;
   if (zp && (wt != at::kChar || !azp_adj.has_value())) return py::none();
   if ((act == 2 || act == 3) != input_scale.has_value() || (act == 3) != input_zp.has_value()) return py::none();
@@ -211,14 +227,14 @@ py::object w8a8_linear(at::Tensor const& x, at::Tensor const& weight, at::Tensor
   c10::optional<at::Tensor> azp, adj;
   int variant = bias.has_value() ? kScaledBias : kScaled;
   if (act == 1) {
-    variant = kScaledAzpPerToken;
+    variant = bias.has_value() ? kScaledAzpPerToken : kScaledAzpPerTokenNoBias;
     azp = r[2];
     adj = azp_adj;
   } else if (act == 3) {
-    variant = kScaledAzp;
+    variant = bias.has_value() ? kScaledAzp : kScaledAzpNoBias;
     adj = (*azp_adj * *input_zp).to(at::kInt);  // azp * column sums, as the per-tensor azp kernel takes
   }
-  py::object res = run(variant, q, weight.t(), scale, weight_scale, od, bias, adj, azp, c10::nullopt);
+  py::object res = run(variant | static_cast<int>(activation << kActivationShift), q, weight.t(), scale, weight_scale, od, bias, adj, azp, c10::nullopt);
   // run() gives None (no plan, or an unusual argument), an int (launch error) or the output tensor
   if (!res.is_none() && !py::isinstance<py::int_>(res)) {
     std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
