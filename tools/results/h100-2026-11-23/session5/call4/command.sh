@@ -7,7 +7,7 @@ set -u
 SECONDS=0
 export PYTHONUNBUFFERED=1 CUTLASS_GEMM_CACHE_DIR=/tmp/cgc
 rm -rf /tmp/cgc && mkdir -p /tmp/cgc && cp -r devtmp/cgc_act/. /tmp/cgc/ && ls /tmp/cgc | wc -l
-KERNELS=subset BENCH= timeout 300 bash tools/gpu_session.sh $OUT tests -p no:cacheprovider -k "test_activation_gpu or test_weight_only_gpu or w4a16 or w8a16" -s > $OUT/session_stdout.log 2>&1
+KERNELS=subset BENCH= timeout 300 bash tools/gpu_session.sh $OUT tests -p no:cacheprovider -k "test_activation_gpu or test_weight_only_gpu or w4a16 or w8a16 or test_one_row_with_a_scalar_scale_a" -s > $OUT/session_stdout.log 2>&1
 echo "tests rc=$? at ${SECONDS}s"; cat $OUT/kernels.log; tail -1 $OUT/extension.log
 grep -E "passed|failed" $OUT/gpu_tests.log | tail -2; grep -E "^(FAILED|ERROR)" $OUT/gpu_tests.log | head -20
 export PYTHONPATH=/tmp/site:$PWD
