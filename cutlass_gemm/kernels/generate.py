@@ -82,3 +82,41 @@ def _manifest_names(sm_dir: Path) -> Set[str]:
 def read_manifest(sm_dir: Path) -> Dict[str, KernelConfig]:
     data = json.loads((Path(sm_dir) / MANIFEST).read_text())
     return {name: KernelConfig.from_dict(e["config"]) for name, e in data["kernels"].items()}
+
+
+def generate_mixed(configs: Iterable, out_dir: Path, *, prune: bool = True) -> List[Path]:
+    """Emit mixed-input kernels (kernels/mixed_input.py) into `out_dir/sm90_mixed/` with their own manifest
+    (the family's generator version), with the same rules as `generate`: name order, a file rewritten only
+    when its text changed, and (with `prune`) sources the previous manifest listed and the set lacks removed."""
+    from .emit import cutlass_version
+    from .emit_mixed import emit_mixed_source
+    from .mixed_input import GENERATED_SUBDIR, MIXED_GENERATOR_VERSION, MixedInputConfig
+    configs = sorted(set(configs), key=lambda c: c.name)
+    sub = Path(out_dir) / GENERATED_SUBDIR
+    sub.mkdir(parents=True, exist_ok=True)
+    entries, paths = {}, []
+    for cfg in configs:
+        text = emit_mixed_source(cfg)
+        path = sub / f"{cfg.name}.cu"
+        _write_if_changed(path, text)
+        paths.append(path)
+        entries[cfg.name] = {"config": cfg.to_dict(), "sha256": hashlib.sha256(text.encode()).hexdigest(),
+                             "cutlass": cutlass_version()}
+    try:
+        old = json.loads((sub / MANIFEST).read_text())["kernels"]
+        previous = set(old)
+    except (OSError, ValueError, KeyError, TypeError):
+        old, previous = {}, set()
+    if not prune:  # keep what the manifest listed (a --name run adds to the set, like generate())
+        entries = {**{k: v for k, v in old.items() if k in previous}, **entries}
+    text = json.dumps({"generator": MIXED_GENERATOR_VERSION, "kernels": entries}, indent=1, sort_keys=True) + "\n"
+    _write_if_changed(sub / MANIFEST, text)
+    if prune:
+        for name in sorted(previous - set(entries)):
+            try:
+                owned = MixedInputConfig.from_name(name).name == name
+            except ValueError:
+                owned = False
+            if owned and (sub / f"{name}.cu").is_file():
+                (sub / f"{name}.cu").unlink()
+    return paths
