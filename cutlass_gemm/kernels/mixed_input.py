@@ -18,7 +18,6 @@ tile's K, so group 32 is served by the small-M kernel and the dequantize fallbac
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
@@ -136,9 +135,10 @@ class MixedInputConfig:
                   source_sha256: str = "") -> str:
         """Hash of everything that changes the binary (as KernelConfig.cache_key, with this family's
         generator version and a family tag so that no name of either family can share a key)."""
-        parts = [f"family={self.family}", self.name, f"gen={MIXED_GENERATOR_VERSION}", f"cutlass={cutlass_version}",
-                 f"nvcc={nvcc_version}", f"sm={self.sm}", "flags=" + " ".join(flags), f"src={source_sha256}"]
-        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
+        from .config import toolchain_key
+        return toolchain_key([f"family={self.family}", self.name, f"gen={MIXED_GENERATOR_VERSION}"],
+                             cutlass_version=cutlass_version, nvcc_version=nvcc_version, sm=self.sm, flags=flags,
+                             source_sha256=source_sha256)
 
 
 # ----------------------------------------------------------------- selection (heuristics data)

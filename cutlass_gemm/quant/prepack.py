@@ -212,7 +212,9 @@ def dequantize_packed(packed: PackedWeight, dtype: torch.dtype) -> Tensor:
 def check_packed(qweight, scales, zeros, *, layout: str, bits: int, group_size: Optional[int], n: int, k: int,
                  expect_layout: str = LAYOUT) -> None:
     """Raise InvalidArgumentError (naming the argument) unless the tensors are a `expect_layout` packing of
-    an (n, k) weight with `bits` and `group_size`. Shape and dtype checks only: no tensor value is read."""
+    an (n, k) weight with `bits` and `group_size` (either layout: "wo_mma_sm80_v1" or, through
+    prepack_mixed.check_mixed_tensors, "cutlass_mixed_sm90_v1"). Shape and dtype checks only: no tensor
+    value is read."""
     if layout != expect_layout:
         raise InvalidArgumentError("layout", f"the kernel reads {expect_layout!r}, got a weight packed as {layout!r}")
     if bits not in BITS:
@@ -224,9 +226,10 @@ def check_packed(qweight, scales, zeros, *, layout: str, bits: int, group_size: 
                                    and n > 0 and k > 0 else f"bad shape n={n!r}, k={k!r}")
     if group_size is not None and k % group_size:
         raise InvalidArgumentError("group_size", f"K = {k} is not a multiple of group_size = {group_size}")
-    if not isinstance(qweight, Tensor) or qweight.dtype != torch.int32 or tuple(qweight.shape) != (n // 32, k * bits):
+    want = (k // 16, n * bits // 2) if expect_layout == LAYOUT_MIXED else (n // 32, k * bits)
+    if not isinstance(qweight, Tensor) or qweight.dtype != torch.int32 or tuple(qweight.shape) != want:
         got = f"{qweight.dtype} {tuple(qweight.shape)}" if isinstance(qweight, Tensor) else type(qweight).__name__
-        raise InvalidArgumentError("qweight", f"must be int32 ({n // 32}, {k * bits}) for int{bits} {n}x{k}, got {got}")
+        raise InvalidArgumentError("qweight", f"must be int32 {want} for int{bits} {n}x{k} in {expect_layout}, got {got}")
     if not qweight.is_contiguous():
         raise InvalidArgumentError("qweight", "must be contiguous")
     groups = k // (group_size or k)

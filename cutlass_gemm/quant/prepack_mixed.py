@@ -39,7 +39,7 @@ import torch
 
 from ..errors import InvalidArgumentError
 from .prepack import PackedWeight, _check_wq
-from .weight_only import BITS, SCALE_DTYPES, WeightOnlyQuant
+from .weight_only import BITS, WeightOnlyQuant
 
 Tensor = torch.Tensor
 
@@ -146,35 +146,13 @@ def check_packed_mixed(packed: PackedWeight) -> None:
 
 def check_mixed_tensors(qweight, scales, zeros, *, layout: str, bits: int, group_size: Optional[int], n: int,
                         k: int) -> None:
-    """`check_packed_mixed` on the tensors one by one (what the op receives)."""
-    from .prepack import unservable_reason
+    """`check_packed_mixed` on the tensors one by one (what the op receives): prepack.check_packed with this
+    layout's qweight shape, after the layout and the group sizes this kernel takes."""
+    from .prepack import check_packed
     if layout != LAYOUT_MIXED:
         raise InvalidArgumentError("layout", f"the mixed-input kernel reads {LAYOUT_MIXED!r}, got a weight packed "
                                              f"as {layout!r}")
-    if bits not in BITS:
-        raise InvalidArgumentError("bits", f"must be one of {BITS}, got {bits!r}")
-    _check_mixed_group(group_size)
-    if not isinstance(n, int) or not isinstance(k, int) or n < 1 or k < 1 or unservable_reason(n, k):
-        ok = isinstance(n, int) and isinstance(k, int) and n > 0 and k > 0
-        raise InvalidArgumentError("qweight", unservable_reason(n, k) if ok else f"bad shape n={n!r}, k={k!r}")
-    if group_size is not None and k % group_size:
-        raise InvalidArgumentError("group_size", f"K = {k} is not a multiple of group_size = {group_size}")
-    want = (k // ATOM, n * bits // 2)
-    if not isinstance(qweight, Tensor) or qweight.dtype != torch.int32 or tuple(qweight.shape) != want:
-        got = f"{qweight.dtype} {tuple(qweight.shape)}" if isinstance(qweight, Tensor) else type(qweight).__name__
-        raise InvalidArgumentError("qweight", f"must be int32 {want} for int{bits} {n}x{k} in {LAYOUT_MIXED}, got {got}")
-    if not qweight.is_contiguous():
-        raise InvalidArgumentError("qweight", "must be contiguous")
-    groups = k // (group_size or k)
-    for name, t in (("scales", scales), ("zeros", zeros)):
-        if t is None and name == "zeros":
-            continue
-        if not isinstance(t, Tensor) or t.dtype not in SCALE_DTYPES or tuple(t.shape) != (groups, n):
-            got = f"{t.dtype} {tuple(t.shape)}" if isinstance(t, Tensor) else type(t).__name__
-            raise InvalidArgumentError(name, f"must be float16/bfloat16 ({groups}, {n}), got {got}")
-        if not t.is_contiguous():
-            raise InvalidArgumentError(name, "must be contiguous")
-        if t.device != qweight.device:
-            raise InvalidArgumentError(name, f"must be on {qweight.device} like qweight, got {t.device}")
-    if zeros is not None and zeros.dtype != scales.dtype:
-        raise InvalidArgumentError("zeros", f"must have the scales' dtype {scales.dtype}, got {zeros.dtype}")
+    if bits in BITS:
+        _check_mixed_group(group_size)
+    check_packed(qweight, scales, zeros, layout=layout, bits=bits, group_size=group_size, n=n, k=k,
+                 expect_layout=LAYOUT_MIXED)
