@@ -7,6 +7,7 @@
   python tools/generate_kernels.py --sm 90 --variant scaled_bias --out /tmp/gen --compile
   python tools/generate_kernels.py --sm 90 --activation relu --out /tmp/gen --compile   # relu kernels (prebuilt part)
   python tools/generate_kernels.py --out /tmp/gen --compile --name KERNEL_NAME [--name ...]   # exactly these
+  python tools/generate_kernels.py --mixed [--compile]          # the SM90 weight-only mixed-input set (8)
 
 Compiled kernels are shared libraries (one kernel + its C-ABI launcher; the cubin inside) placed in
 the kernel cache ($CUTLASS_GEMM_CACHE_DIR, default ~/.cache/cutlass_gemm), where the ops find them
@@ -54,12 +55,17 @@ def main(argv=None) -> int:
     p.add_argument("--extension", action="store_true",
                    help="also build the torch extension (C++ fast path + quantization kernels; needs CUDA torch "
                         "and a GPU: it is built for the GPUs it sees)")
+    p.add_argument("--mixed", action="store_true",
+                   help="the SM90 weight-only mixed-input family instead (generated/sm90_mixed; --compile builds "
+                        "every kernel of it, or the --name ones)")
     p.add_argument("--limit", type=int, default=0, help="compile only the first N kernels (smoke tests)")
     p.add_argument("--cache-dir", type=Path, help="kernel cache folder (overrides $%s)" % build.CACHE_ENV)
     args = p.parse_args(argv)
     if args.cache_dir:
         os.environ[build.CACHE_ENV] = str(args.cache_dir)
 
+    if args.mixed:
+        return _mixed(args, p)
     sms = args.sm or list(heuristics.DEFAULT_SMS)
     variants = tuple(args.variant or VARIANTS)
     try:
@@ -94,9 +100,30 @@ def main(argv=None) -> int:
     todo = configs if args.all else prebuilt
     todo = todo[: args.limit] if args.limit else todo
     sources = {c.name: (args.out / f"sm{c.sm}" / f"{c.name}.cu").read_text() for c in todo}
+    return _compile(todo, sources, args.jobs)
+
+
+def _mixed(args, p) -> int:
+    """--mixed: generate (and with --compile build) the mixed-input family; --name picks exact kernels."""
+    from cutlass_gemm.kernels.generate import generate_mixed
+    from cutlass_gemm.kernels.mixed_input import GENERATED_SUBDIR, MixedInputConfig, default_configs
+    try:
+        configs = [MixedInputConfig.from_name(n) for n in args.name] or default_configs()
+    except ValueError as exc:
+        p.error(str(exc))
+    paths = generate_mixed(configs, args.out, prune=not args.name)
+    print(f"generated {len(paths)} mixed-input kernel sources under {args.out / GENERATED_SUBDIR}")
+    if not args.compile:
+        return 0
+    todo = configs[: args.limit] if args.limit else configs
+    sources = {c.name: (args.out / GENERATED_SUBDIR / f"{c.name}.cu").read_text() for c in todo}
+    return _compile(todo, sources, args.jobs)
+
+
+def _compile(todo, sources, jobs) -> int:
     failures = []
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool, \
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, \
             tqdm(total=len(todo), desc="nvcc", unit="kernel") as bar:
         futures = {pool.submit(build.build, c, sources[c.name]): c for c in todo}
         for fut in as_completed(futures):

@@ -184,6 +184,14 @@ class KernelConfig:
                   source_sha256: str = "") -> str:
         """Hash of everything that changes the binary: the config, the generator, CUTLASS, nvcc,
         the compile flags (which include the target arch) and, when known, the emitted source."""
-        parts = [self.name, f"gen={GENERATOR_VERSION}", f"cutlass={cutlass_version}",
-                 f"nvcc={nvcc_version}", f"sm={self.sm}", "flags=" + " ".join(flags), f"src={source_sha256}"]
-        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
+        return toolchain_key([self.name, f"gen={GENERATOR_VERSION}"], cutlass_version=cutlass_version,
+                             nvcc_version=nvcc_version, sm=self.sm, flags=flags, source_sha256=source_sha256)
+
+
+def toolchain_key(head, *, cutlass_version: str, nvcc_version: str, sm: int, flags: Tuple[str, ...],
+                  source_sha256: str = "") -> str:
+    """20 hex digits of sha256 over `head` (what names the kernel and its generator) and the toolchain:
+    every kernel family's cache key."""
+    parts = [*head, f"cutlass={cutlass_version}", f"nvcc={nvcc_version}", f"sm={sm}", "flags=" + " ".join(flags),
+             f"src={source_sha256}"]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]

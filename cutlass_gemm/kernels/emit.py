@@ -277,7 +277,8 @@ _LAUNCH_FUNCTIONS = _ENTRY_POINTS + """\
 """
 
 
-_SM90_LAUNCH_FUNCTIONS = """\
+#: Per-device setup shared by every SM90 launcher (this family's and the mixed-input one's).
+_SM90_DEVICE_SETUP = """\
 namespace {
 // Per-device work done once: raise the kernel's shared-memory limit and read the SM and cluster
 // occupancy figures the persistent scheduler needs (GemmUniversalAdapter repeats these per call).
@@ -307,7 +308,11 @@ DeviceSetup& setup_device(int device) {
 }
 }  // namespace
 
-""" + _ENTRY_POINTS + """\
+"""
+
+#: The SM90 device lookup before `args` is made, and the launch after: checks, workspace, params, run
+#: (shared with emit_mixed.py, whose entry point has its own signature and make_args).
+_SM90_DEVICE_LOOKUP = """\
   using GemmKernel = typename Gemm::GemmKernel;
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
@@ -315,7 +320,8 @@ DeviceSetup& setup_device(int device) {
   if (device < 0 || device >= kMaxDevices) return cg_fail(5, "device", "device ordinal out of range");
   DeviceSetup& setup = setup_device(device);
   if (setup.error != cudaSuccess) return cg_fail(3, "setup", cudaGetErrorString(setup.error));
-  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias);
+"""
+_SM90_RUN_ARGS = """\
   args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
   cutlass::Status status = Gemm::can_implement(args);
   if (status != cutlass::Status::kSuccess)
@@ -335,6 +341,10 @@ DeviceSetup& setup_device(int device) {
   return 0;
 }
 """
+_SM90_LAUNCH_FUNCTIONS = (
+    _SM90_DEVICE_SETUP + _ENTRY_POINTS + _SM90_DEVICE_LOOKUP
+    + "  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias);\n"
+    + _SM90_RUN_ARGS)
 
 
 def _launcher(cfg: KernelConfig, kernel_type: str, dag_ir) -> str:

@@ -32,7 +32,7 @@ def manifest_text(entries: Dict[str, dict]) -> str:
 
 def generate(configs: Iterable[KernelConfig], out_dir: Path, *, prune: bool = True) -> List[Path]:
     """Emit every config (all of one SM) into `out_dir/sm<NN>/`. Returns the paths written or kept."""
-    from .emit import cutlass_version, emit_source
+    from .emit import emit_source
     configs = sorted(set(configs), key=lambda c: c.name)
     by_sm: Dict[int, List[KernelConfig]] = {}
     for cfg in configs:
@@ -41,14 +41,7 @@ def generate(configs: Iterable[KernelConfig], out_dir: Path, *, prune: bool = Tr
     for sm, cfgs in sorted(by_sm.items()):
         sm_dir = Path(out_dir) / f"sm{sm}"
         sm_dir.mkdir(parents=True, exist_ok=True)
-        entries = {}
-        for cfg in cfgs:
-            text = emit_source(cfg)
-            path = sm_dir / f"{cfg.name}.cu"
-            _write_if_changed(path, text)
-            paths.append(path)
-            entries[cfg.name] = {"config": cfg.to_dict(), "sha256": hashlib.sha256(text.encode()).hexdigest(),
-                                 "cutlass": cutlass_version()}
+        entries = _emit_into(cfgs, sm_dir, emit_source, paths)
         previous = _manifest_names(sm_dir)
         if not prune:
             old = json.loads((sm_dir / MANIFEST).read_text())["kernels"] if previous else {}
@@ -60,6 +53,21 @@ def generate(configs: Iterable[KernelConfig], out_dir: Path, *, prune: bool = Tr
                 if stale.is_file():
                     stale.unlink()
     return paths
+
+
+def _emit_into(cfgs, folder: Path, emit_fn, paths: List[Path]) -> Dict[str, dict]:
+    """Write `emit_fn(cfg)` as `folder/<name>.cu` for each config (only where the text changed), append the
+    paths to `paths`, and return the manifest entries."""
+    from .emit import cutlass_version
+    entries = {}
+    for cfg in cfgs:
+        text = emit_fn(cfg)
+        path = folder / f"{cfg.name}.cu"
+        _write_if_changed(path, text)
+        paths.append(path)
+        entries[cfg.name] = {"config": cfg.to_dict(), "sha256": hashlib.sha256(text.encode()).hexdigest(),
+                             "cutlass": cutlass_version()}
+    return entries
 
 
 def _manifest_names(sm_dir: Path) -> Set[str]:
@@ -82,3 +90,34 @@ def _manifest_names(sm_dir: Path) -> Set[str]:
 def read_manifest(sm_dir: Path) -> Dict[str, KernelConfig]:
     data = json.loads((Path(sm_dir) / MANIFEST).read_text())
     return {name: KernelConfig.from_dict(e["config"]) for name, e in data["kernels"].items()}
+
+
+def generate_mixed(configs: Iterable, out_dir: Path, *, prune: bool = True) -> List[Path]:
+    """Emit mixed-input kernels (kernels/mixed_input.py) into `out_dir/sm90_mixed/` with their own manifest
+    (the family's generator version), with the same rules as `generate`: name order, a file rewritten only
+    when its text changed, and (with `prune`) sources the previous manifest listed and the set lacks removed."""
+    from .emit_mixed import emit_mixed_source
+    from .mixed_input import GENERATED_SUBDIR, MIXED_GENERATOR_VERSION, MixedInputConfig
+    configs = sorted(set(configs), key=lambda c: c.name)
+    sub = Path(out_dir) / GENERATED_SUBDIR
+    sub.mkdir(parents=True, exist_ok=True)
+    paths: List[Path] = []
+    entries = _emit_into(configs, sub, emit_mixed_source, paths)
+    try:
+        old = json.loads((sub / MANIFEST).read_text())["kernels"]
+        previous = set(old)
+    except (OSError, ValueError, KeyError, TypeError):
+        old, previous = {}, set()
+    if not prune:  # keep what the manifest listed (a --name run adds to the set, like generate())
+        entries = {**{k: v for k, v in old.items() if k in previous}, **entries}
+    text = json.dumps({"generator": MIXED_GENERATOR_VERSION, "kernels": entries}, indent=1, sort_keys=True) + "\n"
+    _write_if_changed(sub / MANIFEST, text)
+    if prune:
+        for name in sorted(previous - set(entries)):
+            try:
+                owned = MixedInputConfig.from_name(name).name == name
+            except ValueError:
+                owned = False
+            if owned and (sub / f"{name}.cu").is_file():
+                (sub / f"{name}.cu").unlink()
+    return paths

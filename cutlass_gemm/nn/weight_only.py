@@ -16,6 +16,14 @@ All state lives in buffers: `qweight` (N / 32, K * bits) int32, `scales` (K / g,
 `zero_point`, `act_order`, `bias`) loads another's `state_dict`. Forward reads no tensor value on the
 host (torch.compile(fullgraph=True) and CUDA-graph capture work).
 
+Large M on SM90, opt-in (`large_m_backend="cutlass_mixed"`): the layer also keeps the weight prepacked
+for CUTLASS's mixed-input GEMM (layout "cutlass_mixed_sm90_v1", buffers `qweight_mixed`, `scales_mixed`,
+`zeros_mixed`; group 64/128 or per channel), and calls with M > 64 on CUDA pass that copy to the op, which
+runs the kernel when CUTLASS_GEMM_WO_MIXED_INPUT=1 on an SM90 GPU (it has been compiled, not yet run on a
+GPU) and the dequantize fallback otherwise. M <= 64 keeps the small-M kernel, so both copies are needed:
+the packed weight and its scales take twice the memory (int4 8192 x 8192 g128: 2 x 34 MB instead of 34 MB).
+The default, "dequant", keeps one copy and the fallback above.
+
 Casts: `.to(device)` moves every buffer; a cast to float16/bfloat16 moves the bias and the output
 dtype along but never the scales (their dtype is part of the quantized format: the op converts them
 per call when x's dtype differs, exact for bf16 -> fp16 scales in fp16's normal range); casts to
@@ -31,12 +39,14 @@ from torch import nn
 
 from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
-from ..ops.weight_only import weight_only_mm
-from ..quant.prepack import LAYOUT, PackedWeight, prepack, unservable_reason as _layout_reason
+from ..ops.weight_only import SMALL_M_MAX, weight_only_mm
+from ..quant.prepack import LAYOUT, LAYOUT_MIXED, PackedWeight, prepack, unpack, unservable_reason as _layout_reason
+from ..quant.prepack_mixed import MIXED_GROUP_SIZES, prepack_mixed
 from ..quant.weight_only import BITS, GROUP_SIZES, from_awq, from_gptq, quantize_weight_only
 
 # stored value of a zero weight, symmetric formats: every field holds 2^(bits-1)
 _SYM_ZERO_WORD = {4: -0x77777778, 8: -0x7F7F7F80}  # 0x88888888, 0x80808080 as int32
+LARGE_M_BACKENDS = ("dequant", "cutlass_mixed")
 
 
 def weight_only_unservable_reason(in_features: int, out_features: int, group_size: Optional[int] = None) -> Optional[str]:
@@ -53,9 +63,10 @@ class WeightOnlyLinear(QuantizedBuffers):
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, *, bits: int = 4,
                  group_size: Optional[int] = 128, zero_point: bool = False, act_order: bool = False,
-                 dtype: torch.dtype = torch.bfloat16, device=None):
+                 dtype: torch.dtype = torch.bfloat16, device=None, large_m_backend: str = "dequant"):
         """An empty layer (zero weight, unit scales) with every buffer shaped and typed as the
-        constructors fill it, ready for `load_state_dict`. `dtype`: the scales', bias' and output dtype."""
+        constructors fill it, ready for `load_state_dict`. `dtype`: the scales', bias' and output dtype.
+        `large_m_backend`: "dequant" or "cutlass_mixed" (module docstring; adds the mixed-layout copy)."""
         super().__init__()
         for name, v in (("in_features", in_features), ("out_features", out_features)):
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -69,6 +80,12 @@ class WeightOnlyLinear(QuantizedBuffers):
             raise InvalidArgumentError("out_features" if why.startswith("out_") else "in_features", why)
         if dtype not in _HALF:
             raise InvalidArgumentError("dtype", f"must be torch.bfloat16 or torch.float16, got {dtype}")
+        if large_m_backend not in LARGE_M_BACKENDS:
+            raise InvalidArgumentError("large_m_backend", f"must be one of {LARGE_M_BACKENDS}, got {large_m_backend!r}")
+        if large_m_backend == "cutlass_mixed" and group_size is not None and group_size not in MIXED_GROUP_SIZES:
+            raise InvalidArgumentError("group_size", f"large_m_backend='cutlass_mixed' takes group sizes "
+                                                     f"{MIXED_GROUP_SIZES} or per channel, got {group_size}")
+        self.large_m_backend = large_m_backend
         self.in_features, self.out_features, self.dtype = int(in_features), int(out_features), dtype
         self.bits, self.group_size, self.zero_point, self.act_order = bits, group_size, bool(zero_point), bool(act_order)
         n, k = self.out_features, self.in_features
@@ -79,6 +96,13 @@ class WeightOnlyLinear(QuantizedBuffers):
         self.register_buffer("zeros", torch.zeros(groups, n, dtype=dtype, device=device) if zero_point else None)
         self.register_buffer("perm", torch.arange(k, device=device) if act_order else None)
         self.register_buffer("bias", torch.zeros(n, dtype=dtype, device=device) if bias else None)
+        mixed = large_m_backend == "cutlass_mixed"
+        # a zero weight in the mixed layout is all-zero words (signed q = 0, or q = z = 0)
+        self.register_buffer("qweight_mixed", torch.zeros(k // 16, n * bits // 2, dtype=torch.int32, device=device)
+                             if mixed else None)
+        self.register_buffer("scales_mixed", torch.ones(groups, n, dtype=dtype, device=device) if mixed else None)
+        self.register_buffer("zeros_mixed", torch.zeros(groups, n, dtype=dtype, device=device)
+                             if mixed and zero_point else None)
 
     # ---------------------------------------------------------------------------- constructors
     def _fill(self, packed: PackedWeight, bias: Optional[torch.Tensor]) -> "WeightOnlyLinear":
@@ -92,10 +116,17 @@ class WeightOnlyLinear(QuantizedBuffers):
                 self.perm.copy_(packed.perm.to(dev))
             if self.bias is not None:
                 self.bias.copy_(bias.detach().to(device=dev, dtype=self.dtype))
+            if self.qweight_mixed is not None:  # the same weight, exactly, in the mixed-input layout
+                mixed = prepack_mixed(unpack(packed))
+                self.qweight_mixed.copy_(mixed.qweight.to(dev))
+                self.scales_mixed.copy_(mixed.scales.to(dev))
+                if self.zeros_mixed is not None:
+                    self.zeros_mixed.copy_(mixed.zeros.to(dev))
         return self
 
     @classmethod
-    def from_packed(cls, packed: PackedWeight, bias: Optional[torch.Tensor] = None) -> "WeightOnlyLinear":
+    def from_packed(cls, packed: PackedWeight, bias: Optional[torch.Tensor] = None, *,
+                    large_m_backend: str = "dequant") -> "WeightOnlyLinear":
         """A layer holding `packed` (its scale dtype becomes the layer's dtype) and `bias`."""
         if not isinstance(packed, PackedWeight):
             raise InvalidArgumentError("packed", f"must be a PackedWeight, got {type(packed).__name__}")
@@ -105,12 +136,12 @@ class WeightOnlyLinear(QuantizedBuffers):
             raise InvalidArgumentError("bias", f"must be a ({packed.n},) tensor")
         layer = cls(packed.k, packed.n, bias is not None, bits=packed.bits, group_size=packed.group_size,
                     zero_point=packed.has_zero, act_order=packed.perm is not None, dtype=packed.scale_dtype,
-                    device=packed.qweight.device)
+                    device=packed.qweight.device, large_m_backend=large_m_backend)
         return layer._fill(packed, bias)
 
     @classmethod
     def from_float(cls, linear: nn.Linear, bits: int = 4, group_size: Optional[int] = 128,
-                   zero_point: bool = False) -> "WeightOnlyLinear":
+                   zero_point: bool = False, *, large_m_backend: str = "dequant") -> "WeightOnlyLinear":
         """Quantize `linear` (on whatever device it is) with `quant.quantize_weight_only`; scales in the
         layer's dtype (the float layer's if 16-bit, else bfloat16)."""
         if not isinstance(linear, nn.Linear):
@@ -119,7 +150,8 @@ class WeightOnlyLinear(QuantizedBuffers):
         dtype = w.dtype if w.dtype in _HALF else torch.bfloat16
         # built first: it rejects shapes the kernel cannot serve before any quantization work
         layer = cls(linear.in_features, linear.out_features, linear.bias is not None, bits=bits,
-                    group_size=group_size, zero_point=zero_point, dtype=dtype, device=w.device)
+                    group_size=group_size, zero_point=zero_point, dtype=dtype, device=w.device,
+                    large_m_backend=large_m_backend)
         wq = quantize_weight_only(w, bits, group_size, zero_point=zero_point, scale_dtype=dtype)
         return layer._fill(prepack(wq), linear.bias)
 
@@ -146,9 +178,23 @@ class WeightOnlyLinear(QuantizedBuffers):
         return PackedWeight(self.qweight, self.scales, self.zeros, self.perm, LAYOUT, self.bits, self.group_size,
                             self.out_features, self.in_features)
 
+    @property
+    def packed_mixed(self) -> Optional[PackedWeight]:
+        """The mixed-input copy as a PackedWeight (no copy), or None without large_m_backend="cutlass_mixed"
+        (`ops.weight_only_backend(m, layer.packed, layer.packed_mixed)` says which path a call takes)."""
+        if self.qweight_mixed is None:
+            return None
+        return PackedWeight(self.qweight_mixed, self.scales_mixed, self.zeros_mixed, self.perm, LAYOUT_MIXED,
+                            self.bits, self.group_size, self.out_features, self.in_features)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x (..., in_features) -> (..., out_features) in x's dtype: one `weight_only_mm` call."""
+        """x (..., in_features) -> (..., out_features) in x's dtype: one `weight_only_mm` call (on the
+        mixed-input copy for M > 64 on CUDA when the layer has one)."""
         xd = x if x.dtype == self.dtype else x.to(self.dtype)
+        if self.qweight_mixed is not None and xd.is_cuda and xd.numel() > SMALL_M_MAX * self.in_features:
+            y = weight_only_mm(xd, self.qweight_mixed, self.scales_mixed, self.zeros_mixed, self.bias, self.perm,
+                               layout=LAYOUT_MIXED, bits=self.bits, group_size=self.group_size, n=self.out_features)
+            return y if y.dtype == x.dtype else y.to(x.dtype)
         y = weight_only_mm(xd, self.qweight, self.scales, self.zeros, self.bias, self.perm, layout=LAYOUT,
                            bits=self.bits, group_size=self.group_size, n=self.out_features)
         return y if y.dtype == x.dtype else y.to(x.dtype)
@@ -157,4 +203,5 @@ class WeightOnlyLinear(QuantizedBuffers):
         g = "per_channel" if self.group_size is None else self.group_size
         return (f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, "
                 f"bits={self.bits}, group_size={g}, zero_point={self.zero_point}, act_order={self.act_order}, "
-                f"dtype={self.dtype}, layout={LAYOUT!r}")
+                f"dtype={self.dtype}, layout={LAYOUT!r}"
+                + ("" if self.qweight_mixed is None else f", large_m_backend={self.large_m_backend!r}"))

@@ -14,6 +14,11 @@ Backends (`weight_only_backend(m, packed)` says which one a call of M rows takes
   site by Python's default warning filter).
 - "cpu_reference": CPU tensors: `unpack(...).dequantize()` in float32 and a float32 matmul, output in
   x's dtype.
+- "cutlass_mixed_sm90" (opt-in, compiled but not yet run on a GPU): a weight packed in layout
+  "cutlass_mixed_sm90_v1" (`prepack(wq, "cutlass_mixed_sm90")`; `WeightOnlyLinear(...,
+  large_m_backend="cutlass_mixed")` keeps such a copy for M > 64) runs CUTLASS's SM90 mixed-input GEMM
+  (kernels/mixed_input.py; group 64/128 or per channel) only when CUTLASS_GEMM_WO_MIXED_INPUT=1 and the
+  GPU is SM90; otherwise such a weight takes the dequantize fallback at every M (torch ops).
 
 Act-order weights (`packed.perm`) gather the activations first (`x[..., perm]`, one small gather
 kernel). Scales stored in the other 16-bit dtype than x are converted per call (a small extra kernel;
@@ -29,11 +34,14 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import InvalidArgumentError
-from ..quant.prepack import LAYOUT, PackedWeight, check_packed, dequantize_packed, unpack
+from ..quant.prepack import LAYOUT, LAYOUT_MIXED, PackedWeight, check_packed, dequantize_packed, unpack
+from ..quant.prepack_mixed import check_mixed_tensors, dequantize_mixed, zero_term
 from ..runtime import extension
 
 Tensor = torch.Tensor
 SMALL_M_MAX = 64
+#: The opt-in for the SM90 mixed-input kernel (it has been compiled, not yet run on a GPU).
+MIXED_INPUT_ENV = "CUTLASS_GEMM_WO_MIXED_INPUT"
 _HALF = (torch.float16, torch.bfloat16)
 
 
@@ -54,7 +62,10 @@ def _check_call(x, qweight, scales, zeros, bias, perm, layout, bits, group_size,
     if not isinstance(qweight, Tensor):
         raise InvalidArgumentError("qweight", f"must be a torch.Tensor, got {type(qweight).__name__}")
     k = x.shape[-1]
-    check_packed(qweight, scales, zeros, layout=layout, bits=bits, group_size=group_size or None, n=n, k=k)
+    if layout == LAYOUT_MIXED:
+        check_mixed_tensors(qweight, scales, zeros, layout=layout, bits=bits, group_size=group_size or None, n=n, k=k)
+    else:
+        check_packed(qweight, scales, zeros, layout=layout, bits=bits, group_size=group_size or None, n=n, k=k)
     if qweight.device != x.device:
         raise InvalidArgumentError("qweight", f"must be on {x.device} like x, got {qweight.device}")
     if scales.device != x.device:
@@ -79,18 +90,37 @@ def _packed(qweight, scales, zeros, perm, layout, bits, group_size, n, k) -> Pac
 
 
 # ------------------------------------------------------------------------------------ backends
-def weight_only_backend(m: int, packed: PackedWeight) -> str:
+def mixed_input_enabled() -> bool:
+    """Whether CUTLASS_GEMM_WO_MIXED_INPUT opts in to the SM90 mixed-input kernel."""
+    import os
+    return os.environ.get(MIXED_INPUT_ENV, "0").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _mixed_usable(device: torch.device) -> bool:
+    return mixed_input_enabled() and device.type == "cuda" and torch.cuda.get_device_capability(device) == (9, 0)
+
+
+def weight_only_backend(m: int, packed: PackedWeight, mixed: Optional[PackedWeight] = None) -> str:
     """Which implementation a call with `m` rows (the product of x's leading dims) on `packed`'s device
-    takes: "mma_small_m", "dequant_fallback" or "cpu_reference" (see the module docstring). On CUDA
-    this loads (first use: builds) the extension."""
-    if not isinstance(packed, PackedWeight):
-        raise InvalidArgumentError("packed", f"must be a PackedWeight, got {type(packed).__name__}")
+    takes: "mma_small_m", "cutlass_mixed_sm90", "dequant_fallback" or "cpu_reference" (see the module
+    docstring). `mixed`: a "cutlass_mixed_sm90_v1" copy of the same weight that serves M > 64 (what
+    `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")` holds). On CUDA this loads (first use:
+    builds) the extension."""
+    for name, p in (("packed", packed), ("mixed", mixed)):
+        if not isinstance(p, PackedWeight) and (p is not None or name == "packed"):
+            raise InvalidArgumentError(name, f"must be a PackedWeight, got {type(p).__name__}")
+    if mixed is not None and mixed.layout != LAYOUT_MIXED:
+        raise InvalidArgumentError("mixed", f"layout must be {LAYOUT_MIXED!r}, got {mixed.layout!r}")
     if not isinstance(m, int) or isinstance(m, bool) or m < 0:
         raise InvalidArgumentError("m", f"must be an int >= 0, got {m!r}")
     if not packed.qweight.is_cuda:
         return "cpu_reference"
+    if packed.layout == LAYOUT_MIXED:
+        return "cutlass_mixed_sm90" if _mixed_usable(packed.device) else "dequant_fallback"
     if m <= SMALL_M_MAX and extension.load() is not None:
         return "mma_small_m"
+    if mixed is not None and _mixed_usable(mixed.device):
+        return "cutlass_mixed_sm90"
     return "dequant_fallback"
 
 
@@ -109,6 +139,8 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
     x2 = x.reshape(-1, k)
     m = x2.shape[0]
     lead = tuple(x.shape[:-1])
+    if layout == LAYOUT_MIXED and x.is_cuda:
+        return _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n).reshape(lead + (n,))
     if not x.is_cuda:
         wq = unpack(_packed(qweight, scales, zeros, perm, layout, bits, group_size, n, k))
         y = x2.to(torch.float32) @ wq.dequantize(torch.float32).t()
@@ -138,6 +170,42 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
             w = dequantize_packed(_packed(qweight, scales, zeros, None, layout, bits, group_size, n, k), x.dtype)
         y = F.linear(x2, w, bias)
     return y.reshape(lead + (n,))
+
+
+def _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n):
+    """CUDA call on a "cutlass_mixed_sm90_v1" weight: the mixed-input kernel when opted in on SM90, else
+    the dequantize fallback (torch ops: no extension kernel reads this layout)."""
+    from ..kernels.mixed_input import select_config
+    from ..runtime import loader
+    m, k = x2.shape
+    if perm is not None:
+        x2 = x2.index_select(1, perm)
+    if scales.dtype != x2.dtype:
+        scales = scales.to(x2.dtype)
+    if m == 0:
+        return x2.new_empty((0, n))
+    if not _mixed_usable(x2.device):
+        warnings.warn(f"cutlass_gemm weight_only_mm: a {LAYOUT_MIXED} weight without {MIXED_INPUT_ENV}=1 on an SM90 "
+                      f"GPU: dequantizing the int{bits} weight to {x2.dtype} and calling F.linear (slow, documented "
+                      f"fallback; see weight_only_backend)", WeightOnlyFallbackWarning, stacklevel=4)
+        packed = _packed(qweight, scales, zeros, None, LAYOUT_MIXED, bits, group_size, n, k)
+        return F.linear(x2, dequantize_mixed(packed, x2.dtype), bias)
+    cfg = select_config("bf16" if x2.dtype == torch.bfloat16 else "f16", bits, zeros is not None, m)
+    lib = loader.get_kernel(cfg)
+    if not _rows_aligned(x2):  # TMA reads 16-byte aligned rows
+        x2 = x2.clone(memory_format=torch.contiguous_format)
+    zt = None if zeros is None else zero_term(scales, zeros, x2.dtype)
+    qweight, scales, bias = _aligned(qweight, 16), _aligned(scales, 16), _aligned(bias, 16)
+    out = torch.empty((m, n), dtype=x2.dtype, device=x2.device)
+    group = group_size or k
+    with torch.cuda.device(x2.device):
+        ws_bytes = lib.workspace_size(m, n, k, group)
+        ws = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=x2.device)
+        ptr = (lambda t: None if t is None else t.data_ptr())
+        lib.launch(qweight.data_ptr(), x2.data_ptr(), out.data_ptr(), scales.data_ptr(), ptr(zt), ptr(bias), m, n, k,
+                   x2.stride(0) if m > 1 else k, n, group, ws.data_ptr(), ws_bytes,
+                   torch.cuda.current_stream(x2.device).cuda_stream)
+    return out
 
 
 # ------------------------------------------------------------------------------------ registration

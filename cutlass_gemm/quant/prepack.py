@@ -37,7 +37,9 @@ from .weight_only import BITS, GROUP_SIZES, SCALE_DTYPES, WeightOnlyQuant
 Tensor = torch.Tensor
 
 LAYOUT = "wo_mma_sm80_v1"
-LAYOUTS = (LAYOUT,)
+#: the SM90 mixed-input (large-M) kernel's layout: quant/prepack_mixed.py
+LAYOUT_MIXED = "cutlass_mixed_sm90_v1"
+LAYOUTS = (LAYOUT, LAYOUT_MIXED)
 N_ALIGN = 32
 K_ALIGN = 64
 _INT4_ORDER = (0, 2, 4, 6, 1, 3, 5, 7)  # element held by nibble p of an int4 word
@@ -137,10 +139,15 @@ def _check_wq(wq: WeightOnlyQuant) -> None:
 
 # ------------------------------------------------------------------------------------ pack / unpack
 def prepack(wq: WeightOnlyQuant, layout: str = "mma_sm80", *, device=None) -> PackedWeight:
-    """Reorder `wq` into `layout` ("mma_sm80", the small-M mma kernel, is the only one; its versioned
-    name is recorded). Runs with torch ops on `wq`'s device (then moved to `device` if given)."""
+    """Reorder `wq` into `layout`: "mma_sm80" (the small-M mma kernel) or "cutlass_mixed_sm90" (the SM90
+    large-M mixed-input kernel, `prepack_mixed.prepack_mixed`); the versioned name is recorded. Runs with
+    torch ops on `wq`'s device (then moved to `device` if given)."""
+    if layout in ("cutlass_mixed_sm90", LAYOUT_MIXED):
+        from .prepack_mixed import prepack_mixed
+        return prepack_mixed(wq, device=device)
     if layout not in ("mma_sm80", LAYOUT):
-        raise InvalidArgumentError("layout", f"must be 'mma_sm80' ({LAYOUT}), got {layout!r}")
+        raise InvalidArgumentError("layout", f"must be 'mma_sm80' ({LAYOUT}) or 'cutlass_mixed_sm90' "
+                                             f"({LAYOUT_MIXED}), got {layout!r}")
     _check_wq(wq)
     n, k = wq.q.shape
     bits, dev = wq.bits, wq.q.device
@@ -166,6 +173,9 @@ def prepack(wq: WeightOnlyQuant, layout: str = "mma_sm80", *, device=None) -> Pa
 
 def unpack(packed: PackedWeight) -> WeightOnlyQuant:
     """The inverse of `prepack` (torch ops on the packed tensors' device; no host synchronisation)."""
+    if isinstance(packed, PackedWeight) and packed.layout == LAYOUT_MIXED:
+        from .prepack_mixed import unpack_mixed
+        return unpack_mixed(packed)
     check_packed(packed.qweight, packed.scales, packed.zeros, layout=packed.layout, bits=packed.bits,
                  group_size=packed.group_size, n=packed.n, k=packed.k)
     n, k, bits = packed.n, packed.k, packed.bits
@@ -202,7 +212,9 @@ def dequantize_packed(packed: PackedWeight, dtype: torch.dtype) -> Tensor:
 def check_packed(qweight, scales, zeros, *, layout: str, bits: int, group_size: Optional[int], n: int, k: int,
                  expect_layout: str = LAYOUT) -> None:
     """Raise InvalidArgumentError (naming the argument) unless the tensors are a `expect_layout` packing of
-    an (n, k) weight with `bits` and `group_size`. Shape and dtype checks only: no tensor value is read."""
+    an (n, k) weight with `bits` and `group_size` (either layout: "wo_mma_sm80_v1" or, through
+    prepack_mixed.check_mixed_tensors, "cutlass_mixed_sm90_v1"). Shape and dtype checks only: no tensor
+    value is read."""
     if layout != expect_layout:
         raise InvalidArgumentError("layout", f"the kernel reads {expect_layout!r}, got a weight packed as {layout!r}")
     if bits not in BITS:
@@ -214,9 +226,10 @@ def check_packed(qweight, scales, zeros, *, layout: str, bits: int, group_size: 
                                    and n > 0 and k > 0 else f"bad shape n={n!r}, k={k!r}")
     if group_size is not None and k % group_size:
         raise InvalidArgumentError("group_size", f"K = {k} is not a multiple of group_size = {group_size}")
-    if not isinstance(qweight, Tensor) or qweight.dtype != torch.int32 or tuple(qweight.shape) != (n // 32, k * bits):
+    want = (k // 16, n * bits // 2) if expect_layout == LAYOUT_MIXED else (n // 32, k * bits)
+    if not isinstance(qweight, Tensor) or qweight.dtype != torch.int32 or tuple(qweight.shape) != want:
         got = f"{qweight.dtype} {tuple(qweight.shape)}" if isinstance(qweight, Tensor) else type(qweight).__name__
-        raise InvalidArgumentError("qweight", f"must be int32 ({n // 32}, {k * bits}) for int{bits} {n}x{k}, got {got}")
+        raise InvalidArgumentError("qweight", f"must be int32 {want} for int{bits} {n}x{k} in {expect_layout}, got {got}")
     if not qweight.is_contiguous():
         raise InvalidArgumentError("qweight", "must be contiguous")
     groups = k // (group_size or k)

@@ -59,6 +59,7 @@ log = logging.getLogger("cutlass_gemm")
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "generated"
 _GENERATOR_FILES = ("emit.py", "epilogues.py", "config.py", "_cuda_compat.py")
+_MIXED_GENERATOR_FILES = ("mixed_input.py", "emit_mixed.py")
 
 BASE_FLAGS: Tuple[str, ...] = (
     "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-shared", "-cudart=shared",
@@ -153,12 +154,45 @@ def can_emit() -> bool:
     return _cutlass_version() != "none" and importlib.util.find_spec("cutlass_cppgen") is not None
 
 
+def _is_mixed(cfg) -> bool:
+    """Whether `cfg` is of the mixed-input (weight-only SM90) family (kernels/mixed_input.py)."""
+    return getattr(cfg, "family", None) == "mixed_input"
+
+
+def _generator_version(cfg) -> str:
+    """The GENERATOR_VERSION of `cfg`'s family (recorded in the metadata and the manifests)."""
+    if _is_mixed(cfg):
+        from ..kernels.mixed_input import MIXED_GENERATOR_VERSION
+        return MIXED_GENERATOR_VERSION
+    return GENERATOR_VERSION
+
+
+def _emit(cfg) -> str:
+    """The source text of `cfg`, from its family's emitter (looked up at call time, so tests can patch it)."""
+    if _is_mixed(cfg):
+        from ..kernels.emit_mixed import emit_mixed_source
+        return emit_mixed_source(cfg)
+    from ..kernels.emit import emit_source
+    return emit_source(cfg)
+
+
+def generator_fingerprint(cfg=None) -> str:
+    """Hash of the code that writes kernel sources: equal fingerprints emit equal text per config. Per
+    family: the mixed-input family adds its own modules (so editing them leaves the other kernels' records
+    valid)."""
+    return _fingerprint("mixed_input" if _is_mixed(cfg) else "")
+
+
 @functools.lru_cache(maxsize=None)
-def generator_fingerprint() -> str:
-    """Hash of the code that writes kernel sources: equal fingerprints emit equal text per config."""
-    h = hashlib.sha256(f"gen={GENERATOR_VERSION}|cutlass={_cutlass_version()}".encode())
+def _fingerprint(family: str) -> str:
+    files = _GENERATOR_FILES + (_MIXED_GENERATOR_FILES if family else ())
+    version = GENERATOR_VERSION
+    if family:
+        from ..kernels.mixed_input import MIXED_GENERATOR_VERSION
+        version = MIXED_GENERATOR_VERSION
+    h = hashlib.sha256(f"gen={version}|cutlass={_cutlass_version()}".encode())
     kernels = Path(__file__).resolve().parents[1] / "kernels"
-    for name in _GENERATOR_FILES:
+    for name in files:
         h.update(name.encode() + b"\0" + (kernels / name).read_bytes())
     return h.hexdigest()[:20]
 
@@ -168,14 +202,16 @@ def source_sha256(source: str) -> str:
 
 
 def manifest_sha256(cfg: KernelConfig, generated: Optional[Path] = None) -> Optional[str]:
-    """sha256 of `cfg`'s source as listed in generated/sm<NN>/manifest.json, if it lists it."""
-    path = Path(generated or GENERATED) / f"sm{cfg.sm}" / "manifest.json"
+    """sha256 of `cfg`'s source as listed in generated/sm<NN>/manifest.json (the mixed-input family:
+    generated/sm90_mixed/), if it lists it."""
+    sub = getattr(cfg, "generated_subdir", None) or f"sm{cfg.sm}"
+    path = Path(generated or GENERATED) / sub / "manifest.json"
     try:
         st = path.stat()
     except OSError:
         return None
     data = _read_manifest(str(path), st.st_mtime_ns, st.st_size)
-    if not data or data.get("generator") != GENERATOR_VERSION:
+    if not data or data.get("generator") != _generator_version(cfg):
         return None
     entry = (data.get("kernels") or {}).get(cfg.name) or {}
     return entry.get("sha256") if isinstance(entry.get("sha256"), str) else None
@@ -219,7 +255,7 @@ def _refresh_fingerprint(path: Path, cfg: KernelConfig, sha: str) -> None:
         with cache.entry_lock(path.with_suffix(".lock"), timeout=0):
             meta, _ = cache.verify(path, cfg.name)
             if meta is not None and meta.get("source_sha256") == sha:
-                meta["generator_fingerprint"] = generator_fingerprint()
+                meta["generator_fingerprint"] = generator_fingerprint(cfg)
                 cache.atomic_write(cache.metadata_path(path), json.dumps(meta, indent=1, sort_keys=True))
     except (BuildError, OSError):
         pass
@@ -230,12 +266,11 @@ def _source_current(cfg: KernelConfig, meta: dict, want: Optional[str], path: Op
     recorded = meta.get("source_sha256")
     if want is not None:
         return recorded == want
-    if meta.get("generator_fingerprint") == generator_fingerprint():
+    if meta.get("generator_fingerprint") == generator_fingerprint(cfg):
         return True
     if can_emit():
-        from ..kernels.emit import emit_source
         try:
-            fresh = source_sha256(emit_source(cfg))
+            fresh = source_sha256(_emit(cfg))
         except BuildError as exc:
             log.warning("cutlass_gemm: cannot emit %s to check its cached build (%s)", cfg.name, exc)
         else:
@@ -405,8 +440,7 @@ def build(cfg: KernelConfig, source: Optional[str] = None, *,
     if _check(entry, want, locked=False)[0] is not None:
         return entry.path, 0.0
     if source is None:
-        from ..kernels.emit import emit_source
-        source = emit_source(cfg)  # BuildError naming the kernel on failure
+        source = _emit(cfg)  # BuildError naming the kernel on failure
         want = source_sha256(source)
         if _check(entry, want, locked=False)[0] is not None:
             return entry.path, 0.0
@@ -446,7 +480,7 @@ def _build_locked(entry: CacheEntry, source: str, want: str) -> float:
         if size == 0:
             raise BuildError(f"nvcc produced an empty library for {cfg.name}")
         meta = {"format": cache.METADATA_FORMAT, "name": cfg.name, "config": cfg.to_dict(), "key": entry.key,
-                "generator": GENERATOR_VERSION, "generator_fingerprint": generator_fingerprint(),
+                "generator": _generator_version(cfg), "generator_fingerprint": generator_fingerprint(cfg),
                 "cutlass": _cutlass_version(), "nvcc": nvcc_version(), "flags": list(compile_flags(cfg.sm)),
                 "source_sha256": want, "so_size": size, "so_sha256": digest,
                 "compile_seconds": round(elapsed, 1), "built_at": time.time()}

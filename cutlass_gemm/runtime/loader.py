@@ -61,7 +61,8 @@ class KernelLibrary:
             lib.cg_abi_version.restype = ctypes.c_int
             lib.cg_kernel_name.restype = ctypes.c_char_p
             lib.cg_last_error.restype = ctypes.c_char_p
-            lib.cg_workspace_size, lib.cg_launch  # noqa: B018  (every entry point must exist)
+            for entry in self._ENTRIES:  # every entry point must exist (AttributeError otherwise)
+                getattr(lib, entry)
         except (OSError, AttributeError) as exc:
             raise KernelNotBuiltError(f"{path} is not a loadable cutlass_gemm kernel library ({exc}); rebuild "
                                       f"it: {build_command(config)}") from exc
@@ -72,14 +73,19 @@ class KernelLibrary:
         name = (lib.cg_kernel_name() or b"").decode(errors="replace")
         if name != config.name:
             raise KernelNotBuiltError(f"{path} holds kernel {name}, expected {config.name}")
+        self._lib = lib
+        self._bind(lib)
+        #: address of the launch entry, for callers that launch without ctypes (the C++ fast path)
+        self.function_address = ctypes.cast(self._launch, ctypes.c_void_p).value
+
+    _ENTRIES = ("cg_workspace_size", "cg_launch")
+
+    def _bind(self, lib) -> None:
         lib.cg_workspace_size.restype = ctypes.c_size_t
         lib.cg_workspace_size.argtypes = [_I, _I, _I]
         lib.cg_launch.restype = ctypes.c_int
         lib.cg_launch.argtypes = _LAUNCH_ARGTYPES
-        self._lib = lib
         self._launch = lib.cg_launch
-        #: address of cg_launch, for callers that launch without ctypes (the C++ fast path)
-        self.function_address = ctypes.cast(lib.cg_launch, ctypes.c_void_p).value
 
     def workspace_size(self, m: int, n: int, k: int) -> int:
         return int(self._lib.cg_workspace_size(m, n, k))
@@ -96,7 +102,40 @@ class KernelLibrary:
                                 f"{self._lib.cg_last_error().decode()}")
 
 
+class MixedInputLibrary(KernelLibrary):
+    """One compiled mixed-input (weight-only SM90) kernel: the C ABI of kernels/emit_mixed.py, whose entry
+    points have their own names (`cg_mixed_launch`, `cg_mixed_workspace_size`), so a library of one family
+    loaded as the other fails the symbol check instead of being called with the wrong arguments."""
+
+    _ENTRIES = ("cg_mixed_workspace_size", "cg_mixed_launch")
+    _ARGTYPES = [_P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _I, _I, _P, ctypes.c_size_t, _P]
+
+    def _bind(self, lib) -> None:
+        lib.cg_mixed_workspace_size.restype = ctypes.c_size_t
+        lib.cg_mixed_workspace_size.argtypes = [_I, _I, _I, _I]
+        lib.cg_mixed_launch.restype = ctypes.c_int
+        lib.cg_mixed_launch.argtypes = self._ARGTYPES
+        self._launch = lib.cg_mixed_launch
+
+    def workspace_size(self, m: int, n: int, k: int, group_size: int = 0) -> int:  # type: ignore[override]
+        return int(self._lib.cg_mixed_workspace_size(m, n, k, group_size))
+
+    def launch(self, w, x, out, scales, zeros, bias, m, n, k, ldx, ldo, group_size,  # type: ignore[override]
+               workspace, workspace_bytes, stream) -> None:
+        rc = self._launch(w, x, out, scales, zeros, bias, m, n, k, ldx, ldo, group_size, workspace,
+                          workspace_bytes, stream)
+        if rc:
+            self.raise_launch_error(rc, m, n, k)
+
+
+def _library_class(cfg) -> type:
+    return MixedInputLibrary if getattr(cfg, "family", None) == "mixed_input" else KernelLibrary
+
+
 def build_command(cfg: KernelConfig) -> str:
+    if getattr(cfg, "family", None) == "mixed_input":
+        return (f"python tools/generate_kernels.py --mixed --compile --name {cfg.name}"
+                f"   (or call cutlass_gemm.runtime.build.build(MixedInputConfig.from_name({cfg.name!r})))")
     if cfg.activation != "none" or not heuristics.in_default_set(cfg):
         return (f"python tools/generate_kernels.py --out /tmp/cutlass_gemm_gen --compile --name {cfg.name}"
                 f"   (or call cutlass_gemm.runtime.build.build(KernelConfig.from_name({cfg.name!r})))")
@@ -117,7 +156,7 @@ jit_builds = []
 def _load(cfg: KernelConfig, path: Path) -> Optional[KernelLibrary]:
     """Load a verified library; a wrong one (ABI, name, missing symbols) is quarantined -> None."""
     try:
-        return KernelLibrary(cfg, path)
+        return _library_class(cfg)(cfg, path)
     except KernelNotBuiltError as exc:
         from . import cache, prebuilt
         if prebuilt.owns(Path(path)):  # an installed package is read only: report, leave it alone
@@ -168,6 +207,6 @@ def get_kernel(cfg: KernelConfig) -> KernelLibrary:
     with _lock:
         lib = _loaded.get(cfg)
         if lib is None:
-            lib = KernelLibrary(cfg, path)  # a fresh, verified build that does not load: report it
+            lib = _library_class(cfg)(cfg, path)  # a fresh, verified build that does not load: report it
             _loaded[cfg] = lib
     return lib

@@ -1,0 +1,171 @@
+"""Emit one SM90 mixed-input (weight-only) GEMM as a self-contained .cu with a C-ABI launcher.
+
+The kernel types are written from a template (cutlass_cppgen has no mixed-input front end): CUTLASS's
+CollectiveBuilder with `tuple<narrow type, scale type[, zero type]>` as the A operand (the weight),
+laid out by the reorder atom of quant/prepack_mixed.py (the same permutation, written here as a CuTe
+layout: tests compile both against CUTLASS's own `compute_memory_reordering_atom`), x as the K-major B
+operand, and a TMA epilogue writing D^T column-major with a per-row bias (LinCombPerRowBias; a null bias
+pointer reads as zeros, so one kernel serves calls with and without a bias).
+
+C ABI (LAUNCHER_ABI_VERSION of emit.py; the entry points have their own names so that a library of one
+family can never be called with the other's signature):
+
+    int    cg_mixed_launch(w, x, out, scales, zeros, bias, m, n, k, ldx, ldo, group_size,
+                           workspace, workspace_bytes, stream)
+    size_t cg_mixed_workspace_size(m, n, k, group_size)
+
+w: the prepacked weight; x (m, k) with row stride ldx; out (m, n) with row stride ldo; scales / zeros
+(k / group_size, n) contiguous (zeros: the additive term, -zero_point * scale; null without zero
+points); bias (n,) or null; all in the activation dtype.
+"""
+from __future__ import annotations
+
+from .emit import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP,
+                   _SM90_DRIVER_SHIM, _SM90_RUN_ARGS, cutlass_version)
+from .mixed_input import MIXED_GENERATOR_VERSION, MixedInputConfig
+
+_ACT_TYPES = {"bf16": "cutlass::bfloat16_t", "f16": "cutlass::half_t"}
+_WEIGHT_TYPES = {(4, False): "cutlass::int4b_t", (4, True): "cutlass::uint4b_t",
+                 (8, False): "cutlass::int8_t", (8, True): "cutlass::uint8_t"}
+
+#: The reorder atom per weight width: a 16 (n) x 16 (k) block of the weight, (n, k) -> storage offset,
+#: as ((n0:8, n1:2), (k0:2, k1:4, k2:2)) modes with n = n0 + 8 n1, k = k0 + 2 k1 + 8 k2. It places the
+#: 8 values one thread of a warp holds in the wgmma A fragment (rows n0 + 8 n1, columns 2 k1 + k0 + 8 k2)
+#: next to each other (thread n0 * 4 + k1 owns offsets [8 t, 8 t + 8)), and orders them as CUTLASS's fast
+#: converters expect: int4 [0 2 4 6 1 3 5 7], int8 [0 2 1 3] per 4 (prepack_mixed.py has the same map).
+_ATOMS = {
+    4: "Layout<Shape<Shape<_8, _2>, Shape<_2, _4, _2>>, Stride<Stride<_32, _1>, Stride<_4, _8, _2>>>",
+    8: "Layout<Shape<Shape<_8, _2>, Shape<_2, _4, _2>>, Stride<Stride<_32, _1>, Stride<_2, _8, _4>>>",
+}
+_SCHEDULES = {"cooperative": ("cutlass::gemm::KernelTmaWarpSpecializedCooperative",
+                              "cutlass::epilogue::TmaWarpSpecializedCooperative"),
+              "pingpong": ("cutlass::gemm::KernelTmaWarpSpecializedPingpong",
+                           "cutlass::epilogue::TmaWarpSpecialized")}
+
+_INCLUDES = """\
+#include "cutlass/cutlass.h"
+#include "cute/tensor.hpp"
+#include "cutlass/numeric_types.h"
+#include "cutlass/gemm/dispatch_policy.hpp"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/epilogue/fusion/operations.hpp"
+#include "cutlass/gemm/kernel/gemm_universal.hpp"
+"""
+
+_ENTRY = """\
+CG_EXPORT size_t cg_mixed_workspace_size(int64_t m, int64_t n, int64_t k, int64_t group_size) {
+  auto args = make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, m, n, k, k, n, group_size);
+  return Gemm::get_workspace_size(args);
+}
+
+CG_EXPORT int cg_mixed_launch(void const* w, void const* x, void* out, void const* scales, void const* zeros,
+                              void const* bias, int64_t m, int64_t n, int64_t k, int64_t ldx, int64_t ldo,
+                              int64_t group_size, void* workspace, size_t workspace_bytes, void* stream_handle) {
+"""
+
+
+def _kernel_types(cfg: MixedInputConfig) -> str:
+    act = _ACT_TYPES[cfg.act_dtype]
+    weight = _WEIGHT_TYPES[(cfg.bits, cfg.zero_point)]
+    operand = "cute::tuple<ElementW, ElementScale, ElementZero>" if cfg.zero_point else \
+        "cute::tuple<ElementW, ElementScale>"
+    kernel_schedule, epilogue_schedule = _SCHEDULES[cfg.schedule]
+    tile = ", ".join(f"_{v}" for v in cfg.tile)
+    cluster = ", ".join(f"_{v}" for v in cfg.cluster)
+    stages = (f"cutlass::gemm::collective::StageCount<{cfg.stages}>" if cfg.stages else
+              "cutlass::gemm::collective::StageCountAutoCarveout<\n"
+              "    static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>")
+    return f"""
+namespace {{
+using namespace cute;
+using ElementW = {weight};
+using ElementAct = {act};
+using ElementScale = ElementAct;  // the collective scales in the MMA type
+using ElementZero = ElementAct;   // additive term: w = q * scale + zero
+using ElementOut = ElementAct;
+using LayoutAtomW = {_ATOMS[cfg.bits]};
+// The weight's whole layout: atoms tiled over (N, K, L), N fastest (what prepack_mixed.py writes).
+using LayoutW = decltype(cute::tile_to_shape(LayoutAtomW{{}}, cute::make_shape(int{{}}, int{{}}, int{{}})));
+using LayoutX = cutlass::layout::ColumnMajor;  // B = x^T: x (M, K) row-major is a K-major B
+using LayoutD = cutlass::layout::ColumnMajor;  // D^T (N, M) column-major = out (M, N) row-major
+constexpr int kAlignW = 128 / cutlass::sizeof_bits<ElementW>::value;
+constexpr int kAlignAct = 128 / cutlass::sizeof_bits<ElementAct>::value;
+using TileShape = Shape<{tile}>;
+using ClusterShape = Shape<{cluster}>;
+
+// out = acc + bias[n] (per row of D^T), in float, converted once to the activation dtype; no C operand.
+using FusionOp = cutlass::epilogue::fusion::LinCombPerRowBias<ElementOut, float, ElementAct, ElementOut, float>;
+using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+    cutlass::epilogue::collective::EpilogueTileAuto, float, float,
+    void, LayoutD, kAlignAct, ElementOut, LayoutD, kAlignAct,
+    {epilogue_schedule}, FusionOp>::CollectiveOp;
+using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+    {operand}, LayoutW, kAlignW,
+    ElementAct, LayoutX, kAlignAct,
+    float, TileShape, ClusterShape,
+    {stages},
+    {kernel_schedule}>::CollectiveOp;
+using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
+                                                        CollectiveEpilogue>;
+using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
+}}  // namespace
+"""
+
+
+def _make_args(cfg: MixedInputConfig) -> str:
+    zero = "static_cast<ElementZero const*>(zeros)" if cfg.zero_point else "nullptr"
+    return f"""
+namespace {{
+// The transposed problem: CUTLASS's (M, N, K) = (n, m, k); A = the weight, B = x, D = out^T.
+typename Gemm::Arguments make_args(void const* w, void const* x, void* out, void const* scales,
+                                   void const* zeros, void const* bias, int64_t m, int64_t n, int64_t k,
+                                   int64_t ldx, int64_t ldo, int64_t group_size) {{
+  using StrideX = typename GemmKernel::StrideB;
+  using StrideD = typename GemmKernel::StrideD;
+  using StrideScale = typename CollectiveMainloop::StrideScale;
+  (void)zeros;
+  LayoutW layout_w = cute::tile_to_shape(LayoutAtomW{{}}, cute::make_shape(int(n), int(k), 1));
+  StrideX stride_x{{}}; cute::get<0>(stride_x) = ldx;   // (m, k): k contiguous, row stride ldx
+  StrideD stride_d{{}}; cute::get<1>(stride_d) = ldo;   // (n, m): n contiguous, out row stride ldo
+  int64_t groups = group_size > 0 ? (k + group_size - 1) / group_size : 1;
+  StrideScale stride_s{{}}; cute::get<1>(stride_s) = n; cute::get<2>(stride_s) = n * groups;
+  typename Gemm::Arguments args{{
+      cutlass::gemm::GemmUniversalMode::kGemm,
+      {{static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), 1}},
+      {{static_cast<ElementW const*>(w), layout_w, static_cast<ElementAct const*>(x), stride_x,
+       static_cast<ElementScale const*>(scales), stride_s, static_cast<int>(group_size), {zero}}},
+      {{{{}}, nullptr, stride_d, static_cast<ElementOut*>(out), stride_d}}}};
+  args.epilogue.thread.alpha = 1.0f;
+  args.epilogue.thread.beta = 0.0f;
+  args.epilogue.thread.bias_ptr = static_cast<ElementAct const*>(bias);  // null: a zero bias
+  return args;
+}}
+}}  // namespace
+"""
+
+
+def _launcher(cfg: MixedInputConfig) -> str:
+    return f"""
+// ---- C-ABI launcher (cutlass_gemm, mixed-input family) --------------------------------------
+CG_EXPORT int cg_abi_version() {{ return {LAUNCHER_ABI_VERSION}; }}
+CG_EXPORT char const* cg_kernel_name() {{ return "{cfg.name}"; }}
+CG_EXPORT char const* cg_last_error() {{ return cg_error_text; }}
+{_make_args(cfg)}
+{_SM90_DEVICE_SETUP}{_ENTRY}{_SM90_DEVICE_LOOKUP}\
+  auto args = make_args(w, x, out, scales, zeros, bias, m, n, k, ldx, ldo, group_size);
+{_SM90_RUN_ARGS}"""
+
+
+def emit_mixed_source(cfg: MixedInputConfig) -> str:
+    """The complete, self-contained .cu text of one mixed-input kernel (deterministic: no timestamps,
+    no paths; trailing spaces stripped)."""
+    if not isinstance(cfg, MixedInputConfig):
+        raise TypeError(f"emit_mixed_source takes a MixedInputConfig, got {type(cfg).__name__}")
+    fields = "\n".join(f"//   {k} = {v}" for k, v in cfg.to_dict().items())
+    header = (f"// Generated by cutlass_gemm (mixed-input generator {MIXED_GENERATOR_VERSION}, nvidia-cutlass "
+              f"{cutlass_version()}). Do not edit.\n// Kernel {cfg.name}\n{fields}\n")
+    text = header + _SM90_DRIVER_SHIM + _COMMON_PRELUDE + _INCLUDES + _kernel_types(cfg) + _launcher(cfg)
+    return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

@@ -1,0 +1,169 @@
+"""The SM90 weight-only (W4A16 / W8A16) large-M GEMM family: CUTLASS's mixed-input collective.
+
+One kernel computes, for a weight prepacked in layout "cutlass_mixed_sm90_v1" (quant/prepack_mixed.py),
+
+    out (M, N) = x (M, K) @ W^T + bias,     W[n, k] = s[n, k // g] * q[n, k] (+ zero offset),
+
+as its transpose D^T (N, M) = W (N, K) @ x^T: the narrow weight is CUTLASS's A operand (the mixed-input
+collective converts the operand that passes through registers, and only A can when the epilogue is a
+TMA store; CUTLASS example 55 swaps operands the same way), x is B ((M, K) row-major = K-major B),
+and the column-major D^T (N, M) is the row-major (M, N) output. The bias is per row of D^T.
+
+What changes the binary, and so the name and cache key (fixed order, the name's order): SM, activation
+dtype (= scale, zero and output dtype), weight bits, zero points (unsigned narrow type + additive zero
+tensor) or not (signed narrow type), CTA tile, cluster, schedule, stages. The group size is *not* a
+field: the collective takes it at run time (64, 128, or K for per channel; it must be a multiple of the
+tile's K, so group 32 is served by the small-M kernel and the dequantize fallback only).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+#: Bumped whenever the emitted source of an unchanged MixedInputConfig would change.
+MIXED_GENERATOR_VERSION = "1"
+#: The family's folder under generated/ (its own manifest: generate.py owns generated/sm<NN>/).
+GENERATED_SUBDIR = "sm90_mixed"
+
+ACT_DTYPES = ("bf16", "f16")
+WEIGHT_BITS = (4, 8)
+SCHEDULES = ("cooperative", "pingpong")
+#: Group sizes the kernel serves besides per channel (None): multiples of the 64-element tile K.
+GROUP_SIZES = (64, 128)
+#: K of the CTA tile for 16-bit activations: one 128-byte TMA row of x (what the collective's
+#: smem layouts and its scale pipeline are built for; example 55 uses the same).
+TILE_K = 64
+
+
+def _is_pow2(x: int) -> bool:
+    return x > 0 and (x & (x - 1)) == 0
+
+
+@dataclass(frozen=True)
+class MixedInputConfig:
+    """One mixed-input GEMM kernel (see the module docstring). `tile` is (N-tile of the weight, M-tile of
+    the tokens, K-tile): CUTLASS's (M, N, K) of the transposed problem."""
+
+    sm: int = 90
+    act_dtype: str = "bf16"
+    bits: int = 4
+    zero_point: bool = False
+    tile: Tuple[int, int, int] = (128, 128, 64)
+    cluster: Tuple[int, int, int] = (1, 1, 1)
+    schedule: str = "cooperative"
+    stages: int = 0
+
+    #: how build.py / loader.py tell the families apart without importing every config type
+    family = "mixed_input"
+    #: where the committed sources and their manifest live under generated/ (build.manifest_sha256)
+    generated_subdir = GENERATED_SUBDIR
+
+    def __post_init__(self):
+        object.__setattr__(self, "tile", tuple(int(v) for v in self.tile))
+        object.__setattr__(self, "cluster", tuple(int(v) for v in self.cluster))
+        object.__setattr__(self, "zero_point", bool(self.zero_point))
+        self.validate()
+
+    def validate(self) -> None:
+        """ValueError naming the field unless the config is a kernel the collective can build."""
+        def bad(field: str, why: str):
+            raise ValueError(f"MixedInputConfig.{field}: {why} (config {self!r})")
+
+        if self.sm != 90:
+            bad("sm", f"the mixed-input (wgmma) collective needs SM90, got {self.sm}")
+        if self.act_dtype not in ACT_DTYPES:
+            bad("act_dtype", f"must be one of {ACT_DTYPES}, got {self.act_dtype!r}")
+        if self.bits not in WEIGHT_BITS:
+            bad("bits", f"must be one of {WEIGHT_BITS}, got {self.bits!r}")
+        if self.schedule not in SCHEDULES:
+            bad("schedule", f"must be one of {SCHEDULES}, got {self.schedule!r}")
+        if len(self.tile) != 3 or any(v <= 0 for v in self.tile):
+            bad("tile", f"must be three positive ints, got {self.tile}")
+        tn, tm, tk = self.tile
+        if tk != TILE_K:
+            bad("tile", f"tile K must be {TILE_K} (128 bytes of 16-bit activations), got {tk}")
+        need = 128 if self.schedule == "cooperative" else 64
+        if tn % need:
+            bad("tile", f"{self.schedule} needs the weight-side tile (first) a multiple of {need}, got {tn}")
+        if tm % 16 or tm > 256:
+            bad("tile", f"the token-side tile (second) must be a multiple of 16 up to 256, got {tm}")
+        if len(self.cluster) != 3 or any(not _is_pow2(v) for v in self.cluster) or self.cluster[2] != 1 \
+                or self.cluster[0] * self.cluster[1] > 8:
+            bad("cluster", f"SM90 clusters are (m, n, 1) powers of two with m*n <= 8, got {self.cluster}")
+        if self.stages != 0 and not 2 <= self.stages <= 8:
+            bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
+
+    # ----------------------------------------------------------------- naming
+    @property
+    def name(self) -> str:
+        """e.g. sm90_mixed_bf16_int4_sym_t128x128x64_c1x1x1_cooperative_s0."""
+        t = "x".join(map(str, self.tile))
+        c = "x".join(map(str, self.cluster))
+        zp = "zp" if self.zero_point else "sym"
+        return f"sm{self.sm}_mixed_{self.act_dtype}_int{self.bits}_{zp}_t{t}_c{c}_{self.schedule}_s{self.stages}"
+
+    _NAME_RE = re.compile(r"^sm(?P<sm>\d+)_mixed_(?P<act>bf16|f16)_int(?P<bits>\d+)_(?P<zp>sym|zp)"
+                          r"_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)_(?P<schedule>[a-z]+)_s(?P<stages>\d+)$")
+
+    @classmethod
+    def from_name(cls, name: str) -> "MixedInputConfig":
+        """The config `name` spells (ValueError if it is not a mixed-input kernel name)."""
+        m = cls._NAME_RE.match(name)
+        if not m:
+            raise ValueError(f"not a cutlass_gemm mixed-input kernel name: {name!r}")
+        g = m.groupdict()
+        return cls(sm=int(g["sm"]), act_dtype=g["act"], bits=int(g["bits"]), zero_point=g["zp"] == "zp",
+                   tile=tuple(int(v) for v in g["tile"].split("x")),
+                   cluster=tuple(int(v) for v in g["cluster"].split("x")), schedule=g["schedule"],
+                   stages=int(g["stages"]))
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["tile"], d["cluster"] = list(self.tile), list(self.cluster)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "MixedInputConfig":
+        return cls(**d)
+
+    def replace(self, **changes) -> "MixedInputConfig":
+        return dataclasses.replace(self, **changes)
+
+    def cache_key(self, *, cutlass_version: str, nvcc_version: str, flags: Tuple[str, ...],
+                  source_sha256: str = "") -> str:
+        """Hash of everything that changes the binary (as KernelConfig.cache_key, with this family's
+        generator version and a family tag so that no name of either family can share a key)."""
+        from .config import toolchain_key
+        return toolchain_key([f"family={self.family}", self.name, f"gen={MIXED_GENERATOR_VERSION}"],
+                             cutlass_version=cutlass_version, nvcc_version=nvcc_version, sm=self.sm, flags=flags,
+                             source_sha256=source_sha256)
+
+
+# ----------------------------------------------------------------- selection (heuristics data)
+#: The one tile used for every M > 64 until it is measured: example 55's 128 x 128 x 64 cooperative
+#: tile without a cluster (the collective's register pressure favours small tiles; a tile table per M
+#: like heuristics.SELECTION comes with the first H100 timings).
+DEFAULT_TILE = ((128, 128, 64), (1, 1, 1), "cooperative")
+
+
+def select_config(act_dtype: str, bits: int, zero_point: bool, m: Optional[int] = None) -> MixedInputConfig:
+    """The kernel a call with `m` rows takes (one tile for now; `m` is accepted for the table to come)."""
+    tile, cluster, schedule = DEFAULT_TILE
+    return MixedInputConfig(act_dtype=act_dtype, bits=bits, zero_point=zero_point, tile=tile, cluster=cluster,
+                            schedule=schedule)
+
+
+def default_configs() -> List[MixedInputConfig]:
+    """Every format at the default tile: 2 dtypes x 2 widths x sym/zp = 8 kernels (the GPU tests' set)."""
+    return sorted((select_config(a, b, z) for a in ACT_DTYPES for b in WEIGHT_BITS for z in (False, True)),
+                  key=lambda c: c.name)
+
+
+def parse_kernel_name(name: str):
+    """KernelConfig or MixedInputConfig from a kernel name of either family (ValueError otherwise)."""
+    from .config import KernelConfig
+    if "_mixed_" in name:
+        return MixedInputConfig.from_name(name)
+    return KernelConfig.from_name(name)

@@ -1,0 +1,140 @@
+"""GPU (SM90): the mixed-input weight-only GEMM (kernels/mixed_input.py) against float64, every output element.
+Not yet run on a GPU: the kernels were compiled on a CPU machine only. Run with `pytest -m gpu`.
+
+Kernels this file needs (8; build them first on the H100, about a minute each, in parallel):
+
+    python tools/generate_kernels.py --mixed --compile
+"""
+import warnings
+
+import pytest
+import torch
+
+from cutlass_gemm.nn import WeightOnlyLinear
+from cutlass_gemm.ops import weight_only as wo_ops
+from cutlass_gemm.ops.weight_only import WeightOnlyFallbackWarning, weight_only_backend, weight_only_linear
+from cutlass_gemm.quant import prepack, quantize_weight_only, unpack
+from cutlass_gemm.quant.prepack_mixed import dequantize_mixed
+from test_weight_only_gpu import _poison  # NaN in the allocator's next block: unwritten outputs show
+
+KERNELS = [
+    "sm90_mixed_bf16_int4_sym_t128x128x64_c1x1x1_cooperative_s0",
+    "sm90_mixed_bf16_int4_zp_t128x128x64_c1x1x1_cooperative_s0",
+    "sm90_mixed_bf16_int8_sym_t128x128x64_c1x1x1_cooperative_s0",
+    "sm90_mixed_bf16_int8_zp_t128x128x64_c1x1x1_cooperative_s0",
+    "sm90_mixed_f16_int4_sym_t128x128x64_c1x1x1_cooperative_s0",
+    "sm90_mixed_f16_int4_zp_t128x128x64_c1x1x1_cooperative_s0",
+    "sm90_mixed_f16_int8_sym_t128x128x64_c1x1x1_cooperative_s0",
+    "sm90_mixed_f16_int8_zp_t128x128x64_c1x1x1_cooperative_s0",
+]
+
+pytestmark = pytest.mark.gpu
+MS = (65, 128, 257, 2048)
+FORMATS = [(bits, zp) for bits in (4, 8) for zp in (False, True)]
+# N below, at and above one 128-row weight tile and not a multiple of it; K = 5 and 10 K-tiles, 18 for
+# per channel: the TMA boxes overhang N and M; K is whole tiles (the layout needs K % 64 == 0).
+SHAPES = [(96, 320), (160, 640), (384, 1152)]
+
+
+@pytest.fixture(autouse=True)
+def _sm90_and_opt_in(monkeypatch):
+    if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("the mixed-input kernel is SM90 only")
+    monkeypatch.setenv(wo_ops.MIXED_INPUT_ENV, "1")
+
+
+def _packed(n, k, bits, group, zp, dtype, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    w = torch.randn(n, k, generator=g) * torch.logspace(-1, 0, n).unsqueeze(1)
+    return prepack(quantize_weight_only(w, bits, group, zero_point=zp, scale_dtype=dtype), "cutlass_mixed_sm90",
+                   device="cuda")
+
+
+def _check(y, x, p, bias, what):
+    """Every element against float64 with the kernel's own weight (dequantize_mixed): the output is rounded
+    once (u) and accumulated in fp32 (bounded by 2^-16 of sum |x||w| here, far above its typical size);
+    and normwise against the exact weight (zero points add up to two roundings per weight element)."""
+    u = 2.0 ** -8 if y.dtype == torch.bfloat16 else 2.0 ** -11
+    w = dequantize_mixed(p, y.dtype).double()
+    xd = x.reshape(-1, p.k).double()
+    ref = xd @ w.t() + (0 if bias is None else bias.double())
+    y2 = y.reshape(ref.shape).double()
+    assert torch.isfinite(y2).all(), f"{what}: non-finite output (unwritten or NaN)"
+    tol = u * ref.abs() + 2.0 ** -16 * (xd.abs() @ w.abs().t()) + 1e-6
+    bad = ((y2 - ref).abs() > tol)
+    assert not bad.any(), f"{what}: {int(bad.sum())} elements off, first at {bad.nonzero()[0].tolist()}"
+    exact = xd @ unpack(p).dequantize(torch.float64).t() + (0 if bias is None else bias.double())
+    err = ((y2 - exact).norm(dim=1) / exact.norm(dim=1).clamp_min(1e-30)).max().item()
+    assert err <= 2e-2, f"{what}: row relative error {err:.3g} against the exact weight"
+
+
+@pytest.mark.parametrize("bits,zp", FORMATS)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("group", [64, 128, None])
+@pytest.mark.parametrize("n,k", SHAPES)
+def test_matches_float64(bits, zp, dtype, group, n, k):
+    if group and k % group:
+        k += group - k % group
+    p = _packed(n, k, bits, group, zp, dtype, seed=n + k + bits)
+    bias = torch.randn(n, device="cuda").to(dtype)
+    assert weight_only_backend(2048, p) == "cutlass_mixed_sm90"
+    for m in MS:
+        x = torch.randn(m, k, device="cuda").to(dtype)
+        b = bias if m % 2 else None
+        _poison(m * n, dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", WeightOnlyFallbackWarning)  # the kernel, never the fallback
+            y = weight_only_linear(x, p, b)
+        assert y.shape == (m, n) and y.dtype == dtype
+        _check(y, x, p, b, f"int{bits} zp={zp} g{group} {dtype} M={m} N={n} K={k}")
+
+
+@pytest.mark.parametrize("bits,zp", [(4, False), (8, True)])
+def test_strided_batched_and_act_order_inputs(bits, zp):
+    n, k = 256, 512
+    p = _packed(n, k, bits, 128, zp, torch.bfloat16, seed=5)
+    wide = torch.randn(300, k + 64, device="cuda").to(torch.bfloat16)
+    x = wide[:, :k]  # row stride k + 64: the kernel reads ldx, no copy
+    _check(weight_only_linear(x, p), x, p, None, "strided")
+    xb = torch.randn(3, 50, k, device="cuda").to(torch.bfloat16)
+    _check(weight_only_linear(xb, p), xb, p, None, "batched")
+
+
+def test_target_shape_and_determinism():
+    p = _packed(8192, 8192, 4, 128, False, torch.bfloat16, seed=1)
+    x = torch.randn(2048, 8192, device="cuda").to(torch.bfloat16)
+    y = weight_only_linear(x, p)
+    _check(y, x, p, None, "2048x8192x8192")
+    assert torch.equal(y, weight_only_linear(x, p))
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    w = dequantize_mixed(p, torch.bfloat16)
+    for label, fn in (("mixed", lambda: weight_only_linear(x, p)), ("bf16 F.linear", lambda: x @ w.t())):
+        fn()
+        start.record()
+        for _ in range(20):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        print(f"2048x8192x8192 {label}: {start.elapsed_time(end) / 20 * 1e3:.1f} us")
+
+
+@pytest.mark.parametrize("zp", [False, True])
+def test_layer_uses_the_mixed_copy_above_64_rows_and_graphs_replay(zp):
+    lin = torch.nn.Linear(1024, 512).to("cuda", torch.bfloat16)
+    layer = WeightOnlyLinear.from_float(lin, bits=4, group_size=128, zero_point=zp, large_m_backend="cutlass_mixed")
+    assert weight_only_backend(2048, layer.packed, layer.packed_mixed) == "cutlass_mixed_sm90"
+    assert weight_only_backend(16, layer.packed, layer.packed_mixed) == "mma_small_m"
+    x = torch.randn(4, 100, 1024, device="cuda").to(torch.bfloat16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WeightOnlyFallbackWarning)
+        y = layer(x)
+    _check(y, x, layer.packed_mixed, layer.bias, "layer")
+    static = x.clone()
+    graph = torch.cuda.CUDAGraph()
+    layer(static)  # warm up outside the capture (kernel load, workspace)
+    with torch.cuda.graph(graph):
+        out = layer(static)
+    static.copy_(torch.randn_like(static))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(out, layer(static))
