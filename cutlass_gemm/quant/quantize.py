@@ -1,7 +1,7 @@
 """Quantizers producing tensors shaped exactly as the scaled GEMM ops take them.
 
-Conventions (shared by every function in this module)
------------------------------------------------------
+Conventions (shared by every function here and in :mod:`.scales` and :mod:`.block`)
+-----------------------------------------------------------------------------------
 * **Dequantization.**  ``x ~= scale * (q - azp)`` (``azp`` only for asymmetric
   int8; symmetric quantization has no zero point), and for per-block asymmetric
   quantization the *offset form* ``x ~= scale * q + offset``.
@@ -49,13 +49,17 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Optional
 
 import torch
 
 from cutlass_gemm.errors import InvalidArgumentError
 
-from ._checks import check_choice, check_float_tensor, check_positive_int, check_quant_dtype
+from ._checks import check_choice, check_float_tensor, check_quant_dtype
+from .block import BlockQuantized, dequantize_per_block, quantize_per_block
+from .scales import (FP8_E4M3_MAX, INT8_MAX, INT8_MIN, _as_float_tensor, _check_symmetric_for_dtype, _qmax,
+                     _quantize_elementwise, _scale_azp_f32, _scale_from_amax_f32, scale_azp_from_range,
+                     scale_from_amax)
 
 __all__ = [
     "INT8_MIN",
@@ -74,15 +78,6 @@ __all__ = [
     "dequantize_per_block",
     "static_row_scale",
 ]
-
-INT8_MIN = -128
-INT8_MAX = 127
-#: Largest finite value of ``torch.float8_e4m3fn``.
-FP8_E4M3_MAX = 448.0
-
-_FLT_TINY = torch.finfo(torch.float32).tiny  # smallest normal float32, 2**-126
-_MAX_SCALE_NUDGES = 64
-
 
 # --------------------------------------------------------------------------- results
 
@@ -126,181 +121,6 @@ class QuantizedWeight:
     def dequantize(self) -> torch.Tensor:
         """The dequantized weight ``(N, K)`` in float64."""
         return dequantize(self.b, self.scale_b).t()
-
-
-@dataclass(frozen=True)
-class BlockQuantized:
-    """A per-block (along K) quantized ``(R, K)`` tensor (activation ``R=M`` or weight ``R=N``).
-
-    Attributes:
-        q: ``(R, K)`` int8 or float8_e4m3fn, contiguous.
-        scale: ``(R, K // block_size)`` float32.
-        offset: ``(R, K // block_size)`` float32 for asymmetric (offset form
-            ``x ~= scale * q + offset``), ``None`` for symmetric.
-        block_size: number of consecutive K elements sharing one scale.
-    """
-
-    q: torch.Tensor
-    scale: torch.Tensor
-    offset: Optional[torch.Tensor]
-    block_size: int
-
-    def dequantize(self) -> torch.Tensor:
-        """``scale * q (+ offset)`` per block, float64, shape ``(R, K)``."""
-        return dequantize_per_block(self.q, self.scale, self.offset, self.block_size)
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _const(value: float, like: torch.Tensor) -> torch.Tensor:
-    """A 0-dim tensor on ``like``'s device and dtype (so CUDA divides, not multiplies by a reciprocal)."""
-    return torch.full((), value, dtype=like.dtype, device=like.device)
-
-
-def _qmax(dtype: torch.dtype) -> float:
-    return float(INT8_MAX) if dtype == torch.int8 else FP8_E4M3_MAX
-
-
-def _as_float_tensor(value, name: str) -> torch.Tensor:
-    if isinstance(value, torch.Tensor):
-        if not value.is_floating_point():
-            raise InvalidArgumentError(name, f"expected a floating-point tensor, got dtype {value.dtype}")
-        return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidArgumentError(name, f"expected a float or a floating-point tensor, got {type(value).__name__}")
-    return torch.tensor(float(value), dtype=torch.float64)
-
-
-def _scale_from_amax_f32(amax: torch.Tensor, qmax: float) -> torch.Tensor:
-    """float32 scale ``amax / qmax`` (computed in float64, rounded once), 1.0 where ``amax == 0``."""
-    a64 = amax.to(torch.float64)
-    s = torch.div(a64, _const(qmax, a64)).to(torch.float32)
-    s = torch.clamp_min(s, _FLT_TINY)
-    s = torch.where(a64 > 0, s, torch.ones_like(s))
-    return torch.where(torch.isfinite(a64), s, torch.full_like(s, float("nan")))
-
-
-def _scale_azp_f32(mn: torch.Tensor, mx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
-    """Asymmetric int8 scale and zero point for the range ``[min(mn, 0), max(mx, 0)]`` (float32 in).
-
-    See :func:`scale_azp_from_range` for the formula and its guarantees.
-    """
-    mn, mx = mn.to(torch.float32), mx.to(torch.float32)
-    finite = torch.isfinite(mn) & torch.isfinite(mx)
-    mn = torch.where(finite, torch.clamp_max(mn, 0.0), torch.zeros_like(mn))
-    mx = torch.where(finite, torch.clamp_min(mx, 0.0), torch.zeros_like(mx))
-    rng = mx.to(torch.float64) - mn.to(torch.float64)
-    degenerate = rng == 0
-    s = torch.div(rng, _const(255.0, rng)).to(torch.float32)
-    s = torch.clamp_min(s, _FLT_TINY)
-    s = torch.where(degenerate, torch.ones_like(s), s)
-    zero = torch.zeros_like(s)
-    for _ in range(_MAX_SCALE_NUDGES):
-        inv = _reciprocal(s)
-        lo = torch.round(torch.mul(mn, inv))
-        hi = torch.round(torch.mul(mx, inv))
-        bad = (hi - lo < 255.0) & ~degenerate
-        if s.device.type == "cpu" and not bool(bad.any()):  # a free check on CPU; elsewhere all steps run
-            break
-        # Shrink the scale by one ulp where max would not reach 127: the spread
-        # max/s - min/s grows, so after a step or two both ends saturate.
-        s = torch.where(bad, torch.nextafter(s, zero), s)
-    azp = torch.where(degenerate, torch.zeros_like(lo), -128.0 - lo).to(torch.int32)
-    s = torch.where(finite, s, torch.full_like(s, float("nan")))
-    return s, azp
-
-
-def _reciprocal(scale: torch.Tensor) -> torch.Tensor:
-    """Correctly rounded float32 ``1 / scale`` (a tensor division, never a host-scalar one)."""
-    scale = scale.to(torch.float32)
-    return torch.div(_const(1.0, scale), scale)
-
-
-def _quantize_elementwise(
-    x32: torch.Tensor, scale: torch.Tensor, azp: Optional[torch.Tensor], dtype: torch.dtype
-) -> torch.Tensor:
-    """``q = saturate(round(x / scale) + azp)`` with float32 ops; ``scale``/``azp`` broadcast on x's device."""
-    y = torch.mul(x32, _reciprocal(scale))
-    if dtype == torch.int8:
-        y = torch.round(y)
-        if azp is not None:
-            y = y + azp.to(torch.float32)
-    y = torch.where(torch.isfinite(scale), y, torch.zeros_like(y))  # NaN-scale groups -> exactly 0
-    if dtype == torch.int8:
-        return torch.clamp(y, INT8_MIN, INT8_MAX).to(torch.int8)
-    return torch.clamp(y, -FP8_E4M3_MAX, FP8_E4M3_MAX).to(torch.float8_e4m3fn)
-
-
-def _check_symmetric_for_dtype(symmetric, dtype) -> bool:
-    if not isinstance(symmetric, bool):
-        raise InvalidArgumentError("symmetric", f"expected a bool, got {type(symmetric).__name__}")
-    if not symmetric and dtype != torch.int8:
-        raise InvalidArgumentError("symmetric", "asymmetric quantization (zero points) is only supported for torch.int8")
-    return symmetric
-
-
-# --------------------------------------------------------------------------- scales
-
-
-def scale_from_amax(amax, dtype: torch.dtype = torch.int8) -> torch.Tensor:
-    """Symmetric scale for an absolute maximum: ``scale = amax / qmax`` as float32.
-
-    ``qmax`` is 127 for int8 and 448 for fp8 e4m3.  The division is done in
-    float64 and rounded once to float32.  ``amax == 0`` gives scale 1.0; a
-    positive ``amax`` whose scale would underflow gets the smallest normal
-    float32.  Works element-wise on a tensor of amaxes (same shape out).
-
-    Raises:
-        InvalidArgumentError: ``amax`` negative, NaN or Inf; ``dtype`` unsupported.
-    """
-    check_quant_dtype(dtype)
-    amax_t = _as_float_tensor(amax, "amax")
-    if amax_t.numel() == 0:
-        raise InvalidArgumentError("amax", "tensor is empty")
-    if not bool(torch.isfinite(amax_t).all()) or bool((amax_t < 0).any()):
-        raise InvalidArgumentError("amax", "must be finite and >= 0")
-    return _scale_from_amax_f32(amax_t, _qmax(dtype))
-
-
-def scale_azp_from_range(min_val, max_val) -> Tuple[torch.Tensor, torch.Tensor]:
-    """Asymmetric int8 scale (float32) and zero point (int32) for a range ``[min_val, max_val]``.
-
-    The range is first widened to contain 0 (``lo = min(min_val, 0)``,
-    ``hi = max(max_val, 0)``) and rounded to float32, so 0 is exactly
-    representable (it quantizes to ``azp``) and ``azp`` always lies in
-    ``[-128, 127]``.  Then::
-
-        scale = (hi - lo) / 255            # float64, rounded to float32
-        azp   = -128 - round(lo * (1 / scale))   # round-half-to-even, float32
-
-    If, through rounding, ``round(hi * (1 / scale)) + azp < 127``, the scale is
-    decreased by one float32 ulp at a time until it is not (usually zero or one
-    step).  Consequently quantizing with these parameters
-    (``q = clamp(round(x * (1 / scale)) + azp, -128, 127)``) maps ``lo`` to exactly
-    -128 and ``hi`` to exactly 127, i.e. a tensor's min and max land on the
-    integer ends whenever it contains both signs (or 0); a tensor that is
-    exactly symmetric (``min == -max``) gets ``azp == 0``.  A zero-width range
-    gives scale 1.0 and azp 0.
-
-    Element-wise on tensors: ``min_val`` and ``max_val`` must broadcast.
-
-    Raises:
-        InvalidArgumentError: NaN/Inf, or ``min_val > max_val``.
-    """
-    mn = _as_float_tensor(min_val, "min_val")
-    mx = _as_float_tensor(max_val, "max_val")
-    for t, name in ((mn, "min_val"), (mx, "max_val")):
-        if t.numel() == 0:
-            raise InvalidArgumentError(name, "tensor is empty")
-        if not bool(torch.isfinite(t).all()):
-            raise InvalidArgumentError(name, "contains NaN or Inf values")
-    if mn.device != mx.device:
-        mn = mn.to(mx.device)
-    if bool((mn > mx).any()):
-        raise InvalidArgumentError("min_val", "must be <= max_val")
-    mn, mx = torch.broadcast_tensors(mn, mx)
-    return _scale_azp_f32(mn, mx)
 
 
 # --------------------------------------------------------------------------- quantizers
@@ -471,71 +291,6 @@ def static_row_scale(x: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
     return torch.where(ok, s, torch.full_like(s, float("nan")))
 
 
-def quantize_per_block(
-    x: torch.Tensor,
-    block_size: int,
-    *,
-    symmetric: bool = True,
-    dtype: torch.dtype = torch.int8,
-    check_finite: bool = False,
-) -> BlockQuantized:
-    """Per-block quantization along K of an ``(R, K)`` activation (``R = M``) or weight (``R = N``).
-
-    Each row is cut into ``K // block_size`` blocks of consecutive K elements;
-    each block gets its own parameters, stored as ``(R, K // block_size)``.
-
-    * symmetric: ``scale = amax / qmax`` (127 int8, 448 fp8), ``q = round(x / scale)``.
-    * asymmetric (int8 only), the *offset form* of the per-block seed::
-
-          scale  = (max - min) / 255
-          offset = max - 127 * scale          # max -> 127, min -> -128
-          q      = clamp(round((x - offset) / scale), -128, 127)
-          x     ~= scale * q + offset
-
-      ``scale`` is computed in float64 and rounded to float32; ``offset`` is
-      computed in float64 from the float32 scale and rounded to float32.  The
-      range is *not* widened to contain 0 (the offset is a float, not an
-      integer zero point).  Unlike the seed, which falls back to ``scale = 1,
-      offset = max`` whenever ``scale <= 1e-5``, the fallback is used only for
-      a constant block (``max == min``), so small-magnitude blocks keep full
-      resolution; a constant block then quantizes to 0 and dequantizes exactly.
-
-    Rounding is half-to-even and results saturate (see module docstring).
-
-    Raises:
-        InvalidArgumentError: bad ``x``; ``block_size`` not a positive int or
-            not dividing K; asymmetric fp8; bad ``dtype``.
-    """
-    # the asymmetric (offset) form has no NaN rule: it always checks (and synchronises)
-    check_float_tensor(x, "x", ndim=2, check_finite=check_finite or not symmetric)
-    check_positive_int(block_size, "block_size")
-    check_quant_dtype(dtype)
-    _check_symmetric_for_dtype(symmetric, dtype)
-    r, k = x.shape
-    if k % block_size != 0:
-        raise InvalidArgumentError("block_size", f"must divide K={k}, got {block_size}")
-
-    g = k // block_size
-    xb = x.detach().to(torch.float32).contiguous().reshape(r, g, block_size)
-    if symmetric:
-        scale = _scale_from_amax_f32(xb.abs().amax(dim=2), _qmax(dtype))  # (R, G)
-        q = _quantize_elementwise(xb, scale.unsqueeze(-1), None, dtype)
-        return BlockQuantized(q.reshape(r, k), scale, None, int(block_size))
-
-    mn = xb.amin(dim=2).to(torch.float64)
-    mx = xb.amax(dim=2).to(torch.float64)
-    rng = mx - mn
-    constant = rng == 0
-    scale = torch.div(rng, _const(255.0, rng)).to(torch.float32)
-    scale = torch.clamp_min(scale, _FLT_TINY)
-    scale = torch.where(constant, torch.ones_like(scale), scale)
-    offset64 = mx - _const(127.0, mx) * scale.to(torch.float64)
-    offset = torch.where(constant, mx, offset64).to(torch.float32)
-    y = torch.div(xb - offset.unsqueeze(-1), scale.unsqueeze(-1))
-    q = torch.clamp(torch.round(y), INT8_MIN, INT8_MAX).to(torch.int8)
-    return BlockQuantized(q.reshape(r, k), scale, offset, int(block_size))
-
-
 # --------------------------------------------------------------------------- dequantize
 
 
@@ -554,24 +309,3 @@ def dequantize(q: torch.Tensor, scale, azp=None) -> torch.Tensor:
         z = azp if isinstance(azp, torch.Tensor) else torch.tensor(azp)
         out = out - z.to(device=q.device, dtype=torch.float64)
     return out * s
-
-
-def dequantize_per_block(
-    q: torch.Tensor, scale: torch.Tensor, offset: Optional[torch.Tensor], block_size: int
-) -> torch.Tensor:
-    """Reference per-block dequantization ``scale * q (+ offset)`` in float64, shape ``(R, K)``."""
-    if not isinstance(q, torch.Tensor) or q.dim() != 2:
-        raise InvalidArgumentError("q", "expected a 2-D tensor")
-    check_positive_int(block_size, "block_size")
-    r, k = q.shape
-    if k % block_size != 0:
-        raise InvalidArgumentError("block_size", f"must divide K={k}, got {block_size}")
-    g = k // block_size
-    if not isinstance(scale, torch.Tensor) or tuple(scale.shape) != (r, g):
-        raise InvalidArgumentError("scale", f"expected shape ({r}, {g})")
-    out = q.to(torch.float64).reshape(r, g, block_size) * scale.to(q.device, torch.float64).unsqueeze(-1)
-    if offset is not None:
-        if not isinstance(offset, torch.Tensor) or tuple(offset.shape) != (r, g):
-            raise InvalidArgumentError("offset", f"expected shape ({r}, {g})")
-        out = out + offset.to(q.device, torch.float64).unsqueeze(-1)
-    return out.reshape(r, k)
