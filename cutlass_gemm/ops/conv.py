@@ -29,13 +29,13 @@ value on the host, so both run under torch.compile(fullgraph=True) and in CUDA g
 """
 from __future__ import annotations
 
-import math
 from typing import NamedTuple, Optional, Tuple, Union
 
 import torch
 
 from ..errors import InvalidArgumentError, UnsupportedConvError
 from ..quant.prepack import PackedWeight
+from .gemm import K_ALIGN, N_ALIGN
 from .linear import w8a8_linear
 from .weight_only import weight_only_linear
 
@@ -132,9 +132,10 @@ def conv2d_weight_only(x: Tensor, w_packed: PackedWeight, bias: Optional[Tensor]
     if isinstance(x, Tensor) and x.dim() in (3, 4):
         c = x.shape[-3]
         taps = w_packed.k // c if c > 0 and w_packed.k % c == 0 else 1
-        if taps > 1 and math.isqrt(taps) ** 2 == taps:  # most likely a square Kh x Kw weight flattened along K
+        square = {9: "3x3", 25: "5x5", 49: "7x7"}.get(taps)
+        if square:  # most likely such a weight flattened along K (any other mismatch: x's error below)
             raise UnsupportedConvError("kernel_size", f"w_packed has K = {w_packed.k} = {c} channels x {taps} "
-                                                      f"taps (a {math.isqrt(taps)}x{math.isqrt(taps)} kernel?): {SERVED}")
+                                                      f"taps (a {square} kernel?): {SERVED}")
     r = to_rows(x, w_packed.k)
     return from_rows(weight_only_linear(r.rows, w_packed, bias), r)
 
@@ -156,7 +157,11 @@ def conv2d_int8(x: Tensor, w_q: Tensor, w_scale: Tensor, bias: Optional[Tensor] 
         raise InvalidArgumentError("w_q", f"must be an int8 (Co, Ci, 1, 1) or (Co, Ci) tensor, got {got}")
     kernel = tuple(w_q.shape[2:]) if w_q.dim() == 4 else (1, 1)
     check_conv_1x1(kernel, stride, padding, dilation, groups)
-    w2 = w_q.reshape(w_q.shape[0], w_q.shape[1])  # a view for any contiguous (Co, Ci, 1, 1) weight
+    co, ci = w_q.shape[0], w_q.shape[1]
+    if ci % K_ALIGN or co % N_ALIGN:  # said in channels here rather than by the GEMM in rows and columns
+        raise InvalidArgumentError("w_q", f"Ci = {ci} must be a multiple of {K_ALIGN} and Co = {co} of {N_ALIGN} "
+                                          f"(the int8 GEMM's 16-byte rows), got a ({co}, {ci}) weight")
+    w2 = w_q.reshape(co, ci)  # a view for any contiguous (Co, Ci, 1, 1) weight
     r = to_rows(x, w2.shape[1])
     y = w8a8_linear(r.rows, w2, w_scale, bias, act=act, input_scale=input_scale, input_zero_point=input_zero_point,
                     azp_adj=azp_adj, out_dtype=out_dtype, activation=activation)
