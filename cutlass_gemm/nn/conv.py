@@ -28,7 +28,7 @@ from typing import Iterable, Optional, Union
 import torch
 from torch import nn
 
-from ..errors import InvalidArgumentError, UnsupportedConvError
+from ..errors import InvalidArgumentError
 from ..ops.conv import Pair, check_conv_1x1, conv_unsupported_reason, from_rows, to_rows
 from ..quant import Calibrator
 from .linear import Int8Linear, unservable_reason
@@ -180,4 +180,4 @@ class Int8Conv2d(_Conv1x1):
         return layer
 
 
-__all__ = ["WeightOnlyConv2d", "Int8Conv2d", "conv_unservable_reason", "UnsupportedConvError"]
+__all__ = ["WeightOnlyConv2d", "Int8Conv2d", "conv_unservable_reason"]
