@@ -86,8 +86,10 @@ def _reason(mod: nn.Module, scheme: str, wo: Optional[dict]) -> Optional[str]:
     """Why `mod` (an nn.Linear or nn.Conv2d) stays float under `scheme`, or None."""
     if type(mod) is nn.Conv2d:
         if wo is None and SCHEMES[scheme][0] is not Int8Linear:
-            return f"no {scheme} convolution layer yet (Int8Conv2d and WeightOnlyConv2d serve the int8 and weight-only schemes)"
-        return conv_unservable_reason(mod, "int8" if wo is None else "weight_only", None if wo is None else wo["group_size"])
+            return (f"no {scheme} convolution layer yet (Int8Conv2d and WeightOnlyConv2d serve the int8 and "
+                    f"weight-only schemes)")
+        return conv_unservable_reason(mod, "int8" if wo is None else "weight_only",
+                                      None if wo is None else wo["group_size"])
     if wo is None:
         return unservable_reason(mod.in_features, mod.out_features)
     return weight_only_unservable_reason(mod.in_features, mod.out_features, wo["group_size"])
@@ -142,9 +144,10 @@ def calibrate(model: nn.Module, batches: Iterable, *, forward: Optional[Callable
 
 def quantize_model(model: nn.Module, scheme: str, *, skip: Skip = (),
                    calibration: Optional[Dict[str, Calibrator]] = None) -> QuantizationReport:
-    """Replace every servable `nn.Linear` (and 1x1 `nn.Conv2d`, see the module docstring) of `model` in place by the scheme's quantized layer (quantized on
-    the device its weight is on) and report what was replaced and, for the rest, why not. Static schemes
-    take `calibration`, the dict `calibrate` returns; a layer missing from it stays float.
+    """Replace every servable `nn.Linear` (and 1x1 `nn.Conv2d`, see the module docstring) of `model` in place
+    by the scheme's quantized layer (quantized on the device its weight is on) and report what was replaced
+    and, for the rest, why not. Static schemes take `calibration`, the dict `calibrate` returns; a layer
+    missing from it stays float.
 
     Raises InvalidArgumentError: unknown `scheme`; static scheme without `calibration`."""
     if scheme not in SCHEMES and scheme not in WEIGHT_ONLY_SCHEMES:
