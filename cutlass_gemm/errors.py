@@ -15,6 +15,12 @@ class InvalidArgumentError(CutlassGemmError, ValueError):
         super().__init__(f"{argument}: {message}")
 
 
+class UnsupportedConvError(InvalidArgumentError):
+    """A convolution the library does not serve yet (only 1x1 kernels with stride 1, no padding,
+    dilation 1 and groups 1 are: they are GEMMs). `argument` names the offending argument
+    (``"kernel_size"``, ``"stride"``, ``"padding"``, ``"dilation"`` or ``"groups"``)."""
+
+
 class UnsupportedDeviceError(CutlassGemmError, RuntimeError):
     """The GPU's architecture (SM) has no kernels in this library."""
 

@@ -37,18 +37,24 @@ def _mlp(scheme):
     return model, x
 
 
+def eager_without_sync(model, x):
+    """model(x), then again with any synchronising call raising; both must agree. Returns the output."""
+    eager = model(x)
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")  # a synchronising call in forward raises
+    try:
+        again = model(x)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert torch.equal(eager, again)
+    return eager
+
+
 @pytest.mark.parametrize("scheme", sorted(cnn.SCHEMES))
 def test_compile_fullgraph_and_no_host_sync(scheme):
     model, x = _mlp(scheme)
     with torch.no_grad():
-        eager = model(x)
-        torch.cuda.synchronize()
-        torch.cuda.set_sync_debug_mode("error")  # a synchronising call in forward raises
-        try:
-            again = model(x)
-        finally:
-            torch.cuda.set_sync_debug_mode("default")
-        assert torch.equal(eager, again)
+        eager = eager_without_sync(model, x)
         compiled = torch.compile(model, fullgraph=True)
         out = compiled(x)
     # SiLU is Inductor's between the opaque ops: the same kernels, last-bit differences at most

@@ -1,6 +1,6 @@
-"""Whole-model conversion: `quantize_model` swaps `nn.Linear` modules in place (the torchao `quantize_`
-habit) and reports what it skipped and why; `calibrate` observes the inputs of every linear layer for the
-static schemes.
+"""Whole-model conversion: `quantize_model` swaps `nn.Linear` (and 1x1 `nn.Conv2d`) modules in place (the torchao
+`quantize_` habit) and reports what it skipped and why; `calibrate` observes the inputs of every linear layer
+(and servable 1x1 convolution) for the static schemes.
 
     report = quantize_model(model, "w8a8-int8", skip=["lm_head"])
     cals = calibrate(model, batches)                      # static schemes: observe first
@@ -14,6 +14,12 @@ in_features not of 64 or of the group) is skipped with the reason.
 A layer whose shape the GEMM cannot serve (in_features not a multiple of 16, out_features not of 8) stays
 a float `nn.Linear` and is listed with the reason; so is one without calibration data under a static
 scheme. `skip` takes exact names, fnmatch patterns (`"model.layers.0.*"`) or a callable(name, module).
+
+Convolutions (`nn.Conv2d`): a 1x1 / stride-1 / padding-0 / dilation-1 / groups-1 one becomes a
+`WeightOnlyConv2d` under w4a16 / w8a16 (blocks along Ci) or an `Int8Conv2d` under the w8a8-int8 schemes
+(static ones with calibration, like the linear layers), when its channels fit the kernel; every other
+convolution (3x3, strided, padded, dilated, grouped), every convolution under the fp8 schemes (no fp8
+convolution layer yet), and 1x1 ones whose channels do not fit stay float and are listed with the reason.
 """
 from __future__ import annotations
 
@@ -26,6 +32,7 @@ from torch import nn
 
 from ..errors import InvalidArgumentError
 from ..quant import Calibrator, make_calibrator
+from .conv import Int8Conv2d, WeightOnlyConv2d, conv_unservable_reason
 from .linear import Fp8Linear, Int8Linear, unservable_reason
 from .weight_only import WeightOnlyLinear, weight_only_unservable_reason
 
@@ -54,7 +61,7 @@ class QuantizationReport:
     skipped: Dict[str, str] = field(default_factory=dict)
 
     def __str__(self) -> str:
-        lines = [f"{self.scheme}: {len(self.quantized)} linear layers quantized, {len(self.skipped)} skipped"]
+        lines = [f"{self.scheme}: {len(self.quantized)} layers quantized, {len(self.skipped)} skipped"]
         lines += [f"  skipped {name}: {why}" for name, why in sorted(self.skipped.items())]
         return "\n".join(lines)
 
@@ -69,10 +76,30 @@ def _skipper(skip: Skip) -> Callable[[str, nn.Module], bool]:
 
 
 def _linears(model: nn.Module):
-    """(name, module) of every plain `nn.Linear`, under every name it has (a module shared by two parents
-    is listed twice, so both references get replaced). Subclasses are left alone on purpose: some (e.g.
-    MultiheadAttention's out_proj) are read through `.weight` by their parent, not called."""
-    return [(name, m) for name, m in model.named_modules(remove_duplicate=False) if type(m) is nn.Linear]
+    """(name, module) of every plain `nn.Linear` and `nn.Conv2d`, under every name it has (a module shared by
+    two parents is listed twice, so both references get replaced). Subclasses are left alone on purpose:
+    some (e.g. MultiheadAttention's out_proj) are read through `.weight` by their parent, not called."""
+    return [(name, m) for name, m in model.named_modules(remove_duplicate=False) if type(m) in (nn.Linear, nn.Conv2d)]
+
+
+def _reason(mod: nn.Module, scheme: str, wo: Optional[dict]) -> Optional[str]:
+    """Why `mod` (an nn.Linear or nn.Conv2d) stays float under `scheme`, or None."""
+    if type(mod) is nn.Conv2d:
+        if wo is None and SCHEMES[scheme][0] is not Int8Linear:
+            return (f"no {scheme} convolution layer yet (Int8Conv2d and WeightOnlyConv2d serve the int8 and "
+                    f"weight-only schemes)")
+        return conv_unservable_reason(mod, "int8" if wo is None else "weight_only",
+                                      None if wo is None else wo["group_size"])
+    if wo is None:
+        return unservable_reason(mod.in_features, mod.out_features)
+    return weight_only_unservable_reason(mod.in_features, mod.out_features, wo["group_size"])
+
+
+def _quantized(mod: nn.Module, cls, act: str, wo: Optional[dict], calibrator) -> nn.Module:
+    if type(mod) is nn.Conv2d:
+        return (Int8Conv2d.from_float(mod, act=act, calibrator=calibrator) if wo is None
+                else WeightOnlyConv2d.from_float(mod, wo["bits"], wo["group_size"], wo["zero_point"]))
+    return cls.from_float(mod, act=act, calibrator=calibrator) if wo is None else WeightOnlyLinear.from_float(mod, **wo)
 
 
 def _observer(cal: Calibrator):
@@ -101,8 +128,8 @@ def calibrate(model: nn.Module, batches: Iterable, *, forward: Optional[Callable
         if id(lin) in seen:
             continue  # a shared module is observed once, under its first name (quantize_model's rule too)
         seen.add(id(lin))
-        if skipped(name, lin):
-            continue
+        if skipped(name, lin) or (type(lin) is nn.Conv2d and conv_unservable_reason(lin) is not None):
+            continue  # a conv that cannot be quantized needs no calibrator (a 1x1 one observes its NCHW input)
         cal = cals[name] = make_calibrator("mse", dtype=dtype) if calibrator == "mse" else make_calibrator(calibrator)
         hooks.append(lin.register_forward_pre_hook(_observer(cal), with_kwargs=True))
     try:
@@ -117,9 +144,10 @@ def calibrate(model: nn.Module, batches: Iterable, *, forward: Optional[Callable
 
 def quantize_model(model: nn.Module, scheme: str, *, skip: Skip = (),
                    calibration: Optional[Dict[str, Calibrator]] = None) -> QuantizationReport:
-    """Replace every servable `nn.Linear` of `model` in place by the scheme's quantized layer (quantized on
-    the device its weight is on) and report what was replaced and, for the rest, why not. Static schemes
-    take `calibration`, the dict `calibrate` returns; a layer missing from it stays float.
+    """Replace every servable `nn.Linear` (and 1x1 `nn.Conv2d`, see the module docstring) of `model` in place
+    by the scheme's quantized layer (quantized on the device its weight is on) and report what was replaced
+    and, for the rest, why not. Static schemes take `calibration`, the dict `calibrate` returns; a layer
+    missing from it stays float.
 
     Raises InvalidArgumentError: unknown `scheme`; static scheme without `calibration`."""
     if scheme not in SCHEMES and scheme not in WEIGHT_ONLY_SCHEMES:
@@ -146,15 +174,12 @@ def quantize_model(model: nn.Module, scheme: str, *, skip: Skip = (),
                 setattr(parent, child, q)
                 report.quantized.append(name)
             continue
-        why = "skipped by the user" if skipped(name, lin) else (
-            unservable_reason(lin.in_features, lin.out_features) if wo is None
-            else weight_only_unservable_reason(lin.in_features, lin.out_features, wo["group_size"]))
+        why = "skipped by the user" if skipped(name, lin) else _reason(lin, scheme, wo)
         if why is None and static and name not in calibration:
             why = "no calibration data reached this layer"
         q = None
         if why is None:
-            q = (cls.from_float(lin, act=act, calibrator=calibration[name] if static else "max") if wo is None
-                 else WeightOnlyLinear.from_float(lin, **wo))
+            q = _quantized(lin, cls, act, wo, calibration[name] if static else "max")
             setattr(parent, child, q)
             report.quantized.append(name)
         else:

@@ -1,0 +1,168 @@
+"""Quantized 2-D convolutions, 1x1 only for now: `conv2d_weight_only` (W4A16 / W8A16) and `conv2d_int8` (W8A8).
+
+    y = conv2d_weight_only(x, w_packed, bias)                  # w_packed = prepack(quantize_weight_only(w2d, ...))
+    y = conv2d_int8(x, w_q, w_scale, bias, act="dynamic", activation="relu")
+
+A 1x1 convolution with stride 1, no padding, dilation 1 and groups 1 is exactly a GEMM: in channels_last
+order the input is an (N*H*W, Ci) matrix of pixels, the weight (Co, Ci, 1, 1) an (N, K) = (Co, Ci) one,
+and the output the (N*H*W, Co) matrix of output pixels. So both ops run the existing, GPU-tested GEMMs on
+that view and nothing else: `weight_only_linear` (ops/weight_only.py: the small-M mma kernel for M <= 64
+pixels, the announced dequantize + F.linear fallback above) and `w8a8_linear` (ops/linear.py: activation
+quantization + the fused int8 GEMM, bias and ReLU/ReLU6 in its epilogue). The weight-only format's
+blocks along K are blocks along Ci (= Ci * Kh * Kw for 1x1): group 32/64/128 or per channel.
+
+Layout (the choice where the issue is silent):
+- x is (N, Ci, H, W) (or unbatched (Ci, H, W)). A channels_last x is used without a copy:
+  x.permute(0, 2, 3, 1) is then a contiguous (N, H, W, Ci) tensor, i.e. the (N*H*W, Ci) row matrix.
+  Any other x (NCHW-contiguous, or strided) costs one permute copy into that order.
+- The output is in x's memory format: channels_last for a channels_last x (the GEMM's row-major
+  (N*H*W, Co) output viewed as (N, Co, H, W), no copy); NCHW-contiguous otherwise (one permute copy of
+  the output). An x that is both (H = W = 1) takes the no-copy path and its output is both.
+
+Anything but a 1x1 / stride-1 / padding-0 / dilation-1 / groups-1 convolution raises
+`UnsupportedConvError` (an `InvalidArgumentError`) naming the argument, before any kernel: there is no
+fallback to F.conv2d (a silent slow path would hide that the layer is not quantized where it runs).
+Channel counts the GEMMs cannot serve are refused as those ops refuse them: weight-only needs Co % 32 == 0
+and Ci % 64 == 0 (a `PackedWeight` of another shape cannot be made: `prepack` refuses it), W8A8 needs
+Ci % 16 == 0 and Co % 8 == 0 (`InvalidArgumentError` from the GEMM's checks). Neither op reads a tensor
+value on the host, so both run under torch.compile(fullgraph=True) and in CUDA graphs.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional, Tuple, Union
+
+import torch
+
+from ..errors import InvalidArgumentError, UnsupportedConvError
+from ..quant.prepack import PackedWeight
+from .gemm import K_ALIGN, N_ALIGN
+from .linear import w8a8_linear
+from .weight_only import weight_only_linear
+
+Tensor = torch.Tensor
+Pair = Union[int, Tuple[int, int]]
+SERVED = "only 1x1 convolutions with stride 1, padding 0, dilation 1 and groups 1 are served yet (they are GEMMs)"
+
+
+def _pair(value, name: str) -> Tuple[int, int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value, value)
+    if isinstance(value, (tuple, list)) and len(value) == 2 and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return (int(value[0]), int(value[1]))
+    raise InvalidArgumentError(name, f"must be an int or a pair of ints, got {value!r}")
+
+
+def conv_unsupported_reason(kernel_size: Pair = 1, stride: Pair = 1, padding: Union[Pair, str] = 0,
+                            dilation: Pair = 1, groups: int = 1) -> Optional[Tuple[str, str]]:
+    """(argument, why) when these convolution parameters are not served (anything but 1x1, stride 1, no
+    padding, dilation 1, groups 1), else None. Malformed values raise InvalidArgumentError."""
+    if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
+        raise InvalidArgumentError("groups", f"must be a positive int, got {groups!r}")
+    ks = _pair(kernel_size, "kernel_size")
+    if isinstance(padding, str) and padding not in ("valid", "same"):
+        raise InvalidArgumentError("padding", f"must be 'valid', 'same', an int or a pair of ints, got {padding!r}")
+    # 'valid' is no padding; 'same' is no padding for a 1x1 kernel (and is judged with the kernel size)
+    pad = (0, 0) if padding == "valid" or (padding == "same" and ks == (1, 1)) else padding
+    checks = (("kernel_size", ks, (1, 1)), ("stride", _pair(stride, "stride"), (1, 1)),
+              ("padding", pad if isinstance(pad, str) else _pair(pad, "padding"), (0, 0)),
+              ("dilation", _pair(dilation, "dilation"), (1, 1)), ("groups", groups, 1))
+    for name, got, want in checks:
+        if got != want:
+            return name, f"{name}={got!r}: {SERVED}"
+    return None
+
+
+def check_conv_1x1(kernel_size: Pair = 1, stride: Pair = 1, padding: Union[Pair, str] = 0, dilation: Pair = 1,
+                   groups: int = 1) -> None:
+    """Raise UnsupportedConvError naming the first argument that makes this more than a 1x1 GEMM."""
+    why = conv_unsupported_reason(kernel_size, stride, padding, dilation, groups)
+    if why is not None:
+        raise UnsupportedConvError(*why)
+
+
+class Rows(NamedTuple):
+    """An activation as the GEMM's (N*H*W, Ci) row matrix, and what it takes to give the output x's shape."""
+    rows: Tensor
+    batch: int
+    height: int
+    width: int
+    channels_last: bool  # output in channels_last (no copy) rather than NCHW-contiguous
+    unbatched: bool
+
+
+def to_rows(x: Tensor, channels: Optional[int] = None) -> Rows:
+    """x (N, Ci, H, W) or (Ci, H, W) -> its (N*H*W, Ci) pixel rows: a view when x is channels_last, else one
+    permute copy. `channels`: the Ci the weight expects (InvalidArgumentError("x") otherwise)."""
+    if not isinstance(x, Tensor):
+        raise InvalidArgumentError("x", f"must be a torch.Tensor, got {type(x).__name__}")
+    if x.dim() not in (3, 4):
+        raise InvalidArgumentError("x", f"must be (N, Ci, H, W) or (Ci, H, W), got shape {tuple(x.shape)}")
+    unbatched = x.dim() == 3
+    x4 = x.unsqueeze(0) if unbatched else x
+    n, c, h, w = x4.shape
+    if channels is not None and c != channels:
+        raise InvalidArgumentError("x", f"must have {channels} channels (dim {0 if unbatched else 1}), got {c}")
+    cl = x4.is_contiguous(memory_format=torch.channels_last)
+    nhwc = x4.permute(0, 2, 3, 1)
+    if not cl:  # the documented copy: NCHW (or strided) input into pixel-major order
+        nhwc = nhwc.contiguous()
+    return Rows(nhwc.reshape(n * h * w, c), n, h, w, cl, unbatched)
+
+
+def from_rows(y: Tensor, r: Rows) -> Tensor:
+    """The GEMM's (N*H*W, Co) output as (N, Co, H, W) (or (Co, H, W)) in the input's memory format."""
+    out = y.reshape(r.batch, r.height, r.width, y.shape[-1]).permute(0, 3, 1, 2)
+    if not r.channels_last:
+        out = out.contiguous()  # NCHW in, NCHW-contiguous out: one copy
+    return out.squeeze(0) if r.unbatched else out
+
+
+def conv2d_weight_only(x: Tensor, w_packed: PackedWeight, bias: Optional[Tensor] = None, stride: Pair = 1,
+                       padding: Union[Pair, str] = 0, dilation: Pair = 1, groups: int = 1, *,
+                       kernel_size: Pair = 1) -> Tensor:
+    """F.conv2d(x, W, bias) for a 1x1 weight-only quantized W: x (N, Ci, H, W) float16/bfloat16 (NCHW or
+    channels_last), `w_packed` = `quant.prepack` of the (Co, Ci) weight (its K is Ci; blocks along Ci),
+    bias (Co,) in x's dtype. Returns (N, Co, H, W) in x's dtype and memory format (module docstring).
+    A PackedWeight records no kernel shape: `kernel_size` says it (only 1 is served). Raises
+    UnsupportedConvError for other convolutions, InvalidArgumentError for bad arguments, before any kernel."""
+    check_conv_1x1(kernel_size, stride, padding, dilation, groups)
+    if not isinstance(w_packed, PackedWeight):
+        raise InvalidArgumentError("w_packed", f"must be a PackedWeight (quant.prepack), got {type(w_packed).__name__}")
+    if isinstance(x, Tensor) and x.dim() in (3, 4):
+        c = x.shape[-3]
+        taps = w_packed.k // c if c > 0 and w_packed.k % c == 0 else 1
+        square = {9: "3x3", 25: "5x5", 49: "7x7"}.get(taps)
+        if square:  # most likely such a weight flattened along K (any other mismatch: x's error below)
+            raise UnsupportedConvError("kernel_size", f"w_packed has K = {w_packed.k} = {c} channels x {taps} "
+                                                      f"taps (a {square} kernel?): {SERVED}")
+    r = to_rows(x, w_packed.k)
+    return from_rows(weight_only_linear(r.rows, w_packed, bias), r)
+
+
+def conv2d_int8(x: Tensor, w_q: Tensor, w_scale: Tensor, bias: Optional[Tensor] = None, *, act: str = "dynamic",
+                input_scale: Optional[Tensor] = None, input_zero_point: Optional[Tensor] = None,
+                azp_adj: Optional[Tensor] = None, activation: Optional[str] = None,
+                out_dtype: Optional[torch.dtype] = None, stride: Pair = 1, padding: Union[Pair, str] = 0,
+                dilation: Pair = 1, groups: int = 1) -> Tensor:
+    """act(F.conv2d(x, W, bias)) with int8 activations and a 1x1 int8 weight W = w_q * w_scale per output
+    channel: x (N, Ci, H, W) fp32/fp16/bf16, NCHW or channels_last; w_q int8 (Co, Ci, 1, 1) or (Co, Ci);
+    w_scale float32 (1, Co); bias (Co,) in the output dtype. `act`, `input_scale`, `input_zero_point`,
+    `azp_adj`, `out_dtype` and `activation` (None, "relu", "relu6", ..., fused in the GEMM epilogue) are
+    `w8a8_linear`'s: "dynamic" quantizes per pixel (a GEMM row), "static" per tensor with `input_scale`.
+    Output (N, Co, H, W) in x's memory format, dtype as `w8a8_linear` gives it. Raises UnsupportedConvError
+    for other convolutions (a 4-D w_q gives the kernel size), InvalidArgumentError for bad arguments."""
+    if not isinstance(w_q, Tensor) or w_q.dim() not in (2, 4):
+        got = f"shape {tuple(w_q.shape)}" if isinstance(w_q, Tensor) else type(w_q).__name__
+        raise InvalidArgumentError("w_q", f"must be an int8 (Co, Ci, 1, 1) or (Co, Ci) tensor, got {got}")
+    kernel = tuple(w_q.shape[2:]) if w_q.dim() == 4 else (1, 1)
+    check_conv_1x1(kernel, stride, padding, dilation, groups)
+    co, ci = w_q.shape[0], w_q.shape[1]
+    if ci % K_ALIGN or co % N_ALIGN:  # said in channels here rather than by the GEMM in rows and columns
+        raise InvalidArgumentError("w_q", f"Ci = {ci} must be a multiple of {K_ALIGN} and Co = {co} of {N_ALIGN} "
+                                          f"(the int8 GEMM's 16-byte rows), got a ({co}, {ci}) weight")
+    w2 = w_q.reshape(co, ci)  # a view for any contiguous (Co, Ci, 1, 1) weight
+    r = to_rows(x, w2.shape[1])
+    y = w8a8_linear(r.rows, w2, w_scale, bias, act=act, input_scale=input_scale, input_zero_point=input_zero_point,
+                    azp_adj=azp_adj, out_dtype=out_dtype, activation=activation)
+    return from_rows(y, r)
