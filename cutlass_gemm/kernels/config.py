@@ -44,6 +44,9 @@ class KernelConfig:
     most that fit in shared memory (SM90 only). Alignments are in elements of A/B and of D.
     """
 
+    #: kernels/families.py row (a class attribute, not a field: not in the name, the dict or equality)
+    family = "gemm"
+
     sm: int
     a_dtype: str = "int8"
     out_dtype: str = "bf16"

@@ -49,7 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Tuple
 
-from ..kernels.config import GENERATOR_VERSION, KernelConfig
+from ..kernels.config import KernelConfig
+from ..kernels.families import family_of
 from ..errors import BuildError, BuildTimeoutError, CacheDirError
 from . import cache, prebuilt
 from .cache import BUILD_TIMEOUT_ENV, CACHE_ENV, LOCK_TIMEOUT_ENV, cache_root  # noqa: F401  (re-exported)
@@ -58,8 +59,6 @@ log = logging.getLogger("cutlass_gemm")
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "generated"
-_GENERATOR_FILES = ("emit.py", "epilogues.py", "config.py", "_cuda_compat.py")
-_MIXED_GENERATOR_FILES = ("mixed_input.py", "emit_mixed.py")
 
 BASE_FLAGS: Tuple[str, ...] = (
     "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-shared", "-cudart=shared",
@@ -154,42 +153,26 @@ def can_emit() -> bool:
     return _cutlass_version() != "none" and importlib.util.find_spec("cutlass_cppgen") is not None
 
 
-def _is_mixed(cfg) -> bool:
-    """Whether `cfg` is of the mixed-input (weight-only SM90) family (kernels/mixed_input.py)."""
-    return getattr(cfg, "family", None) == "mixed_input"
-
-
 def _generator_version(cfg) -> str:
-    """The GENERATOR_VERSION of `cfg`'s family (recorded in the metadata and the manifests)."""
-    if _is_mixed(cfg):
-        from ..kernels.mixed_input import MIXED_GENERATOR_VERSION
-        return MIXED_GENERATOR_VERSION
-    return GENERATOR_VERSION
+    """The generator version of `cfg`'s family (recorded in the metadata and the manifests)."""
+    return family_of(cfg).generator_version()
 
 
 def _emit(cfg) -> str:
-    """The source text of `cfg`, from its family's emitter (looked up at call time, so tests can patch it)."""
-    if _is_mixed(cfg):
-        from ..kernels.emit_mixed import emit_mixed_source
-        return emit_mixed_source(cfg)
-    from ..kernels.emit import emit_source
-    return emit_source(cfg)
+    """The source text of `cfg`, from its family's emitter."""
+    return family_of(cfg).emit(cfg)
 
 
 def generator_fingerprint(cfg=None) -> str:
-    """Hash of the code that writes kernel sources: equal fingerprints emit equal text per config. Per
-    family: the mixed-input family adds its own modules (so editing them leaves the other kernels' records
-    valid)."""
-    return _fingerprint("mixed_input" if _is_mixed(cfg) else "")
+    """Hash of the code that writes kernel sources of `cfg`'s family (None: the scaled GEMMs): equal
+    fingerprints emit equal text per config. Per family, so editing one family's emitter leaves the
+    other family's records valid."""
+    fam = family_of(cfg)
+    return _fingerprint(fam.name, fam.generator_version(), fam.generator_files)
 
 
 @functools.lru_cache(maxsize=None)
-def _fingerprint(family: str) -> str:
-    files = _GENERATOR_FILES + (_MIXED_GENERATOR_FILES if family else ())
-    version = GENERATOR_VERSION
-    if family:
-        from ..kernels.mixed_input import MIXED_GENERATOR_VERSION
-        version = MIXED_GENERATOR_VERSION
+def _fingerprint(family: str, version: str, files: Tuple[str, ...]) -> str:
     h = hashlib.sha256(f"gen={version}|cutlass={_cutlass_version()}".encode())
     kernels = Path(__file__).resolve().parents[1] / "kernels"
     for name in files:
@@ -202,10 +185,8 @@ def source_sha256(source: str) -> str:
 
 
 def manifest_sha256(cfg: KernelConfig, generated: Optional[Path] = None) -> Optional[str]:
-    """sha256 of `cfg`'s source as listed in generated/sm<NN>/manifest.json (the mixed-input family:
-    generated/sm90_mixed/), if it lists it."""
-    sub = getattr(cfg, "generated_subdir", None) or f"sm{cfg.sm}"
-    path = Path(generated or GENERATED) / sub / "manifest.json"
+    """sha256 of `cfg`'s source as listed in its family's generated/<folder>/manifest.json, if listed."""
+    path = Path(generated or GENERATED) / family_of(cfg).generated_subdir(cfg) / "manifest.json"
     try:
         st = path.stat()
     except OSError:

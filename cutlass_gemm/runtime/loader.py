@@ -18,6 +18,7 @@ from . import build
 from ..kernels import heuristics
 from ..kernels.config import KernelConfig
 from ..kernels.emit import LAUNCHER_ABI_VERSION
+from ..kernels.families import family_of
 from ..errors import CudaRuntimeNotFoundError, KernelLaunchError, KernelNotBuiltError
 
 JIT_ENV = "CUTLASS_GEMM_JIT"
@@ -128,12 +129,16 @@ class MixedInputLibrary(KernelLibrary):
             self.raise_launch_error(rc, m, n, k)
 
 
+#: The library class of each kernel family (kernels/families.py): its C ABI.
+_LIBRARY_CLASSES = {"gemm": KernelLibrary, "mixed_input": MixedInputLibrary}
+
+
 def _library_class(cfg) -> type:
-    return MixedInputLibrary if getattr(cfg, "family", None) == "mixed_input" else KernelLibrary
+    return _LIBRARY_CLASSES[family_of(cfg).name]
 
 
 def build_command(cfg: KernelConfig) -> str:
-    if getattr(cfg, "family", None) == "mixed_input":
+    if family_of(cfg).name == "mixed_input":
         return (f"python tools/generate_kernels.py --mixed --compile --name {cfg.name}"
                 f"   (or call cutlass_gemm.runtime.build.build(MixedInputConfig.from_name({cfg.name!r})))")
     if cfg.activation != "none" or not heuristics.in_default_set(cfg):
