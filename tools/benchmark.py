@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_common import (ROOT, copies_for, gpu_time_us, parse_shapes, plot_panels, report, stamp, wall_time_us,
+from bench_common import (ROOT, copies_for, cycler, gpu_time_us, parse_shapes, plot_panels, report, stamp, wall_time_us,
                           write_results)
 
 import torch  # noqa: E402
@@ -173,27 +173,76 @@ def summarize(rows, out_dir):
     report(out_dir, "shapes", lines)
 
 
+def parse_choice(text):
+    """"128x256x128/c1x2x1/cooperative" -> heuristics.TileChoice."""
+    tile, cluster, schedule = text.split("/")
+    return heuristics.TileChoice(tuple(int(v) for v in tile.split("x")),
+                                 tuple(int(v) for v in cluster.lstrip("c").split("x")), schedule)
+
+
 def cmd_tiles(args):
+    """Each tile choice (default: the selection table's) on each shape, scaled_bias, bf16 out, token x channel
+    scales, side by side with the baseline a user would pick for that input type (int8: torch._int_mm and
+    cuBLASLt int8 TN without epilogue; e4m3: torch._scaled_mm rowwise + bias). Tiles that fail to build are
+    reported and skipped."""
     sm = ops.kernel_sm(torch.cuda.current_device())
     shapes = [(m, 8192, 8192) for m in (1, 16, 64, 128, 256, 512, 2048, 8192)] + [(4096, 4096, 4096), (16, 14336, 4096)]
+    if args.shapes:
+        shapes = parse_shapes(args.shapes)
+    choices = ([parse_choice(c) for c in args.choices.split(",")] if args.choices
+               else [c for _, c in heuristics.SELECTION[sm]])
     rows = []
-    for m, n, k in shapes:
-        p = Problem(m, n, k)
-        for _, choice in heuristics.SELECTION[sm]:
-            lib = loader.get_kernel(heuristics.make_config(sm, "scaled_bias", "bf16", choice))
+    for dtype in args.dtypes.split(","):
+        libs = {}
+        for choice in choices:
+            try:
+                libs[choice] = loader.get_kernel(heuristics.make_config(sm, "scaled_bias", "bf16", choice, a_dtype=dtype))
+            except Exception as exc:  # a tile CUTLASS cannot build with this epilogue: say so, go on
+                print(f"{dtype} {choice}: not built ({type(exc).__name__}: {str(exc)[:200]})", flush=True)
+        for m, n, k in shapes:
+            p = Problem(m, n, k)
+            a, ws = (p.a, p.w) if dtype == "int8" else (p.a.to(torch.float8_e4m3fn), [w.to(torch.float8_e4m3fn) for w in p.w])
+            nxt = cycler(ws)
             out = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
             stream = torch.cuda.current_stream().cuda_stream
-
-            def run():
-                w = p.next_w()
-                lib.launch(p.a.data_ptr(), w.data_ptr(), out.data_ptr(), m, n, k, k, k, n, p.sa.data_ptr(),
-                           p.sb.data_ptr(), None, None, None, p.bias.data_ptr(), None, 0, stream)
-
-            us = gpu_time_us(run)
-            rows.append({"m": m, "n": n, "k": k, "tile": lib.config.name, "us": round(us, 2),
-                         "tops": round(2 * m * n * k / us / 1e6, 1)})
-            print(f"{m}x{n}x{k} {choice} {us:.1f} us", flush=True)
+            timed = {}
+            for choice, lib in libs.items():
+                def run(lib=lib):
+                    lib.launch(a.data_ptr(), nxt().data_ptr(), out.data_ptr(), m, n, k, k, k, n, p.sa.data_ptr(),
+                               p.sb.data_ptr(), None, None, None, p.bias.data_ptr(), None, 0, stream)
+                timed[lib.config.name] = gpu_time_us(run)
+            if dtype == "int8":
+                if m > 16:
+                    timed["torch._int_mm (no epilogue)"] = gpu_time_us(lambda: torch._int_mm(a, nxt().t()))
+                try:
+                    from cutlass_gemm.cublaslt import int8_matmul
+                    timed["cuBLASLt int8 TN (int32 out)"] = gpu_time_us(lambda: int8_matmul(a, nxt()))
+                except Exception as exc:
+                    print(f"  cuBLASLt failed at {m}x{n}x{k}: {exc}", file=sys.stderr)
+            else:
+                timed["torch._scaled_mm rowwise+bias"] = gpu_time_us(lambda: torch._scaled_mm(
+                    a, nxt().t(), scale_a=p.sa, scale_b=p.sb, bias=p.bias, out_dtype=torch.bfloat16))
+            for name, us in timed.items():
+                rows.append({"dtype": dtype, "m": m, "n": n, "k": k, "tile": name, "us": round(us, 2),
+                             "tops": round(2 * m * n * k / us / 1e6, 1)})
+            best = min((v, kname) for kname, v in timed.items() if kname.startswith("sm"))
+            base = {kname: v for kname, v in timed.items() if not kname.startswith("sm")}
+            print(f"{dtype} {m}x{n}x{k}: best {best[1]} {best[0]:.1f} us; "
+                  + "; ".join(f"{kname} {v:.1f} us ({v / best[0]:.2f}x)" for kname, v in base.items()), flush=True)
     write_results(args.out, "tiles", rows)
+    lines = ["| dtype | M x N x K | " + " | ".join(f"{c.tile[0]}x{c.tile[1]}x{c.tile[2]} c{c.cluster[0]}x{c.cluster[1]} "
+                                                   f"{c.schedule[:4]}" for c in choices) + " | baseline us |", ""]
+    lines[1] = "|" + "---|" * (len(choices) + 3)
+    for dtype in args.dtypes.split(","):
+        for m, n, k in shapes:
+            r = {x["tile"]: x["us"] for x in rows if (x["dtype"], x["m"], x["n"], x["k"]) == (dtype, m, n, k)}
+            cells = []
+            for c in choices:
+                name = heuristics.make_config(sm, "scaled_bias", "bf16", c, a_dtype=dtype).name
+                cells.append(f"{r[name]:.1f}" if name in r else "-")
+            base = ", ".join(f"{kname.split(' ')[0]} {v:.1f}" for kname, v in r.items() if not kname.startswith("sm"))
+            lines.append(f"| {dtype} | {m}x{n}x{k} | " + " | ".join(cells) + f" | {base} |")
+    report(args.out, "tiles", lines)
 
 
 def cmd_overhead(args):
@@ -287,7 +336,10 @@ def main():
     p.add_argument("--quick", action="store_true",
                    help="shapes: four shapes only; layer: 16x8192x8192 and 2048x8192x8192 only; weight_only: 6 shapes")
     p.add_argument("--cublaslt", action="store_true", help="shapes: add the cuBLASLt int8 row")
-    p.add_argument("--shapes", help="shapes, layer, weight_only: comma-separated MxNxK list instead of the default set")
+    p.add_argument("--shapes", help="shapes, tiles, layer, weight_only: comma-separated MxNxK list instead of the default set")
+    p.add_argument("--dtypes", default="int8", help="tiles: input types, comma-separated (int8, e4m3)")
+    p.add_argument("--choices", help="tiles: tile choices TILE/CLUSTER/SCHEDULE, comma-separated, "
+                                     "e.g. 128x256x128/c1x2x1/cooperative (default: the selection table's)")
     p.add_argument("--uncached", action="store_true", help="first-call: also time a kernel not yet built")
     p.add_argument("--inductor-mode", default="default",
                    help="quant, layer: torch.compile mode of the Inductor baselines (default: %(default)s; "
