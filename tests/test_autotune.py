@@ -12,7 +12,7 @@ from cutlass_gemm.kernels.heuristics import TileChoice
 DEV = "NVIDIA_H100_80GB_HBM3-sm90"
 A = TileChoice((64, 64, 128), (1, 1, 1), "pingpong")
 B = TileChoice((64, 128, 128), (2, 1, 1), "pingpong")
-C = TileChoice((128, 128, 128), (1, 2, 1), "pingpong")
+C = TileChoice((256, 128, 128), (1, 2, 1), "cooperative")
 S = TileChoice((128, 128, 64), schedule="multistage", stages=5)
 PROBLEM = ("scaled", "int8", "bf16", 128, 4096, 4096)
 
@@ -46,7 +46,7 @@ def test_picks_the_fastest_and_stores_it(cache_dir):
     entry = json.loads(path.read_text())["entries"]["scaled:int8:bf16:128x4096x4096"]
     assert entry == {"tile": [64, 128, 128], "cluster": [2, 1, 1], "schedule": "pingpong", "stages": 0,
                      "times_us": {"64x64x128-c1x1x1-pingpong": 30.0, "64x128x128-c2x1x1-pingpong": 12.5,
-                                  "128x128x128-c1x2x1-pingpong": 20.0}}
+                                  "256x128x128-c1x2x1-cooperative": 20.0}}
     # in-process: no more timing
     assert tuner.best(DEV, *PROBLEM, [A, B, C], timer) == B and len(timer.calls) == 3
     assert tuner.lookup(DEV, *PROBLEM) == B
@@ -91,9 +91,9 @@ def test_failing_candidates_are_skipped_and_recorded():
     assert tuner.best(DEV, *PROBLEM, [A, B, C], timer) == B
     entry = Autotuner().table(DEV)["scaled:int8:bf16:128x4096x4096"]
     assert entry["times_us"] == {"64x64x128-c1x1x1-pingpong": None, "64x128x128-c2x1x1-pingpong": 9.0,
-                                 "128x128x128-c1x2x1-pingpong": None}
+                                 "256x128x128-c1x2x1-cooperative": None}
     assert entry["failed"]["64x64x128-c1x1x1-pingpong"] == "RuntimeError: kernel not built"
-    assert "nan" in entry["failed"]["128x128x128-c1x2x1-pingpong"]
+    assert "nan" in entry["failed"]["256x128x128-c1x2x1-cooperative"]
 
 
 def test_all_failing_raises_and_stores_nothing(cache_dir):

@@ -65,8 +65,15 @@ def _check(y, x, p, bias, what):
     bad = ((y2 - ref).abs() > tol)
     assert not bad.any(), f"{what}: {int(bad.sum())} elements off, first at {bad.nonzero()[0].tolist()}"
     exact = xd @ unpack(p).dequantize(torch.float64).t() + (0 if bias is None else bias.double())
-    err = ((y2 - exact).norm(dim=1) / exact.norm(dim=1).clamp_min(1e-30)).max().item()
-    assert err <= 2e-2, f"{what}: row relative error {err:.3g} against the exact weight"
+    norm = exact.norm(dim=1).clamp_min(1e-30)
+    err = ((y2 - exact).norm(dim=1) / norm).max().item()
+    # The format's own error (the kernel's weight against the exact one) bounds what the kernel can reach:
+    # -(z * s) rounded to bf16 is one error shared by a whole group, which per channel (one group of K) adds
+    # up along the row (int8 zero points, bf16: 2.0% in session6/call2). The kernel may add its output rounding.
+    err_model = (((ref - exact).norm(dim=1)) / norm).max().item()
+    assert err_model <= 5e-2, f"{what}: the format itself is {err_model:.3g} off the exact weight"
+    assert err <= err_model + 4e-3, f"{what}: row relative error {err:.3g} against the exact weight " \
+                                    f"(the format's own: {err_model:.3g})"
 
 
 @pytest.mark.parametrize("bits,zp", FORMATS)

@@ -10,6 +10,12 @@ microseconds per GEMM for tiles 64x64 c1x1 / 64x128 c2x1 / 128x128 c1x2:  M=1: 2
 M=16: 28.9/30.2/33.2;  M=64: 29.0/30.4/33.5;  M=128: 30.2/29.7/32.4;  M=256: 41.6/36.6/35.1;
 M=512: 112/68/58;  M=2048: 483/280/205;  M=8192: 2226/1216/1038;  4096^3: 265/139/108;
 16x14336x4096: 26.6/26.8/28.4.
+Above M = 256 the rows of `tools/benchmark.py tiles` (2026-11-23, session6/call2/tiles.md: ten tiles, int8 and
+e4m3) put 256x128x128 cooperative, cluster 1x2, within 3% of the best tile at every shape measured, for both
+input types (int8 / e4m3 us: 512x8192x8192 47.5 / 50.3; 2048 173.0 / 186.6; 8192 796.5 / 831.9; 4096^3
+92.5 / 98.5; 4096x14336x4096 325.0 / 356.1; 4096x4096x14336 302.1 / 334.0), where the former 128x128x128
+pingpong c1x2 took 59.9-947 us (up to 1.28x slower); at M = 256 and below its 64 CTAs per 8192 columns leave
+half the SMs idle, so 64x128 c2x1 serves M <= 256 (M = 256: 36.6 us against 35.1 for 128x128 c1x2).
 Some SM90 tiles do not compile with the EVT epilogue (FINDINGS.md: cooperative 64-row CTAs,
 32-row pingpong CTAs), so none is used. SM80 rows are CUTLASS's usual choices, not yet measured.
 """
@@ -32,8 +38,8 @@ class TileChoice:
 SELECTION: Dict[int, List[Tuple[Optional[int], TileChoice]]] = {
     90: [
         (64, TileChoice((64, 64, 128), (1, 1, 1), "pingpong")),
-        (128, TileChoice((64, 128, 128), (2, 1, 1), "pingpong")),
-        (None, TileChoice((128, 128, 128), (1, 2, 1), "pingpong")),
+        (256, TileChoice((64, 128, 128), (2, 1, 1), "pingpong")),
+        (None, TileChoice((256, 128, 128), (1, 2, 1), "cooperative")),
     ],
     80: [
         (32, TileChoice((32, 128, 128), schedule="multistage", stages=4)),
