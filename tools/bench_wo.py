@@ -8,8 +8,10 @@ is checked against bf16 F.linear (relative Frobenius error, flagged above 5e-2) 
 Device time: CUDA events around batches of 20 calls behind a GPU sleep, median of 7 (bench_common),
 each call on the next of several copies of the weight (together > 4x L2), so the weight streams from
 HBM. % of floor = (weight + scale bytes) / measured copy bandwidth / time. The backend column says
-which implementation served the call ("mma_small_m" for M <= 64; "dequant_fallback" above).
+which implementation served the call ("mma_small_m" for M <= 64; "dequant_fallback" above; on SM90 for
+M > 16 also rows of the CUTLASS mixed-input kernel, "cutlass_mixed_sm90", opt-in CUTLASS_GEMM_WO_MIXED_INPUT=1).
 """
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -82,6 +84,15 @@ def bench_wo_shape(m, n, k, bw, failures):
     calls8, bytes8 = layers(p8, 8)
     ref8 = F.linear(x, dequantize_packed(p8, torch.bfloat16))
     cases.append(("WeightOnlyLinear w8a16", bytes8, weight_only_backend(m, p8), lambda: calls8))
+
+    if m > 16 and torch.cuda.get_device_capability() == (9, 0):  # the SM90 CUTLASS mixed-input kernel (opt-in)
+        from cutlass_gemm.ops.weight_only import MIXED_INPUT_ENV
+        os.environ[MIXED_INPUT_ENV] = "1"
+        for bits, wq, nb in ((4, w4, bytes4), (8, w8, bytes8)):
+            pm = prepack(wq, "cutlass_mixed_sm90")
+            calls_m, _ = layers(pm, bits)
+            cases.append((f"WeightOnlyLinear w{bits}a16{' g128' if bits == 4 else ''} cutlass_mixed", nb,
+                          weight_only_backend(m, pm), lambda c=calls_m: c))
 
     def tiny():
         wp, sz = _tinygemm(w4)
