@@ -93,14 +93,15 @@ def test_default_set_is_exactly_what_the_selection_table_uses():
     for sm in heuristics.DEFAULT_SMS:
         configs = set(heuristics.default_configs(sm))
         used = {heuristics.make_config(sm, v, o, choice, a_dtype=dt, scale_a=sa, scale_b=sb)
-                for _, choice in heuristics.SELECTION[sm] for o in OUTPUT_DTYPES
+                for choice in heuristics.table_tiles(sm) for o in OUTPUT_DTYPES
                 for dt in heuristics.INPUT_DTYPES_BY_SM[sm]
                 for v in (VARIANTS if dt == "int8" else heuristics.FP8_VARIANTS)
                 for sa, sb in heuristics.SCALE_KINDS[dt]}
         assert configs == used
         for m in (1, 16, 64, 65, 128, 256, 257, 4096):
-            chosen = heuristics.make_config(sm, "scaled_bias", "bf16", heuristics.choose_tile(sm, m))
-            assert chosen in configs
+            for n in (0, 136, 4096, 8192):
+                chosen = heuristics.make_config(sm, "scaled_bias", "bf16", heuristics.choose_tile(sm, m, n))
+                assert chosen in configs
         manifest = read_manifest(ROOT / "generated" / f"sm{sm}")
         assert set(manifest.values()) == configs
 
@@ -123,3 +124,16 @@ def test_selection_table_is_ordered_and_unbounded_last():
         bounds = [b for b, _ in rows]
         assert bounds[-1] is None
         assert bounds[:-1] == sorted(bounds[:-1])
+
+
+def test_narrow_problems_take_the_narrow_tile_only_above_the_last_row():
+    """heuristics.NARROW: the 256x128 tile cuts 512 x 4096 into 64 CTAs (fewer than the 100 the rule
+    asks), 512 x 8192 into 128; N unknown (0) never switches; M <= 256 rows are untouched."""
+    big = heuristics.SELECTION[90][-1][1]
+    least, narrow = heuristics.NARROW[90]
+    assert heuristics.choose_tile(90, 512, 4096) == narrow
+    assert heuristics.choose_tile(90, 512, 8192) == big
+    assert heuristics.choose_tile(90, 512, 0) == big
+    assert heuristics.choose_tile(90, 256, 136) == heuristics.SELECTION[90][1][1]
+    assert heuristics.choose_tile(90, 8192, 8192) == big
+    assert narrow in heuristics.table_tiles(90) and least == 100

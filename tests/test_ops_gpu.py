@@ -88,7 +88,7 @@ def test_one_row_with_a_scalar_scale_a_takes_the_per_token_kernel(variant):
         out = torch.full((1, n), float("nan"), dtype=torch.bfloat16, device="cuda")
         run_op(variant, p, out)
         check(out, reference64(p), f"{variant} M=1 scalar scale_a, call {call}")
-    plan = ops._plans.get((torch.cuda.current_device(), variant, "none", torch.int8, torch.bfloat16, "token", "channel", 1))
+    plan = ops._plans.get((torch.cuda.current_device(), variant, "none", torch.int8, torch.bfloat16, "token", "channel", 1, n))
     assert plan is not None and plan[1].config.scale_a == "token" and not plan[2]
 
 

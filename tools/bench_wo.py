@@ -9,7 +9,7 @@ Device time: CUDA events around batches of 20 calls behind a GPU sleep, median o
 each call on the next of several copies of the weight (together > 4x L2), so the weight streams from
 HBM. % of floor = (weight + scale bytes) / measured copy bandwidth / time. The backend column says
 which implementation served the call ("mma_small_m" for M <= 64; "dequant_fallback" above; on SM90 for
-M > 16 also rows of the CUTLASS mixed-input kernel, "cutlass_mixed_sm90", opt-in CUTLASS_GEMM_WO_MIXED_INPUT=1).
+M > 64 also rows of the CUTLASS mixed-input kernel, "cutlass_mixed_sm90", opt-in CUTLASS_GEMM_WO_MIXED_INPUT=1).
 """
 import os
 import sys
@@ -85,14 +85,18 @@ def bench_wo_shape(m, n, k, bw, failures):
     ref8 = F.linear(x, dequantize_packed(p8, torch.bfloat16))
     cases.append(("WeightOnlyLinear w8a16", bytes8, weight_only_backend(m, p8), lambda: calls8))
 
-    if m > 16 and torch.cuda.get_device_capability() == (9, 0):  # the SM90 CUTLASS mixed-input kernel (opt-in)
-        from cutlass_gemm.ops.weight_only import MIXED_INPUT_ENV
+    from cutlass_gemm.ops.weight_only import MIXED_INPUT_ENV, SMALL_M_MAX
+    if m > SMALL_M_MAX and torch.cuda.get_device_capability() == (9, 0):  # SM90 CUTLASS mixed-input (opt-in)
         os.environ[MIXED_INPUT_ENV] = "1"
-        for bits, wq, nb in ((4, w4, bytes4), (8, w8, bytes8)):
-            pm = prepack(wq, "cutlass_mixed_sm90")
-            calls_m, _ = layers(pm, bits)
+        for bits, p, nb in ((4, p4, bytes4), (8, p8, bytes8)):
+            def mixed_calls(p=p):  # built inside the row's try: a failure is that row's, not the shape's
+                lay = WeightOnlyLinear.from_packed(p, large_m_backend="cutlass_mixed")
+                copies = copies_for(nb, target=4 * L2_BYTES, lo=2, hi=12)
+                out = [lay] + [WeightOnlyLinear.from_packed(p, large_m_backend="cutlass_mixed")
+                               for _ in range(copies - 1)]
+                return [lambda lay=lay: lay(x) for lay in out]
             cases.append((f"WeightOnlyLinear w{bits}a16{' g128' if bits == 4 else ''} cutlass_mixed", nb,
-                          weight_only_backend(m, pm), lambda c=calls_m: c))
+                          "cutlass_mixed_sm90", mixed_calls))
 
     def tiny():
         wp, sz = _tinygemm(w4)

@@ -52,11 +52,38 @@ SELECTION: Dict[int, List[Tuple[Optional[int], TileChoice]]] = {
 DEFAULT_SMS = tuple(sorted(SELECTION))
 
 
-def choose_tile(sm: int, m: int) -> TileChoice:
+#: Per SM: (least CTAs, tile). When the last (largest) row's tile would cut a problem into fewer CTAs than
+#: this, that tile takes it instead: session6/call3 measured 512x4096x14336 at 71.5 us on 256x128 (64
+#: CTAs for 132 SMs) where 128x128 pingpong c1x2 took 50.6 (run4), while 512x8192x8192 (128 CTAs) ran
+#: fastest on 256x128 (47.5 us against 59.9).
+NARROW: Dict[int, Tuple[int, TileChoice]] = {
+    90: (100, TileChoice((128, 128, 128), (1, 2, 1), "pingpong")),
+}
+
+
+def _ctas(choice: TileChoice, m: int, n: int) -> int:
+    return -(-m // choice.tile[0]) * -(-n // choice.tile[1])
+
+
+def choose_tile(sm: int, m: int, n: int = 0) -> TileChoice:
+    """The tile for an M x N problem: the first SELECTION row whose max_m >= M; for the last row, the NARROW
+    tile when the row's tile would leave too few CTAs (n = 0: unknown, no such check)."""
     for max_m, choice in SELECTION[sm]:
         if max_m is None or m <= max_m:
+            narrow = NARROW.get(sm)
+            if max_m is None and narrow is not None and n > 0 and _ctas(choice, m, n) < narrow[0]:
+                return narrow[1]
             return choice
     raise AssertionError("SELECTION rows must end with an unbounded row")
+
+
+def table_tiles(sm: int) -> List[TileChoice]:
+    """The distinct tiles choose_tile can return for `sm`, in table order (NARROW's last)."""
+    tiles: List[TileChoice] = []
+    for choice in [c for _, c in SELECTION[sm]] + ([NARROW[sm][1]] if sm in NARROW else []):
+        if choice not in tiles:
+            tiles.append(choice)
+    return tiles
 
 
 def make_config(sm: int, variant: str, out_dtype: str, choice: TileChoice, *, a_dtype: str = "int8",
@@ -86,10 +113,7 @@ def default_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
     `tools/generate_kernels.py --activation NAME --compile --all`."""
     if sm not in SELECTION:
         raise ValueError(f"no default kernel set for SM{sm}; known: {DEFAULT_SMS}")
-    tiles = []
-    for _, choice in SELECTION[sm]:
-        if choice not in tiles:
-            tiles.append(choice)
+    tiles = table_tiles(sm)
     configs = set()
     for a_dtype in INPUT_DTYPES_BY_SM[sm]:
         for v in variants:
@@ -115,10 +139,13 @@ PREBUILT_VARIANTS = ("scaled", "scaled_bias", "scaled_azp_per_token_nobias")
 
 
 def prebuilt_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
-    """The kernels of `default_configs(sm, variants)` that are built ahead of time (see above)."""
+    """The kernels of `default_configs(sm, variants)` that are built ahead of time (see above). The NARROW
+    tile is not among them (it serves only M > 256 with few N tiles, and keeps the set to one wave of 16
+    nvcc jobs); it is in the default set, so `--all` builds it and otherwise its first use does."""
+    rows = {(c.tile, c.cluster, c.schedule, c.stages) for _, c in SELECTION[sm]}
     return [c for c in default_configs(sm, variants)
             if c.out_dtype in PREBUILT_OUT_DTYPES and (c.scale_a, c.scale_b) in PREBUILT_SCALE_KINDS
-            and c.variant in PREBUILT_VARIANTS]
+            and c.variant in PREBUILT_VARIANTS and (c.tile, c.cluster, c.schedule, c.stages) in rows]
 
 
 def in_default_set(cfg: KernelConfig) -> bool:

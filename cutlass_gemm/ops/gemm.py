@@ -81,15 +81,15 @@ def kernel_sm(device_index: int) -> int:
 
 
 def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, sb: str, m: int, choice=None,
-                  activation: str = "none"):
-    """(kernel, scale_a kind it takes, scale_b kind it takes) for a problem; memoised per M bucket.
+                  activation: str = "none", n: int = 0):
+    """(kernel, scale_a kind it takes, scale_b kind it takes) for a problem; memoised per tile.
 
     A kernel built for the call's scale kinds is used when it is in the default set or the cache;
     otherwise the per-token/per-channel kernel serves, with the scalar broadcast to a vector."""
     if a_dtype == "e4m3" and sm < 89:
         raise UnsupportedDeviceError(f"fp8 (float8_e4m3fn) GEMMs need SM89+ kernels; this device runs the SM{sm} "
                                      f"kernel family, which serves int8 only (capability matrix in the README)")
-    choice = choice or heuristics.choose_tile(sm, m)
+    choice = choice or heuristics.choose_tile(sm, m, n)
     key = (sm, variant, a_dtype, out_dtype, sa, sb, choice, activation)
     hit = _selected.get(key)
     if hit is not None:
@@ -137,7 +137,8 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
     if m == 1 and sa == "tensor" and sb == "channel":
         sa = "token"  # one row: its per-token scale is the scalar itself, and the prebuilt kernels take it
     tuned = autotune.enabled()
-    key = (dev, variant, activation, a_dtype, out_dtype, sa, sb, m) + ((n, k) if tuned else ())
+    # N is in the key because the tile depends on it (heuristics.NARROW); K only when autotuned.
+    key = (dev, variant, activation, a_dtype, out_dtype, sa, sb, m, n) + ((k,) if tuned else ())
     plan = _plans.get(key)
     if plan is None:
         sm = kernel_sm(dev)
@@ -145,17 +146,17 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
         if tuned and timing_args is not None:
             choice = _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, timing_args)
         lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, m,
-                                            choice=choice, activation=activation)
+                                            choice=choice, activation=activation, n=n)
         if lib.workspace_size(m, n, k) != 0:  # none of the generated kernels needs one
             raise NotImplementedError(f"{lib.config.name} needs a workspace; not supported by this call path")
         plan = (lib._launch, lib, want_a != sa, want_b != sb)
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
         _plans[key] = plan
-        fast = None if tuned else fastpath.module()  # its plans are per M only; autotuned ones per (M, N, K)
+        fast = None if tuned else fastpath.module()  # its plans are per (M, N); autotuned ones per (M, N, K)
         if fast is not None:  # teach the C++ fast path this plan; later calls skip Python entirely
             fast.register_plan(dev, fastpath.CODES[variant, activation], a_dtype, out_dtype, sa == "token",
-                               sb == "channel", m, lib.function_address, plan[2], plan[3])
+                               sb == "channel", m, n, lib.function_address, plan[2], plan[3])
     return plan
 
 

@@ -49,7 +49,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from filelock import FileLock
 
 from . import build
-from ..kernels.heuristics import SELECTION, TileChoice
+from ..kernels.heuristics import SELECTION, TileChoice, table_tiles
 
 log = logging.getLogger("cutlass_gemm")
 
@@ -98,11 +98,7 @@ def current_device_key(device=None) -> str:
 def default_candidates(sm: int) -> List[TileChoice]:
     """The distinct tiles of the heuristic table for `sm`, in table order: the tiles of the default
     kernel set, so every one of them is normally built already."""
-    out: List[TileChoice] = []
-    for _, choice in SELECTION[sm]:
-        if choice not in out:
-            out.append(choice)
-    return out
+    return table_tiles(sm)
 
 
 def candidate_label(choice: TileChoice) -> str:
