@@ -86,7 +86,7 @@ def bench_wo_shape(m, n, k, bw, failures):
     cases.append(("WeightOnlyLinear w8a16", bytes8, weight_only_backend(m, p8), lambda: calls8))
 
     from cutlass_gemm.ops.weight_only import MIXED_INPUT_ENV, SMALL_M_MAX
-    if m > SMALL_M_MAX and torch.cuda.get_device_capability() == (9, 0):  # SM90 CUTLASS mixed-input (opt-in)
+    if m > SMALL_M_MAX and DEVICE == "cuda" and torch.cuda.get_device_capability() == (9, 0):  # SM90 CUTLASS mixed-input (opt-in)
         os.environ[MIXED_INPUT_ENV] = "1"
         for bits, p, nb in ((4, p4, bytes4), (8, p8, bytes8)):
             def mixed_calls(p=p):  # built inside the row's try: a failure is that row's, not the shape's
