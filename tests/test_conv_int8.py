@@ -260,3 +260,24 @@ def test_layer_errors():
 
 def test_capability_constants():
     assert kc.CI_ALIGN == 16 and kc.CO_ALIGN == 8 and kc.TILE_KS == (64, 128)
+
+
+def test_resnet50_quantize_model_on_cpu():
+    """The whole network on the CPU reference path (small input): every conv but the 7x7 Ci = 3 stem becomes an
+    Int8Conv2d (1x1 stride 1 on the GEMM, the rest on the implicit GEMM), the output stays close to fp32."""
+    import copy
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    from resnet50 import resnet50
+    model, _ = resnet50()
+    x = torch.randn(2, 3, 64, 64, generator=torch.Generator().manual_seed(0)).contiguous(memory_format=CL)
+    with torch.no_grad():
+        ref = model(x).double()
+        q = copy.deepcopy(model).bfloat16()
+        report = cnn.quantize_model(q, "w8a8-int8")
+        y = q(x.bfloat16()).double()
+    assert list(report.skipped) == ["conv1"] and len(report.quantized) == 53
+    kinds = [m.implicit_gemm for m in q.modules() if isinstance(m, cnn.Int8Conv2d)]
+    assert kinds.count(True) == 16 + 3 and kinds.count(False) == 33  # 3x3s and strided 1x1 downsamples
+    assert ((y - ref).norm() / ref.norm()).item() < 5e-2

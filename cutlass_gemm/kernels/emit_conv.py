@@ -120,8 +120,10 @@ def _kernel_types(cfg: Conv2dConfig) -> str:
     stages = (f"cutlass::conv::collective::StageCount<{cfg.stages}>" if cfg.stages else
               "cutlass::conv::collective::StageCountAutoCarveout<\n"
               "    static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>")
+    # A named namespace, not an unnamed one: `using namespace cute` inside the file's unnamed namespace makes
+    # the host stub's reference to that namespace ambiguous with cute's own unnamed namespace (nvcc error).
     return f"""{_ACT_FUNCTORS}
-namespace {{
+namespace cg_conv {{
 using namespace cute;
 using ElementOut = {_OUT_TYPES[cfg.out_dtype]};
 using TileShape = Shape<{tile}>;
@@ -160,7 +162,12 @@ struct Gemm {{
   static cutlass::Status can_implement(Arguments const& a) {{ return Adapter::can_implement(a); }}
   static cutlass::Status run(Params& p, cudaStream_t s) {{ return Adapter::run(p, s); }}
 }};
-}}  // namespace
+}}  // namespace cg_conv
+// Declarations, not a using-directive: the directive would bring cute's names (and its unnamed namespace) along.
+using cg_conv::Gemm;
+using cg_conv::ProblemShape;
+using cg_conv::ElementOut;
+using cg_conv::StrideD;
 """
 
 
