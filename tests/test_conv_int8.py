@@ -92,7 +92,8 @@ def test_emitted_source_is_deterministic_and_complete():
     assert src == emit_conv_source(cfg)
     for piece in ("cg_conv_launch", "cg_conv_workspace_size", "cg_kernel_name", "KernelImplicitTmaWarpSpecializedSm90",
                   "cutlass::conv::Operator::kFprop", "Shape<_64, _128, Shape<_64>>", "cg_act::ReLU6", "Sm90RowBroadcast",
-                  "Sm90ScalarBroadcast", "cutlass::layout::TensorNHWC", "kCrossCorrelation", f'"{cfg.name}"'):
+                  "Sm90ScalarBroadcast", "cutlass::layout::TensorNHWC", "kCrossCorrelation", f'"{cfg.name}"',
+                  "cuTensorMapEncodeIm2col(", "cuTensorMapEncodeTiled("):
         assert piece in src, piece
     assert "gemm_universal_adapter.h" not in src  # its CUTLASS 2 GemmUniversal makes ConvUniversal ambiguous
     plain = emit_conv_source(Conv2dConfig())
@@ -281,3 +282,18 @@ def test_resnet50_quantize_model_on_cpu():
     kinds = [m.implicit_gemm for m in q.modules() if isinstance(m, cnn.Int8Conv2d)]
     assert kinds.count(True) == 16 + 3 and kinds.count(False) == 33  # 3x3s and strided 1x1 downsamples
     assert ((y - ref).norm() / ref.norm()).item() < 5e-2
+
+
+def test_committed_sources_match_the_generator(tmp_path):
+    """Drift check for generated/sm90_conv (tools/generate_kernels.py --conv rewrites it); no machine paths."""
+    pytest.importorskip("cutlass_library")
+    import re
+    from pathlib import Path
+    from cutlass_gemm.kernels.generate import generate_conv
+    generate_conv(default_configs(), tmp_path)
+    committed, fresh = Path(__file__).resolve().parents[1] / "generated" / "sm90_conv", tmp_path / "sm90_conv"
+    assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in fresh.iterdir())
+    stale = [p.name for p in fresh.iterdir() if p.read_text() != (committed / p.name).read_text()]
+    assert not stale, f"stale {stale}: run tools/generate_kernels.py --conv"
+    src = (fresh / f"{default_configs()[0].name}.cu").read_text()
+    assert not re.search(r"/(home|root|tmp|work)/|\d{4}-\d{2}-\d{2}", src)
