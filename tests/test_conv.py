@@ -222,7 +222,7 @@ def test_layer_errors_name_the_argument():
         (lambda: cnn.Int8Conv2d.from_float(nn.Conv2d(128, 64, 3), act="dynamic_asym"), "act", None),
         (lambda: cnn.Int8Conv2d.from_float(nn.Conv2d(128, 64, 3), activation="silu"), "activation", None),
         (lambda: cnn.Int8Conv2d(24, 32, 3), "in_channels", False),
-        (lambda: cnn.Int8Conv2d(32, 36, 3, stride=2), "out_channels", False),
+        (lambda: cnn.Int8Conv2d(64, 36, 3, stride=2), "out_channels", False),
         (lambda: cnn.WeightOnlyConv2d(96, 64), "in_channels", False),
         (lambda: cnn.WeightOnlyConv2d(128, 48), "out_channels", False),
         (lambda: cnn.WeightOnlyConv2d(192, 64, block_size=128), "in_channels", False),

@@ -117,13 +117,13 @@ def test_generate_conv_and_cache_key(tmp_path):
 
 # ------------------------------------------------------------------------------------ op + conv2d_int8 (CPU reference)
 CASES = [  # (n, ci, h, w, co, k, stride, padding, dilation)
-    (2, 32, 9, 11, 16, (3, 3), 1, 1, 1),
-    (1, 16, 7, 5, 24, (3, 3), 2, 1, 1),
-    (3, 48, 10, 13, 32, (5, 3), (2, 1), (2, 0), 1),
+    (2, 64, 9, 11, 16, (3, 3), 1, 1, 1),
+    (1, 128, 7, 5, 24, (3, 3), 2, 1, 1),
+    (3, 192, 10, 13, 32, (5, 3), (2, 1), (2, 0), 1),
     (2, 64, 12, 12, 64, (3, 3), 1, 2, 2),
-    (1, 32, 8, 8, 40, (1, 1), 2, 0, 1),          # 1x1 stride 2 (ResNet downsample): implicit GEMM
-    (2, 16, 6, 9, 8, (1, 1), 1, 1, 1),           # 1x1 padded
-    (1, 16, 5, 5, 16, (7, 7), 1, 3, 1),
+    (1, 64, 8, 8, 40, (1, 1), 2, 0, 1),          # 1x1 stride 2 (ResNet downsample): implicit GEMM
+    (2, 64, 6, 9, 8, (1, 1), 1, 1, 1),           # 1x1 padded
+    (1, 64, 5, 5, 16, (7, 7), 1, 3, 1),
 ]
 
 
@@ -145,8 +145,8 @@ def test_int8_conv_matches_float64(case, channels_last):
 
 
 def test_unbatched_float32_same_padding_and_fp16():
-    x = _x(1, 32, 9, 7, dtype=torch.float32)[0]
-    w_q, w_scale = _weight(16, 32, 3, 3)
+    x = _x(1, 64, 9, 7, dtype=torch.float32)[0]
+    w_q, w_scale = _weight(16, 64, 3, 3)
     y = conv2d_int8(x, w_q, w_scale, padding="same", dilation=2)
     assert y.dtype == torch.float32 and y.shape == (16, 9, 7)
     _close(y, _reference(x, w_q, w_scale, None, 1, 2, 2, None))
@@ -155,16 +155,16 @@ def test_unbatched_float32_same_padding_and_fp16():
 
 
 def test_non_finite_input_gives_nan_not_plausible_output():
-    x = _x(1, 16, 6, 6)
+    x = _x(1, 64, 6, 6)
     x[0, 3, 2, 2] = float("nan")
-    w_q, w_scale = _weight(8, 16, 3, 3)
+    w_q, w_scale = _weight(8, 64, 3, 3)
     for act, scale in (("dynamic", None), ("static", torch.ones(1))):
         assert torch.isnan(conv2d_int8(x, w_q, w_scale, act=act, input_scale=scale, padding=1)).all()
 
 
 def test_op_direct_and_its_errors():
-    xq = torch.randint(-128, 128, (2, 7, 9, 32), dtype=torch.int8)
-    w = torch.randint(-127, 128, (16, 3, 3, 32), dtype=torch.int8)
+    xq = torch.randint(-128, 128, (2, 7, 9, 64), dtype=torch.int8)
+    w = torch.randint(-127, 128, (16, 3, 3, 64), dtype=torch.int8)
     sx, sw, b = torch.tensor([0.02]), torch.rand(16) * 0.01, torch.randn(16).bfloat16()
     y = conv2d_int8_igemm(xq, w, sx, sw, b, (2, 1), (1, 1), (1, 2), "relu", torch.bfloat16)
     assert y.shape == (2, 4, 7, 16)  # NHWC out
@@ -175,13 +175,13 @@ def test_op_direct_and_its_errors():
         (lambda: conv2d_int8_igemm(xq.float(), w, sx, sw), "x"),
         (lambda: conv2d_int8_igemm(xq.permute(0, 2, 1, 3), w, sx, sw), "x"),
         (lambda: conv2d_int8_igemm(xq, w.permute(0, 2, 1, 3), sx, sw), "w"),
-        (lambda: conv2d_int8_igemm(xq, w[..., :16].contiguous(), sx, sw), "x"),
+        (lambda: conv2d_int8_igemm(xq, w[..., :32].contiguous(), sx, sw), "x"),
         (lambda: conv2d_int8_igemm(xq, w, torch.ones(2), sw), "scale_x"),
         (lambda: conv2d_int8_igemm(xq, w, sx, torch.ones(8)), "w_scale"),
         (lambda: conv2d_int8_igemm(xq, w, sx, sw, b.half()), "bias"),
         (lambda: conv2d_int8_igemm(xq, w, sx, sw, out_dtype=torch.float32), "out_dtype"),
         (lambda: conv2d_int8_igemm(xq, w, sx, sw, activation="gelu"), "activation"),
-        (lambda: conv2d_int8_igemm(xq[..., :24].contiguous(), w[..., :24].contiguous(), sx, sw), "w"),  # Ci % 16
+        (lambda: conv2d_int8_igemm(xq[..., :48].contiguous(), w[..., :48].contiguous(), sx, sw), "w"),  # Ci % 64
         (lambda: conv2d_int8_igemm(xq, w[:12].contiguous(), sx, sw[:12]), "w"),                        # Co % 8
         (lambda: conv2d_int8_igemm(xq, w, sx, sw, stride=(9, 1)), "stride"),
     ]
@@ -189,14 +189,14 @@ def test_op_direct_and_its_errors():
         with pytest.raises(InvalidArgumentError) as e:
             call()
         assert e.value.argument == arg, (arg, str(e.value))
-    assert igemm_unsupported_reason((3, 3), (1, 1), (1, 1), (1, 1), 2, 32, 32)[0] == "groups"
+    assert igemm_unsupported_reason((3, 3), (1, 1), (1, 1), (1, 1), 2, 64, 64)[0] == "groups"
     assert igemm_unsupported_reason((3, 3), (1, 1), (1, 1), (1, 1), 1, 3, 64)[0] == "in_channels"  # a 7x7 stem
     assert check_igemm(xq, w, sx, sw, None, [1, 1], [0, 0], [1, 1], None, torch.float16) == (5, 7)
 
 
 def test_op_opcheck_and_fake():
-    xq = torch.randint(-128, 128, (1, 5, 6, 16), dtype=torch.int8)
-    w = torch.randint(-127, 128, (8, 3, 3, 16), dtype=torch.int8)
+    xq = torch.randint(-128, 128, (1, 5, 6, 64), dtype=torch.int8)
+    w = torch.randint(-127, 128, (8, 3, 3, 64), dtype=torch.int8)
     args = (xq, w, torch.tensor([0.02]), torch.rand(8), torch.randn(8).half(), [2, 2], [1, 1], [1, 1], "relu6",
             torch.float16)
     torch.library.opcheck(torch.ops.cutlass_gemm.conv2d_int8_igemm.default, args,
@@ -233,9 +233,9 @@ def test_layer_from_float_round_trip_and_accuracy(static):
 
 def test_layer_compiles_fullgraph_and_keeps_1x1_gemm_path():
     torch.manual_seed(0)
-    conv = nn.Conv2d(32, 16, 3, padding=1).bfloat16()
+    conv = nn.Conv2d(64, 16, 3, padding=1).bfloat16()
     layer = cnn.Int8Conv2d.from_float(conv, activation="relu6")
-    x = _x(2, 32, 7, 7, seed=2)
+    x = _x(2, 64, 7, 7, seed=2)
     compiled = torch.compile(layer, fullgraph=True, backend="aot_eager")
     assert torch.equal(compiled(x), layer(x))
     one = cnn.Int8Conv2d.from_float(nn.Conv2d(32, 16, 1).bfloat16())
@@ -244,12 +244,13 @@ def test_layer_compiles_fullgraph_and_keeps_1x1_gemm_path():
 
 def test_layer_errors():
     cases = [
-        (lambda: cnn.Int8Conv2d(32, 32, 3, groups=2), "groups", True),
+        (lambda: cnn.Int8Conv2d(64, 64, 3, groups=2), "groups", True),
         (lambda: cnn.Int8Conv2d(3, 64, 7, stride=2, padding=3), "in_channels", False),   # ResNet's stem
-        (lambda: cnn.Int8Conv2d(32, 12, 3), "out_channels", False),
-        (lambda: cnn.Int8Conv2d(32, 32, 3, act="dynamic_asym"), "act", True),
-        (lambda: cnn.Int8Conv2d(32, 32, 3, activation="gelu_tanh"), "activation", True),
-        (lambda: cnn.Int8Conv2d.from_float(nn.Conv2d(32, 32, 3, padding_mode="reflect", padding=1)), "padding", True),
+        (lambda: cnn.Int8Conv2d(32, 64, 3), "in_channels", False),                       # Ci % 64
+        (lambda: cnn.Int8Conv2d(64, 12, 3), "out_channels", False),
+        (lambda: cnn.Int8Conv2d(64, 64, 3, act="dynamic_asym"), "act", True),
+        (lambda: cnn.Int8Conv2d(64, 64, 3, activation="gelu_tanh"), "activation", True),
+        (lambda: cnn.Int8Conv2d.from_float(nn.Conv2d(64, 64, 3, padding_mode="reflect", padding=1)), "padding", True),
     ]
     for call, arg, unsupported in cases:
         with pytest.raises(InvalidArgumentError) as e:
@@ -260,7 +261,7 @@ def test_layer_errors():
 
 
 def test_capability_constants():
-    assert kc.CI_ALIGN == 16 and kc.CO_ALIGN == 8 and kc.TILE_KS == (64, 128)
+    assert kc.CI_ALIGN == 64 and kc.CO_ALIGN == 8 and kc.TILE_KS == (64, 128)
 
 
 def test_resnet50_quantize_model_on_cpu():

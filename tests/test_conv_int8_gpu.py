@@ -57,11 +57,11 @@ CASES = [  # (n, h, w, ci, co, (kh, kw), stride, padding, dilation)
     (1, 9, 11, 128, 136, (3, 3), (2, 2), (1, 1), (1, 1)),     # Co 136: a partial N tile; small M
     (4, 28, 28, 128, 128, (3, 3), (1, 1), (1, 1), (1, 1)),    # M 3136: small-M tile; tile K 128
     (8, 30, 30, 256, 128, (3, 3), (2, 2), (1, 1), (1, 1)),    # M 1800
-    (6, 33, 31, 48, 192, (3, 3), (1, 1), (2, 2), (2, 2)),     # dilation 2, Ci 48, M 6138: wide tile
-    (3, 17, 19, 32, 24, (5, 3), (2, 1), (2, 1), (1, 1)),
+    (6, 33, 31, 192, 136, (3, 3), (1, 1), (2, 2), (2, 2)),    # dilation 2, Ci 192 (K 64), M 6138: wide tile
+    (3, 17, 19, 64, 24, (5, 3), (2, 1), (2, 1), (1, 1)),
     (2, 14, 14, 256, 512, (1, 1), (2, 2), (0, 0), (1, 1)),    # ResNet downsample 1x1 / 2
-    (1, 23, 23, 16, 64, (7, 7), (2, 2), (3, 3), (1, 1)),
-    (2, 8, 8, 32, 8, (3, 3), (1, 1), (0, 0), (1, 1)),         # no padding; Co 8
+    (1, 23, 23, 64, 64, (7, 7), (2, 2), (3, 3), (1, 1)),
+    (2, 8, 8, 64, 8, (3, 3), (1, 1), (0, 0), (1, 1)),         # no padding; Co 8
     (1, 7, 7, 512, 512, (3, 3), (1, 1), (1, 1), (1, 1)),      # ResNet l4 at batch 1: M 49
 ]
 
@@ -108,18 +108,18 @@ def test_conv2d_int8_matches_the_cpu_path(channels_last, act):
 
 def test_typed_errors_before_launch_and_opcheck():
     _sm90()
-    xq = torch.randint(-128, 128, (1, 9, 9, 48), dtype=torch.int8, device="cuda")
-    wq = torch.randint(-127, 128, (16, 3, 3, 32), dtype=torch.int8, device="cuda")
+    xq = torch.randint(-128, 128, (1, 9, 9, 96), dtype=torch.int8, device="cuda")
+    wq = torch.randint(-127, 128, (16, 3, 3, 64), dtype=torch.int8, device="cuda")
     sx, sw = torch.tensor([0.01], device="cuda"), torch.rand(16, device="cuda")
-    misaligned = xq.reshape(-1)[16:].reshape(1, 9, 9, 48)[..., :32]  # not contiguous
+    misaligned = xq[..., :64]  # not contiguous
     with pytest.raises(InvalidArgumentError, match="^x"):
         conv2d_int8_igemm(misaligned, wq, sx, sw)
-    offset = torch.empty(1 * 9 * 9 * 32 + 8, dtype=torch.int8, device="cuda")[8:].view(1, 9, 9, 32)
+    offset = torch.empty(1 * 9 * 9 * 64 + 8, dtype=torch.int8, device="cuda")[8:].view(1, 9, 9, 64)
     with pytest.raises(InvalidArgumentError, match="^x: data pointer"):
         conv2d_int8_igemm(offset, wq, sx, sw)
     with pytest.raises(InvalidArgumentError, match="^w"):
-        conv2d_int8_igemm(xq[..., :32].contiguous(), wq.cpu(), sx, sw)
-    args = (xq[..., :32].contiguous(), wq, sx, sw, torch.randn(16, device="cuda").bfloat16(), [1, 1], [1, 1],
+        conv2d_int8_igemm(xq[..., :64].contiguous(), wq.cpu(), sx, sw)
+    args = (xq[..., :64].contiguous(), wq, sx, sw, torch.randn(16, device="cuda").bfloat16(), [1, 1], [1, 1],
             [1, 1], "relu", torch.bfloat16)
     torch.library.opcheck(torch.ops.cutlass_gemm.conv2d_int8_igemm.default, args)
 

@@ -44,8 +44,11 @@ ACTIVATIONS = ("none", "relu", "relu6")
 #: stage) would leave half of a 128-deep tile zero-filled.
 TILE_K = 128
 TILE_KS = (64, 128)
-#: Channel alignment of the TMA loads (16 bytes of int8) and of the TMA store (16 bytes of bf16/fp16).
-CI_ALIGN = 16
+#: Input channels: a multiple of the smallest tile K (64). A K tile runs over the channels of one filter tap:
+#: CUTLASS tiles the filter's (C, S, R) reduction mode by the tile K, which must divide C (a Ci of 16/32/48 would
+#: split a tile across taps, which cute's shape division does not define; the TMA rows alone would need 16).
+CI_ALIGN = 64
+#: Output channels: 16-byte rows of the bf16/fp16 TMA store.
 CO_ALIGN = 8
 
 
@@ -160,7 +163,7 @@ SMALL_M = 4096
 
 
 def tile_k(ci: int) -> int:
-    """128 when Ci fills 128-deep K tiles, else 64 (a K tile never spans two filter taps)."""
+    """128 when Ci fills 128-deep K tiles, else 64 (a K tile never spans two filter taps; Ci % 64 == 0)."""
     return 128 if ci % 128 == 0 else 64
 
 

@@ -16,8 +16,8 @@ Two kernels serve it, chosen from the conv's parameters once, at construction:
 Weights are per output channel over Ci*Kh*Kw, by the library's one weight quantizer (`Int8Linear.from_float`).
 Forward reads no tensor value on the host (torch.compile(fullgraph=True), CUDA graphs). Unservable
 parameters raise typed errors at construction: `UnsupportedConvError` naming kernel_size / stride / padding /
-dilation / groups / act / activation, `InvalidArgumentError` naming in_channels (Ci % 16: the kernels'
-16-byte int8 rows; pad the channels) or out_channels (Co % 8). `int8_conv_unservable_reason` says why
+dilation / groups / act / activation, `InvalidArgumentError` naming in_channels (1x1: Ci % 16, the GEMM's
+16-byte rows; k x k: Ci % 64, a K tile within one filter tap; pad the channels) or out_channels (Co % 8). `int8_conv_unservable_reason` says why
 without raising (quantize_model's report).
 """
 from __future__ import annotations

@@ -19,7 +19,7 @@ Convolutions (`nn.Conv2d`): a 1x1 / stride-1 / padding-0 / dilation-1 / groups-1
 `WeightOnlyConv2d` under w4a16 / w8a16 (blocks along Ci) or an `Int8Conv2d` under the w8a8-int8 schemes
 (static ones with calibration, like the linear layers), when its channels fit the kernel. Under w8a8-int8 and
 w8a8-int8-static every other groups-1 conv (3x3, strided, padded, dilated) becomes an `Int8Conv2d` on the
-int8 implicit GEMM (per-tensor activations) when Ci % 16 == 0 and Co % 8 == 0. What stays float, listed with
+int8 implicit GEMM (per-tensor activations) when Ci % 64 == 0 and Co % 8 == 0. What stays float, listed with
 the reason: those convs under w8a8-int8-asym (per-pixel zero points do not factor out of a k x k sum) and
 under w4a16 / w8a16, grouped convs, channel counts the kernels cannot hold (a ResNet's 7x7 stem, Ci = 3), and
 every convolution under the fp8 schemes (no fp8 convolution layer yet).

@@ -14,7 +14,7 @@ CUDA tensors on an SM90 GPU run kernels/conv2d.py's kernel (tile by shape, built
 CPU tensors run the float64 reference (this formula with F.conv2d); other GPUs raise UnsupportedDeviceError
 (no SM80 implicit GEMM yet). `conv2d_int8` (ops/conv.py) quantizes x and calls this op; `check_igemm` holds
 every rule, so a bad call raises a typed InvalidArgumentError naming the argument before any kernel:
-Ci % 16 (TMA rows of 16 bytes; pad the channels), Co % 8 (the TMA store), groups 1, stride 1..8, and the TMA
+Ci % 64 (a K tile within one filter tap; pad the channels), Co % 8 (the TMA store), groups 1, stride 1..8, and the TMA
 im2col window limits (padding 0..127, dilation * (K - 1) < 128) — `igemm_unsupported_reason` says why.
 """
 from __future__ import annotations
@@ -48,8 +48,8 @@ def igemm_unsupported_reason(kernel_size: Tuple[int, int], stride: Tuple[int, in
     if groups != 1:
         return "groups", f"groups={groups}: the int8 implicit GEMM serves groups=1 only"
     if in_channels % CI_ALIGN:
-        return "in_channels", (f"Ci = {in_channels} is not a multiple of {CI_ALIGN} (the kernel's 16-byte TMA rows "
-                               f"of int8 channels; pad the input channels with zeros)")
+        return "in_channels", (f"Ci = {in_channels} is not a multiple of {CI_ALIGN} (the implicit GEMM's K tile "
+                               f"runs over the channels of one filter tap; pad the input channels with zeros)")
     if out_channels % CO_ALIGN:
         return "out_channels", f"Co = {out_channels} is not a multiple of {CO_ALIGN} (16-byte output rows)"
     for i in range(2):
