@@ -134,12 +134,12 @@ def test_int8_op_2d_weight_float32_input_and_out_dtype():
 
 
 # ------------------------------------------------------------------------------------ typed errors
-def _raises(call, arg, unsupported):
+def _raises(call, arg, unsupported, one_by_one=True):
     with pytest.raises(InvalidArgumentError) as e:
         call()
     assert e.value.argument == arg, (arg, str(e.value))
     assert isinstance(e.value, UnsupportedConvError) == unsupported, (arg, type(e.value))
-    if unsupported:
+    if unsupported and one_by_one:  # the weight-only convs: 1x1 only
         assert "1x1" in str(e.value) and "stride 1" in str(e.value)
 
 
@@ -159,11 +159,17 @@ def test_op_errors_name_the_argument():
         (lambda: conv2d_weight_only(x, p, kernel_size=3, padding="same"), "kernel_size"),
         (lambda: conv2d_weight_only(x, p, dilation=2), "dilation"),
         (lambda: conv2d_weight_only(x, p, groups=2), "groups"),
-        (lambda: conv2d_int8(x, torch.zeros(64, 128, 3, 3, dtype=torch.int8), s), "kernel_size"),
-        (lambda: conv2d_int8(x, w_q, s, stride=2), "stride"),
-        (lambda: conv2d_int8(x, w_q, s, padding=(0, 1)), "padding"),
-        (lambda: conv2d_int8(x, w_q, s, dilation=(2, 1)), "dilation"),
+    ]
+    # W8A8 convs other than 1x1 run the implicit GEMM (tests/test_conv_int8.py); what it does not serve:
+    w3 = torch.zeros(64, 128, 3, 3, dtype=torch.int8).contiguous(memory_format=torch.channels_last)
+    int8_unsupported = [
         (lambda: conv2d_int8(x, w_q, s, groups=4), "groups"),
+        (lambda: conv2d_int8(x, w_q, s, stride=9), "stride"),
+        (lambda: conv2d_int8(x, w3, s, padding=200), "padding"),
+        (lambda: conv2d_int8(x, w3, s, act="dynamic_asym"), "act"),
+        (lambda: conv2d_int8(x, w3, s, activation="silu"), "activation"),
+        (lambda: conv2d_int8(x, torch.zeros(64, 128, 1, 4, dtype=torch.int8).contiguous(
+            memory_format=torch.channels_last), s, padding="same"), "padding"),  # uneven 'same'
     ]
     invalid = [
         (lambda: conv2d_weight_only(x.float(), p), "x"),                          # weight-only takes fp16/bf16
@@ -184,8 +190,19 @@ def test_op_errors_name_the_argument():
         (lambda: conv2d_int8(_x(1, 24, 2, 2), torch.zeros(32, 24, 1, 1, dtype=torch.int8), torch.ones(1, 32)), "w_q"),
         (lambda: conv2d_int8(_x(1, 32, 2, 2), torch.zeros(36, 32, 1, 1, dtype=torch.int8), torch.ones(1, 36)), "w_q"),
     ]
+    invalid += [
+        (lambda: conv2d_int8(x, torch.zeros(64, 128, 3, 3, dtype=torch.int8), s), "w_q"),  # not channels_last
+        (lambda: conv2d_int8(_x(1, 24, 5, 5), torch.zeros(32, 24, 3, 3, dtype=torch.int8).contiguous(
+            memory_format=torch.channels_last), torch.ones(1, 32)), "w_q"),            # Ci % 16
+        (lambda: conv2d_int8(x, w3, s, act="static"), "input_scale"),
+        (lambda: conv2d_int8(x, w3, s, padding="full"), "padding"),
+        (lambda: conv2d_int8(x, w3, s, padding="same", stride=2), "padding"),
+        (lambda: conv2d_int8(_x(1, 128, 2, 2), w3, s), "x"),                              # no output pixel
+    ]
     for call, arg in unsupported:
         _raises(call, arg, True)
+    for call, arg in int8_unsupported:
+        _raises(call, arg, True, one_by_one=False)
     for call, arg in invalid:
         _raises(call, arg, False)
     # channels the weight-only layout cannot hold never become a PackedWeight
@@ -198,11 +215,14 @@ def test_layer_errors_name_the_argument():
     cases = [
         (lambda: cnn.WeightOnlyConv2d(128, 64, 3), "kernel_size", True),
         (lambda: cnn.WeightOnlyConv2d(128, 64, stride=2), "stride", True),
-        (lambda: cnn.Int8Conv2d(128, 64, padding=1), "padding", True),
-        (lambda: cnn.Int8Conv2d(128, 64, groups=2), "groups", True),
+        (lambda: cnn.Int8Conv2d(128, 64, 3, padding=200), "padding", None),
+        (lambda: cnn.Int8Conv2d(128, 64, groups=2), "groups", None),
         (lambda: cnn.WeightOnlyConv2d.from_float(nn.Conv2d(128, 64, 3, padding=1)), "kernel_size", True),
-        (lambda: cnn.Int8Conv2d.from_float(nn.Conv2d(128, 64, 1, stride=2)), "stride", True),
-        (lambda: cnn.Int8Conv2d.from_float(nn.Conv2d(128, 64, 1, dilation=2)), "dilation", True),
+        (lambda: cnn.Int8Conv2d.from_float(nn.Conv2d(128, 64, 1, stride=9)), "stride", None),
+        (lambda: cnn.Int8Conv2d.from_float(nn.Conv2d(128, 64, 3), act="dynamic_asym"), "act", None),
+        (lambda: cnn.Int8Conv2d.from_float(nn.Conv2d(128, 64, 3), activation="silu"), "activation", None),
+        (lambda: cnn.Int8Conv2d(24, 32, 3), "in_channels", False),
+        (lambda: cnn.Int8Conv2d(64, 36, 3, stride=2), "out_channels", False),
         (lambda: cnn.WeightOnlyConv2d(96, 64), "in_channels", False),
         (lambda: cnn.WeightOnlyConv2d(128, 48), "out_channels", False),
         (lambda: cnn.WeightOnlyConv2d(192, 64, block_size=128), "in_channels", False),
@@ -217,8 +237,8 @@ def test_layer_errors_name_the_argument():
         (lambda: cnn.WeightOnlyConv2d.from_float(nn.Conv1d(128, 64, 1)), "conv", False),
         (lambda: cnn.Int8Conv2d(32, 32, dtype=torch.float32), "dtype", False),
     ]
-    for call, arg, unsupported in cases:
-        _raises(call, arg, unsupported)
+    for call, arg, unsupported in cases:  # None: an implicit-GEMM refusal (UnsupportedConvError, any wording)
+        _raises(call, arg, unsupported is not False, one_by_one=unsupported is not None)
     assert "in_channels=96" in str(pytest.raises(InvalidArgumentError, cnn.WeightOnlyConv2d, 96, 64).value)
 
 
@@ -325,8 +345,8 @@ def test_quantize_model_covers_1x1_convs_and_reports_the_rest():
         "w4a16": (["3", "7"], {"0": "in_channels=64 is not a multiple of block_size=128", "2": "kernel_size=(3, 3)",
                                "4": "stride=(2, 2)", "5": "out_channels=40"}),
         "w8a16": (["0", "3", "7"], {"2": "kernel_size=(3, 3)", "4": "stride=(2, 2)", "5": "out_channels=40"}),
-        "w8a8-int8": (["0", "3", "5", "7"], {"2": "kernel_size=(3, 3)", "4": "stride=(2, 2)"}),
-        "w8a8-int8-asym": (["0", "3", "5", "7"], {"2": "kernel_size=(3, 3)", "4": "stride=(2, 2)"}),
+        "w8a8-int8": (["0", "2", "3", "4", "5", "7"], {}),
+        "w8a8-int8-asym": (["0", "3", "5", "7"], {"2": "act='dynamic_asym'", "4": "act='dynamic_asym'"}),
         "w8a8-fp8": (["7"], {k: "no w8a8-fp8 convolution layer" for k in ("0", "2", "3", "4", "5")}),
     }
     for scheme, (quantized, skipped) in expect.items():
@@ -337,23 +357,25 @@ def test_quantize_model_covers_1x1_convs_and_reports_the_rest():
         for name, why in skipped.items():
             assert report.skipped[name].startswith(why), (scheme, report.skipped[name])
         cls = cnn.WeightOnlyConv2d if scheme.endswith("a16") else cnn.Int8Conv2d
-        assert all(isinstance(m[int(i)], cls) for i in quantized if i != "7") and type(m[2]) is nn.Conv2d
+        assert all(isinstance(m[int(i)], cls) for i in quantized if i != "7")
+        assert (type(m[2]) is nn.Conv2d) == (scheme != "w8a8-int8")
         with torch.no_grad():
             y = m(x).double()
         assert ((y - ref).norm() / ref.norm()).item() < (0.3 if scheme == "w4a16" else 6e-2), scheme
         if scheme == "w8a8-int8":
-            assert "4 layers quantized, 2 skipped" in str(report) and "skipped 2: kernel_size=(3, 3)" in str(report)
+            assert "6 layers quantized, 0 skipped" in str(report) and m[2].implicit_gemm and m[4].implicit_gemm
 
 
 def test_calibrate_and_static_scheme_cover_1x1_convs():
     base = _net()
     x = _x(2, 64, 8, 8, seed=4)
     cals = cnn.calibrate(base, [x, x * 0.5])
-    assert set(cals) == {"0", "3", "5", "7"}  # the 3x3 and the strided conv are not observed
+    assert set(cals) == {"0", "2", "3", "4", "5", "7"}  # the 3x3 and the strided conv too (implicit GEMM)
     assert cals["0"].num_observed == 2 * x.numel()
     m = copy.deepcopy(base)
     report = cnn.quantize_model(m, "w8a8-int8-static", calibration={k: v for k, v in cals.items() if k != "5"})
-    assert report.quantized == ["0", "3", "7"] and report.skipped["5"] == "no calibration data reached this layer"
+    assert report.quantized == ["0", "2", "3", "4", "7"]
+    assert report.skipped["5"] == "no calibration data reached this layer"
     assert m[0].act == "static" and float(m[0].linear.input_scale) == pytest.approx(
         x.float().abs().max().item() / 127, rel=1e-6)
     direct = cnn.Int8Conv2d.from_float(base[0], act="static", calibration_data=[x, x * 0.5])

@@ -9,6 +9,7 @@
   python tools/benchmark.py layer [--quick]     # quant + GEMM layers vs bf16 F.linear and Inductor W8A8
                                   (quant, layer: --inductor-mode max-autotune-no-cudagraphs for tuned baselines)
   python tools/benchmark.py weight_only [--quick]  # W4A16 / W8A16 layers vs bf16 F.linear and _weight_int4pack_mm
+  python tools/benchmark.py conv [--quick] [--resnet]  # int8 convs (ResNet-50 shapes, batch 1/32) vs cuDNN fp16/bf16
 
 Results go to --out (default tools/results/local/, not committed) as CSV/JSON/PNG and a Markdown table on stdout, each
 stamped with the date and the device. Timing: CUDA events around batches of launches queued behind
@@ -331,15 +332,18 @@ def cmd_first_call(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["overhead", "first-call", "shapes", "tiles", "quant", "layer", "weight_only"])
+    p.add_argument("what", choices=["overhead", "first-call", "shapes", "tiles", "quant", "layer", "weight_only",
+                                       "conv"])
     p.add_argument("--out", default=str(ROOT / "tools" / "results" / "local"))
     p.add_argument("--quick", action="store_true",
-                   help="shapes: four shapes only; layer: 16x8192x8192 and 2048x8192x8192 only; weight_only: 6 shapes")
+                   help="shapes: four shapes only; layer: 16x8192x8192 and 2048x8192x8192 only; weight_only: 6 shapes; "
+                        "conv: the 3x3 convs at batch 32 only")
     p.add_argument("--cublaslt", action="store_true", help="shapes: add the cuBLASLt int8 row")
     p.add_argument("--shapes", help="shapes, tiles, layer, weight_only: comma-separated MxNxK list instead of the default set")
     p.add_argument("--dtypes", default="int8", help="tiles: input types, comma-separated (int8, e4m3)")
     p.add_argument("--choices", help="tiles: tile choices TILE/CLUSTER/SCHEDULE, comma-separated, "
                                      "e.g. 128x256x128/c1x2x1/cooperative (default: the selection table's)")
+    p.add_argument("--resnet", action="store_true", help="conv: also time the whole ResNet-50 at batch 32")
     p.add_argument("--uncached", action="store_true", help="first-call: also time a kernel not yet built")
     p.add_argument("--inductor-mode", default="default",
                    help="quant, layer: torch.compile mode of the Inductor baselines (default: %(default)s; "
@@ -349,6 +353,10 @@ def main():
     if args.what in ("quant", "layer"):
         import bench_e2e  # noqa: E402  (the quantization ops and layers are only needed here)
         bench_e2e.COMMANDS[args.what](args)
+        return
+    if args.what == "conv":
+        import bench_conv  # noqa: E402
+        bench_conv.COMMANDS[args.what](args)
         return
     if args.what == "weight_only":
         import bench_wo  # noqa: E402

@@ -8,6 +8,7 @@
   python tools/generate_kernels.py --sm 90 --activation relu --out /tmp/gen --compile   # relu kernels (prebuilt part)
   python tools/generate_kernels.py --out /tmp/gen --compile --name KERNEL_NAME [--name ...]   # exactly these
   python tools/generate_kernels.py --mixed [--compile]          # the SM90 weight-only mixed-input set (8)
+  python tools/generate_kernels.py --conv [--compile] [--resnet]  # the SM90 int8 conv2d set (36; ResNet-50's 12)
 
 Compiled kernels are shared libraries (one kernel + its C-ABI launcher; the cubin inside) placed in
 the kernel cache ($CUTLASS_GEMM_CACHE_DIR, default ~/.cache/cutlass_gemm), where the ops find them
@@ -58,6 +59,10 @@ def main(argv=None) -> int:
     p.add_argument("--mixed", action="store_true",
                    help="the SM90 weight-only mixed-input family instead (generated/sm90_mixed; --compile builds "
                         "every kernel of it, or the --name ones)")
+    p.add_argument("--conv", action="store_true",
+                   help="the SM90 int8 implicit-GEMM conv2d family instead (generated/sm90_conv; --compile builds "
+                        "every kernel of it, the --name ones, or with --resnet the 12 a bf16 ResNet-50 selects)")
+    p.add_argument("--resnet", action="store_true", help="with --conv --compile: only the ResNet-50 (bf16) kernels")
     p.add_argument("--limit", type=int, default=0, help="compile only the first N kernels (smoke tests)")
     p.add_argument("--cache-dir", type=Path, help="kernel cache folder (overrides $%s)" % build.CACHE_ENV)
     args = p.parse_args(argv)
@@ -66,6 +71,8 @@ def main(argv=None) -> int:
 
     if args.mixed:
         return _mixed(args, p)
+    if args.conv:
+        return _conv(args, p)
     sms = args.sm or list(heuristics.DEFAULT_SMS)
     variants = tuple(args.variant or VARIANTS)
     try:
@@ -116,6 +123,25 @@ def _mixed(args, p) -> int:
     if not args.compile:
         return 0
     todo = configs[: args.limit] if args.limit else configs
+    sources = {c.name: (args.out / GENERATED_SUBDIR / f"{c.name}.cu").read_text() for c in todo}
+    return _compile(todo, sources, args.jobs)
+
+
+def _conv(args, p) -> int:
+    """--conv: generate (and with --compile build) the conv2d family; --name picks exact kernels."""
+    from cutlass_gemm.kernels.conv2d import GENERATED_SUBDIR, Conv2dConfig, default_configs, resnet_configs
+    from cutlass_gemm.kernels.generate import generate_conv
+    try:
+        named = [Conv2dConfig.from_name(n) for n in args.name]
+    except ValueError as exc:
+        p.error(str(exc))
+    configs = named or default_configs()
+    paths = generate_conv(configs, args.out, prune=not named)
+    print(f"generated {len(paths)} conv2d kernel sources under {args.out / GENERATED_SUBDIR}")
+    if not args.compile:
+        return 0
+    todo = named or (resnet_configs() if args.resnet else configs)
+    todo = todo[: args.limit] if args.limit else todo
     sources = {c.name: (args.out / GENERATED_SUBDIR / f"{c.name}.cu").read_text() for c in todo}
     return _compile(todo, sources, args.jobs)
 

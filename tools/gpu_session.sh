@@ -5,6 +5,8 @@
 # Environment: EMPTY_CACHE=1 starts from an empty kernel cache (default: keep what is there);
 #   BENCH="quant layer overhead shapes" picks the benchmarks (BENCH= runs none; the demo always runs); QUICK=1 runs their quick variants;
 #   KERNELS=subset builds only the kernels the benchmarks use, KERNELS=prebuilt the prebuilt set; EMIT=1 builds through generate_kernels.py;
+#   CONV=1 also builds the 36 int8 implicit-GEMM conv kernels (tools/generate_kernels.py --conv --compile; the conv
+#   GPU tests, BENCH=conv and the demo's ResNet-50 use them; otherwise each is built on first use);
 #   SMS="90 80" also builds the SM80 family (with sm_90 machine code, CUTLASS_GEMM_SM80_ARCHS=80,90, which
 #   tests/test_sm80_on_sm90_gpu.py needs; SMS=80 builds only that family).
 # Kernels go to $CUTLASS_GEMM_CACHE_DIR (default /tmp/cutlass_gemm_cache).
@@ -50,6 +52,10 @@ with ThreadPoolExecutor(int(sys.argv[1])) as pool:
     list(pool.map(lambda c: build.build(c, (Path(f"generated/sm{c.sm}") / f"{c.name}.cu").read_text()), cfgs))
 print(f"built {len(cfgs)} kernels with {sys.argv[1]} jobs in {time.time() - t0:.0f} s")
 EOF
+fi
+if [ -n "${CONV:-}" ]; then
+  ( time python3 tools/generate_kernels.py --conv --compile --jobs "$JOBS" ) 2>&1 | grep -v "^nvcc:" | tail -4 \
+    | tee "$OUT/conv_kernels.log"
 fi
 wait $EXT; cat "$OUT/extension.log" | tail -2
 

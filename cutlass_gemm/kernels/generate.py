@@ -98,11 +98,24 @@ def generate_mixed(configs: Iterable, out_dir: Path, *, prune: bool = True) -> L
     when its text changed, and (with `prune`) sources the previous manifest listed and the set lacks removed."""
     from .emit_mixed import emit_mixed_source
     from .mixed_input import GENERATED_SUBDIR, MIXED_GENERATOR_VERSION, MixedInputConfig
+    return _generate_family(configs, Path(out_dir) / GENERATED_SUBDIR, emit_mixed_source, MIXED_GENERATOR_VERSION,
+                            MixedInputConfig, prune)
+
+
+def generate_conv(configs: Iterable, out_dir: Path, *, prune: bool = True) -> List[Path]:
+    """Emit int8 implicit-GEMM conv2d kernels (kernels/conv2d.py) into `out_dir/sm90_conv/`, as generate_mixed."""
+    from .conv2d import CONV_GENERATOR_VERSION, GENERATED_SUBDIR, Conv2dConfig
+    from .emit_conv import emit_conv_source
+    return _generate_family(configs, Path(out_dir) / GENERATED_SUBDIR, emit_conv_source, CONV_GENERATOR_VERSION,
+                            Conv2dConfig, prune)
+
+
+def _generate_family(configs: Iterable, sub: Path, emit, version: str, config_cls, prune: bool) -> List[Path]:
+    """One family's folder under generated/ with its own manifest (see generate_mixed)."""
     configs = sorted(set(configs), key=lambda c: c.name)
-    sub = Path(out_dir) / GENERATED_SUBDIR
     sub.mkdir(parents=True, exist_ok=True)
     paths: List[Path] = []
-    entries = _emit_into(configs, sub, emit_mixed_source, paths)
+    entries = _emit_into(configs, sub, emit, paths)
     try:
         old = json.loads((sub / MANIFEST).read_text())["kernels"]
         previous = set(old)
@@ -110,12 +123,12 @@ def generate_mixed(configs: Iterable, out_dir: Path, *, prune: bool = True) -> L
         old, previous = {}, set()
     if not prune:  # keep what the manifest listed (a --name run adds to the set, like generate())
         entries = {**{k: v for k, v in old.items() if k in previous}, **entries}
-    text = json.dumps({"generator": MIXED_GENERATOR_VERSION, "kernels": entries}, indent=1, sort_keys=True) + "\n"
+    text = json.dumps({"generator": version, "kernels": entries}, indent=1, sort_keys=True) + "\n"
     _write_if_changed(sub / MANIFEST, text)
     if prune:
         for name in sorted(previous - set(entries)):
             try:
-                owned = MixedInputConfig.from_name(name).name == name
+                owned = config_cls.from_name(name).name == name
             except ValueError:
                 owned = False
             if owned and (sub / f"{name}.cu").is_file():

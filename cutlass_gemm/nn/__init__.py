@@ -1,5 +1,5 @@
-"""Quantized layers and whole-model conversion: `Int8Linear`, `Fp8Linear`, `WeightOnlyLinear`, the 1x1
-convolutions `Int8Conv2d` and `WeightOnlyConv2d`, `quantize_model`,
+"""Quantized layers and whole-model conversion: `Int8Linear`, `Fp8Linear`, `WeightOnlyLinear`, the
+convolutions `Int8Conv2d` (any kernel, stride, padding, dilation) and `WeightOnlyConv2d` (1x1), `quantize_model`,
 `calibrate`, and greedy decoding replayed from a CUDA graph (`greedy_generate_cuda_graph`, with
 `greedy_generate_eager` as its reference), for checks and demos."""
 from .conv import Int8Conv2d, WeightOnlyConv2d, conv_unservable_reason

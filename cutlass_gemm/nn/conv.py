@@ -1,5 +1,6 @@
-"""Quantized 1x1 convolution layers: `WeightOnlyConv2d` (W4A16 / W8A16) and `Int8Conv2d` (W8A8), drop-ins for
-an `nn.Conv2d` with a 1x1 kernel, stride 1, no padding, dilation 1 and groups 1.
+"""Quantized convolution layers: `WeightOnlyConv2d` (W4A16 / W8A16), a drop-in for an `nn.Conv2d` with a 1x1
+kernel, stride 1, no padding, dilation 1 and groups 1, and `Int8Conv2d` (W8A8, nn/conv_int8.py: 1x1 ones on
+the GEMM as below, every other groups-1 conv on the int8 implicit GEMM).
 
     layer = WeightOnlyConv2d.from_float(conv, bits=4, block_size=128)      # blocks along Ci (= Ci*Kh*Kw)
     layer = Int8Conv2d.from_float(conv, act="dynamic", activation="relu")  # conv + ReLU in one GEMM
@@ -23,15 +24,14 @@ W8A8: Ci % 16, Co % 8). `quantize_model` leaves such convolutions float and repo
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional, Union
+from typing import Optional, Union
 
 import torch
 from torch import nn
 
 from ..errors import InvalidArgumentError
 from ..ops.conv import Pair, check_conv_1x1, conv_unsupported_reason, from_rows, to_rows
-from ..quant import Calibrator
-from .linear import Int8Linear, unservable_reason
+from .conv_int8 import Int8Conv2d, int8_conv_unservable_reason
 from .weight_only import WeightOnlyLinear, weight_only_unservable_reason
 
 
@@ -54,15 +54,16 @@ def _child(make):
         raise InvalidArgumentError(_NAMES.get(e.argument, e.argument), _for_conv(str(e).split(": ", 1)[-1])) from None
 
 
-def conv_unservable_reason(conv: nn.Conv2d, kind: str = "int8", block_size: Optional[int] = None) -> Optional[str]:
-    """Why `conv` cannot become a quantized 1x1 layer of `kind` ("int8": Int8Conv2d, "weight_only":
-    WeightOnlyConv2d with `block_size`), or None."""
+def conv_unservable_reason(conv: nn.Conv2d, kind: str = "int8", block_size: Optional[int] = None,
+                           act: Optional[str] = None) -> Optional[str]:
+    """Why `conv` cannot become a quantized layer of `kind` ("int8": Int8Conv2d with activation scheme `act`,
+    any groups-1 conv; "weight_only": a 1x1 WeightOnlyConv2d with `block_size`), or None."""
+    if kind != "weight_only":  # Int8Conv2d: 1x1 on the GEMM, everything else on the implicit GEMM
+        return int8_conv_unservable_reason(conv, act)
     why = conv_unsupported_reason(conv.kernel_size, conv.stride, conv.padding, conv.dilation, conv.groups)
     if why is not None:
         return why[1]
-    if kind == "weight_only":
-        return _for_conv(weight_only_unservable_reason(conv.in_channels, conv.out_channels, block_size))
-    return _for_conv(unservable_reason(conv.in_channels, conv.out_channels))
+    return _for_conv(weight_only_unservable_reason(conv.in_channels, conv.out_channels, block_size))
 
 
 def _as_linear(conv: nn.Conv2d) -> nn.Linear:
@@ -138,45 +139,6 @@ class WeightOnlyConv2d(_Conv1x1):
         layer = cls(conv.in_channels, conv.out_channels, bias=conv.bias is not None, bits=bits,
                     block_size=block_size, zero_point=zero_point, device="meta")  # real buffers come next
         layer.linear = WeightOnlyLinear.from_float(lin, bits=bits, group_size=block_size, zero_point=zero_point)
-        return layer
-
-
-class Int8Conv2d(_Conv1x1):
-    """1x1 convolution with int8 weights (per output channel) x int8 activations (`act`: "dynamic" per
-    pixel, "dynamic_asym", "dynamic_per_tensor", "static", "static_asym"), `activation` (None, "relu",
-    "relu6", "gelu_tanh", "silu") fused in the GEMM epilogue; the child is an `Int8Linear`."""
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Pair = 1, stride: Pair = 1,
-                 padding: Union[Pair, str] = 0, dilation: Pair = 1, groups: int = 1, bias: bool = True, *,
-                 act: str = "dynamic", dtype: torch.dtype = torch.bfloat16, device=None,
-                 activation: Optional[str] = None):
-        """An empty layer (zero weight, unit scales) shaped as `from_float` fills it, for `load_state_dict`."""
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups)
-        self.linear = _child(lambda: Int8Linear(in_channels, out_channels, bias, act=act, dtype=dtype, device=device,
-                                                activation=activation))
-
-    @property
-    def act(self) -> str:
-        return self.linear.act
-
-    @property
-    def activation(self) -> Optional[str]:
-        return self.linear.activation
-
-    @classmethod
-    def from_float(cls, conv: nn.Conv2d, act: str = "dynamic",
-                   calibration_data: Optional[Iterable[torch.Tensor]] = None,
-                   calibrator: Union[str, Calibrator] = "max", activation: Optional[str] = None) -> "Int8Conv2d":
-        """Quantize the 1x1 `conv` as `Int8Linear.from_float` does its (Co, Ci) weight. Static schemes take
-        `calibration_data` (conv inputs (N, Ci, H, W)) or an observed `calibrator` (`nn.calibrate` observes
-        1x1 convolutions too); `activation` fuses the activation that follows the conv."""
-        lin = _as_linear(conv)
-        layer = cls(conv.in_channels, conv.out_channels, bias=conv.bias is not None, act=act, device="meta",
-                    activation=activation)  # validates act and activation before any quantization work
-        rows = None if calibration_data is None else [to_rows(x.detach(), conv.in_channels).rows
-                                                      for x in calibration_data]
-        layer.linear = Int8Linear.from_float(lin, act=act, calibration_data=rows, calibrator=calibrator,
-                                             activation=activation)
         return layer
 
 

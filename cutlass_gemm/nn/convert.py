@@ -1,6 +1,6 @@
-"""Whole-model conversion: `quantize_model` swaps `nn.Linear` (and 1x1 `nn.Conv2d`) modules in place (the torchao
+"""Whole-model conversion: `quantize_model` swaps `nn.Linear` (and `nn.Conv2d`) modules in place (the torchao
 `quantize_` habit) and reports what it skipped and why; `calibrate` observes the inputs of every linear layer
-(and servable 1x1 convolution) for the static schemes.
+(and servable convolution) for the static schemes.
 
     report = quantize_model(model, "w8a8-int8", skip=["lm_head"])
     cals = calibrate(model, batches)                      # static schemes: observe first
@@ -17,9 +17,12 @@ scheme. `skip` takes exact names, fnmatch patterns (`"model.layers.0.*"`) or a c
 
 Convolutions (`nn.Conv2d`): a 1x1 / stride-1 / padding-0 / dilation-1 / groups-1 one becomes a
 `WeightOnlyConv2d` under w4a16 / w8a16 (blocks along Ci) or an `Int8Conv2d` under the w8a8-int8 schemes
-(static ones with calibration, like the linear layers), when its channels fit the kernel; every other
-convolution (3x3, strided, padded, dilated, grouped), every convolution under the fp8 schemes (no fp8
-convolution layer yet), and 1x1 ones whose channels do not fit stay float and are listed with the reason.
+(static ones with calibration, like the linear layers), when its channels fit the kernel. Under w8a8-int8 and
+w8a8-int8-static every other groups-1 conv (3x3, strided, padded, dilated) becomes an `Int8Conv2d` on the
+int8 implicit GEMM (per-tensor activations) when Ci % 64 == 0 and Co % 8 == 0. What stays float, listed with
+the reason: those convs under w8a8-int8-asym (per-pixel zero points do not factor out of a k x k sum) and
+under w4a16 / w8a16, grouped convs, channel counts the kernels cannot hold (a ResNet's 7x7 stem, Ci = 3), and
+every convolution under the fp8 schemes (no fp8 convolution layer yet).
 """
 from __future__ import annotations
 
@@ -89,7 +92,7 @@ def _reason(mod: nn.Module, scheme: str, wo: Optional[dict]) -> Optional[str]:
             return (f"no {scheme} convolution layer yet (Int8Conv2d and WeightOnlyConv2d serve the int8 and "
                     f"weight-only schemes)")
         return conv_unservable_reason(mod, "int8" if wo is None else "weight_only",
-                                      None if wo is None else wo["group_size"])
+                                      None if wo is None else wo["group_size"], None if wo else SCHEMES[scheme][1])
     if wo is None:
         return unservable_reason(mod.in_features, mod.out_features)
     return weight_only_unservable_reason(mod.in_features, mod.out_features, wo["group_size"])

@@ -145,18 +145,32 @@ def conv2d_int8(x: Tensor, w_q: Tensor, w_scale: Tensor, bias: Optional[Tensor] 
                 azp_adj: Optional[Tensor] = None, activation: Optional[str] = None,
                 out_dtype: Optional[torch.dtype] = None, stride: Pair = 1, padding: Union[Pair, str] = 0,
                 dilation: Pair = 1, groups: int = 1) -> Tensor:
-    """act(F.conv2d(x, W, bias)) with int8 activations and a 1x1 int8 weight W = w_q * w_scale per output
-    channel: x (N, Ci, H, W) fp32/fp16/bf16, NCHW or channels_last; w_q int8 (Co, Ci, 1, 1) or (Co, Ci);
-    w_scale float32 (1, Co); bias (Co,) in the output dtype. `act`, `input_scale`, `input_zero_point`,
-    `azp_adj`, `out_dtype` and `activation` (None, "relu", "relu6", ..., fused in the GEMM epilogue) are
-    `w8a8_linear`'s: "dynamic" quantizes per pixel (a GEMM row), "static" per tensor with `input_scale`.
-    Output (N, Co, H, W) in x's memory format, dtype as `w8a8_linear` gives it. Raises UnsupportedConvError
-    for other convolutions (a 4-D w_q gives the kernel size), InvalidArgumentError for bad arguments."""
+    """act(F.conv2d(x, W, bias, stride, padding, dilation)) with int8 activations and an int8 weight
+    W = w_q * w_scale per output channel: x (N, Ci, H, W) fp32/fp16/bf16, NCHW or channels_last; w_q int8
+    (Co, Ci, Kh, Kw) (or (Co, Ci) for 1x1); w_scale float32 (1, Co); bias (Co,) in the output dtype.
+
+    A 1x1 / stride-1 / unpadded conv runs `w8a8_linear` on the pixel rows (`act`, `input_scale`,
+    `input_zero_point`, `azp_adj`, `activation` as there; "dynamic" quantizes per pixel). Any other conv runs
+    the int8 implicit GEMM (`conv2d_int8_krsc`): w_q must then be channels_last (its memory is the kernel's
+    KRSC order; `w_q.contiguous(memory_format=torch.channels_last)`), activations are per tensor ("dynamic" =
+    "dynamic_per_tensor": one scale for the whole input, computed on the device; "static" with `input_scale`),
+    `activation` None / "relu" / "relu6". Output (N, Co, P, Q) in x's memory format. Typed errors before any
+    kernel: UnsupportedConvError for what neither path serves, InvalidArgumentError for bad arguments."""
     if not isinstance(w_q, Tensor) or w_q.dim() not in (2, 4):
         got = f"shape {tuple(w_q.shape)}" if isinstance(w_q, Tensor) else type(w_q).__name__
-        raise InvalidArgumentError("w_q", f"must be an int8 (Co, Ci, 1, 1) or (Co, Ci) tensor, got {got}")
+        raise InvalidArgumentError("w_q", f"must be an int8 (Co, Ci, Kh, Kw) or (Co, Ci) tensor, got {got}")
     kernel = tuple(w_q.shape[2:]) if w_q.dim() == 4 else (1, 1)
-    check_conv_1x1(kernel, stride, padding, dilation, groups)
+    if conv_unsupported_reason(kernel, stride, padding, dilation, groups) is not None:
+        if w_q.dtype != torch.int8:
+            raise InvalidArgumentError("w_q", f"must be int8, got {w_q.dtype}")
+        if not w_q.is_contiguous(memory_format=torch.channels_last):
+            raise InvalidArgumentError("w_q", "a k x k / strided / padded conv's weight must be channels_last "
+                                              "(KRSC memory): pass w_q.contiguous(memory_format=torch.channels_last)")
+        if input_zero_point is not None or azp_adj is not None:
+            raise UnsupportedConvError("act", "zero points (asymmetric activations) are served for 1x1 convs only")
+        return conv2d_int8_krsc(x, w_q.permute(0, 2, 3, 1), w_scale, bias, act=act, input_scale=input_scale,
+                                activation=activation, out_dtype=out_dtype, stride=stride, padding=padding,
+                                dilation=dilation, groups=groups)
     co, ci = w_q.shape[0], w_q.shape[1]
     if ci % K_ALIGN or co % N_ALIGN:  # said in channels here rather than by the GEMM in rows and columns
         raise InvalidArgumentError("w_q", f"Ci = {ci} must be a multiple of {K_ALIGN} and Co = {co} of {N_ALIGN} "
@@ -166,3 +180,93 @@ def conv2d_int8(x: Tensor, w_q: Tensor, w_scale: Tensor, bias: Optional[Tensor] 
     y = w8a8_linear(r.rows, w2, w_scale, bias, act=act, input_scale=input_scale, input_zero_point=input_zero_point,
                     azp_adj=azp_adj, out_dtype=out_dtype, activation=activation)
     return from_rows(y, r)
+
+
+#: The implicit GEMM's activation schemes: one scale per tensor (a per-pixel scale cannot be taken out of a
+#: sum that runs over Kh x Kw pixels), so "dynamic" means "dynamic_per_tensor" there.
+IGEMM_ACTS = ("dynamic", "dynamic_per_tensor", "static")
+
+
+def conv_padding(padding: Union[Pair, str], kernel: Tuple[int, int], stride: Tuple[int, int],
+                 dilation: Tuple[int, int]) -> Tuple[int, int]:
+    """Symmetric (pad_h, pad_w) for an int, a pair, "valid" or "same" (stride 1, even dilation * (k - 1):
+    the kernel pads both sides alike; PyTorch's extra bottom/right row of an odd total is not served)."""
+    if padding == "valid":
+        return (0, 0)
+    if padding == "same":
+        if stride != (1, 1):
+            raise InvalidArgumentError("padding", "padding='same' needs stride 1 (as in F.conv2d)")
+        total = tuple(d * (k - 1) for k, d in zip(kernel, dilation))
+        if any(t % 2 for t in total):
+            raise UnsupportedConvError("padding", f"padding='same' with kernel {kernel} and dilation {dilation} pads "
+                                                  f"unevenly; the implicit GEMM pads both sides alike")
+        return (total[0] // 2, total[1] // 2)
+    if isinstance(padding, str):
+        raise InvalidArgumentError("padding", f"must be 'valid', 'same', an int or a pair of ints, got {padding!r}")
+    return _pair(padding, "padding")
+
+
+def conv2d_int8_krsc(x: Tensor, w_krsc: Tensor, w_scale: Tensor, bias: Optional[Tensor] = None, *,
+                     act: str = "dynamic", input_scale: Optional[Tensor] = None, activation: Optional[str] = None,
+                     out_dtype: Optional[torch.dtype] = None, stride: Pair = 1, padding: Union[Pair, str] = 0,
+                     dilation: Pair = 1, groups: int = 1) -> Tensor:
+    """The implicit-GEMM int8 conv on a KRSC weight w_krsc (Co, Kh, Kw, Ci) int8 contiguous (what
+    `Int8Conv2d` holds): quantize x per tensor on the device (no host read), run
+    `cutlass_gemm::conv2d_int8_igemm`, give the output x's memory format. x NCHW costs one permute copy
+    into NHWC (channels_last x: none) and one back. fp32 x: bf16 output returned as fp32."""
+    from . import quantize as qops
+    from .conv_igemm import conv2d_int8_igemm, igemm_unsupported_reason
+    if act not in IGEMM_ACTS:
+        raise UnsupportedConvError("act", f"k x k / strided convolutions take act in {IGEMM_ACTS}, got {act!r}")
+    if activation not in (None, "relu", "relu6"):
+        raise UnsupportedConvError("activation", f"k x k / strided convolutions fuse None, 'relu' or 'relu6', "
+                                                 f"got {activation!r}")
+    if not isinstance(w_krsc, Tensor) or w_krsc.dim() != 4 or w_krsc.dtype != torch.int8 \
+            or not w_krsc.is_contiguous():
+        raise InvalidArgumentError("w_q", "must be an int8 (Co, Kh, Kw, Ci)-ordered (KRSC) contiguous weight")
+    if not isinstance(x, Tensor) or x.dim() not in (3, 4):
+        raise InvalidArgumentError("x", f"must be (N, Ci, H, W) or (Ci, H, W), got "
+                                        f"{tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__}")
+    if x.dtype not in (torch.float32, torch.float16, torch.bfloat16):
+        raise InvalidArgumentError("x", f"must be float32, float16 or bfloat16, got {x.dtype}")
+    co, kh, kw, ci = w_krsc.shape
+    st, dil = _pair(stride, "stride"), _pair(dilation, "dilation")
+    if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
+        raise InvalidArgumentError("groups", f"must be a positive int, got {groups!r}")
+    pad = conv_padding(padding, (kh, kw), st, dil)
+    why = igemm_unsupported_reason((kh, kw), st, pad, dil, groups, ci, co)
+    if why is not None:
+        arg, msg = why
+        if arg.endswith("channels"):
+            raise InvalidArgumentError("w_q", msg)
+        raise UnsupportedConvError(arg, msg)
+    if act == "static" and input_scale is None:
+        raise InvalidArgumentError("input_scale", "act='static' needs the calibrated per-tensor scale")
+    if act != "static" and input_scale is not None:
+        raise InvalidArgumentError("input_scale", f"act={act!r} computes its scale; input_scale is for act='static'")
+    back_to_f32 = out_dtype is None and x.dtype == torch.float32  # w8a8_linear's rule for float32 input
+    if out_dtype is None:
+        out_dtype = x.dtype if x.dtype in (torch.float16, torch.bfloat16) else torch.bfloat16
+    unbatched = x.dim() == 3
+    x4 = x.unsqueeze(0) if unbatched else x
+    if x4.shape[1] != ci:
+        raise InvalidArgumentError("x", f"must have {ci} channels (dim {0 if unbatched else 1}), got {x4.shape[1]}")
+    cl = x4.is_contiguous(memory_format=torch.channels_last)
+    nhwc = x4.permute(0, 2, 3, 1)
+    if not cl:  # the documented copy: NCHW (or strided) input into pixel-major order
+        nhwc = nhwc.contiguous()
+    if act == "static":
+        q, row_scale = qops.quantize_static(nhwc, input_scale, torch.int8)
+        # row_scale is the static scale, or NaN for a pixel holding NaN/Inf: its max (NaN wins) makes such an
+        # input NaN out, as the per-tensor dynamic scale does, instead of a plausible output (device op, no sync)
+        scale_x = row_scale.amax().reshape(1)
+    else:
+        q, scale_x = qops.quantize_per_tensor(nhwc, torch.int8)
+    w_scale_v = w_scale.reshape(-1) if isinstance(w_scale, Tensor) else w_scale
+    y = conv2d_int8_igemm(q, w_krsc, scale_x, w_scale_v, bias, st, pad, dil, activation, out_dtype)
+    out = y.permute(0, 3, 1, 2)  # (N, Co, P, Q) channels_last view of the NHWC result
+    if not cl:
+        out = out.contiguous()
+    if back_to_f32:
+        out = out.float()
+    return out.squeeze(0) if unbatched else out

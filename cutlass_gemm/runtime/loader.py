@@ -129,8 +129,36 @@ class MixedInputLibrary(KernelLibrary):
             self.raise_launch_error(rc, m, n, k)
 
 
+class Conv2dLibrary(KernelLibrary):
+    """One compiled int8 implicit-GEMM conv2d kernel: the C ABI of kernels/emit_conv.py (`cg_conv_launch`,
+    `cg_conv_workspace_size`; names of its own, as for the mixed-input family). Sizes are, in order,
+    n, h, w, c, k, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w."""
+
+    _ENTRIES = ("cg_conv_workspace_size", "cg_conv_launch")
+    _SIZES = [_I] * 13
+    _ARGTYPES = [_P, _P, _P, _P, _P, _P, *_SIZES, _I, _I, _P, ctypes.c_size_t, _P]
+
+    def _bind(self, lib) -> None:
+        lib.cg_conv_workspace_size.restype = ctypes.c_size_t
+        lib.cg_conv_workspace_size.argtypes = self._SIZES
+        lib.cg_conv_launch.restype = ctypes.c_int
+        lib.cg_conv_launch.argtypes = self._ARGTYPES
+        self._launch = lib.cg_conv_launch
+
+    def workspace_size(self, *sizes: int) -> int:  # type: ignore[override]
+        return int(self._lib.cg_conv_workspace_size(*sizes))
+
+    def launch(self, x, w, out, scale_x, scale_w, bias, *rest) -> None:  # type: ignore[override]
+        """rest: the 13 sizes, p, q, workspace, workspace_bytes, stream."""
+        rc = self._launch(x, w, out, scale_x, scale_w, bias, *rest)
+        if rc:
+            n, h, wd, c, k = rest[:5]
+            raise KernelLaunchError(f"{self.config.name} (x {n}x{h}x{wd}x{c}, {k} filters {rest[5]}x{rest[6]}) failed "
+                                    f"with code {rc}: {self._lib.cg_last_error().decode()}")
+
+
 #: The library class of each kernel family (kernels/families.py): its C ABI.
-_LIBRARY_CLASSES = {"gemm": KernelLibrary, "mixed_input": MixedInputLibrary}
+_LIBRARY_CLASSES = {"gemm": KernelLibrary, "mixed_input": MixedInputLibrary, "conv2d": Conv2dLibrary}
 
 
 def _library_class(cfg) -> type:
@@ -138,6 +166,9 @@ def _library_class(cfg) -> type:
 
 
 def build_command(cfg: KernelConfig) -> str:
+    if family_of(cfg).name == "conv2d":
+        return (f"python tools/generate_kernels.py --conv --compile --name {cfg.name}"
+                f"   (or call cutlass_gemm.runtime.build.build(Conv2dConfig.from_name({cfg.name!r})))")
     if family_of(cfg).name == "mixed_input":
         return (f"python tools/generate_kernels.py --mixed --compile --name {cfg.name}"
                 f"   (or call cutlass_gemm.runtime.build.build(MixedInputConfig.from_name({cfg.name!r})))")

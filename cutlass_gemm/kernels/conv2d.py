@@ -1,0 +1,191 @@
+"""The W8A8 int8 conv2d family: CUTLASS's SM90 implicit-GEMM fprop (TMA im2col + WGMMA).
+
+One kernel computes, for an NHWC int8 activation x (N, H, W, Ci) and a KRSC int8 filter w (Co, Kh, Kw, Ci),
+
+    out (N, P, Q, Co) = act(scale_x * scale_w[co] * conv(x, w)[n, p, q, co] + bias[co])
+
+as the implicit GEMM D (N*P*Q, Co) = im2col(x) (N*P*Q, Kh*Kw*Ci) @ w^T with int32 accumulation; the
+epilogue is a hand-written EVT (kernels/emit_conv.py): scale_x is one float32 read through a pointer
+(per-tensor activation scale, static or computed on the device by the dynamic quantizer: no host read),
+scale_w and bias are row broadcasts along Co (a null bias pointer reads as zeros, so one kernel serves
+convs with and without a bias), then the activation, then one conversion to bf16/fp16.
+
+What the wheel offers, and why this is the family's shape (nvidia-cutlass 4.2):
+- `cutlass_library.generator.GenerateSM90_Conv3x` lists s8 x s8 -> s32 fprop kernels, and the SM90 conv
+  collective builder (`cutlass/conv/collective/builders/sm90_gmma_builder.inl`) takes int8: SM90 is served.
+- The conv dispatch policy rejects the persistent schedules ("Persistent schedules not support for conv
+  yet"): only `KernelImplicitTmaWarpSpecializedSm90` (one producer and one consumer warp group, one CTA per
+  output tile) exists, so there is no `schedule` field; its epilogue schedule is `TmaWarpSpecialized`.
+- cutlass_cppgen 4.2's `op.Conv2d` emits CUTLASS 2 (SM80) implicit GEMMs with its own epilogue functors
+  only (no EVT for conv), so the kernel types are written from a template, as the mixed-input family's are.
+- SM80 (the CUTLASS 2 mma.sync implicit GEMM) is not emitted yet: the op raises UnsupportedDeviceError there.
+
+What changes the binary, and so the name and cache key (fixed order, the name's order): SM, output
+dtype, activation, CTA tile (M = output pixels, N = output channels, K = 128 int8 = one 128-byte TMA row),
+cluster, stages (0: as many as fit after the epilogue's shared memory).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import List, Tuple
+
+#: Bumped whenever the emitted source of an unchanged Conv2dConfig would change.
+CONV_GENERATOR_VERSION = "1"
+#: The family's folder under generated/ (its own manifest).
+GENERATED_SUBDIR = "sm90_conv"
+
+OUT_DTYPES = ("bf16", "f16")
+#: Activations fused after scale + bias (float32, NaN stays NaN as in torch.relu / torch.clamp).
+ACTIVATIONS = ("none", "relu", "relu6")
+#: K of the CTA tile: 128 int8 = one 128-byte swizzled TMA row (the generator's 4 x the 32-deep int8 wgmma), or
+#: 64 (CUTLASS's int8 conv tests): a K tile runs over channels of one filter tap, so Ci = 64 (ResNet's first
+#: stage) would leave half of a 128-deep tile zero-filled.
+TILE_K = 128
+TILE_KS = (64, 128)
+#: Input channels: a multiple of the smallest tile K (64). A K tile runs over the channels of one filter tap:
+#: CUTLASS tiles the filter's (C, S, R) reduction mode by the tile K, which must divide C (a Ci of 16/32/48 would
+#: split a tile across taps, which cute's shape division does not define; the TMA rows alone would need 16).
+CI_ALIGN = 64
+#: Output channels: 16-byte rows of the bf16/fp16 TMA store.
+CO_ALIGN = 8
+
+
+def _is_pow2(x: int) -> bool:
+    return x > 0 and (x & (x - 1)) == 0
+
+
+@dataclass(frozen=True)
+class Conv2dConfig:
+    """One int8 implicit-GEMM conv2d fprop kernel (see the module docstring). `tile` is (output pixels,
+    output channels, reduction) per CTA; `cluster` the SM90 thread-block cluster (TMA multicast)."""
+
+    sm: int = 90
+    out_dtype: str = "bf16"
+    activation: str = "none"
+    tile: Tuple[int, int, int] = (128, 128, TILE_K)
+    cluster: Tuple[int, int, int] = (1, 1, 1)
+    stages: int = 0
+
+    #: kernels/families.py row (class attributes: not fields, so not in the name or equality)
+    family = "conv2d"
+    generated_subdir = GENERATED_SUBDIR
+
+    def __post_init__(self):
+        object.__setattr__(self, "tile", tuple(int(v) for v in self.tile))
+        object.__setattr__(self, "cluster", tuple(int(v) for v in self.cluster))
+        self.validate()
+
+    def validate(self) -> None:
+        """ValueError naming the field unless CUTLASS's SM90 conv builder can make this kernel."""
+        def bad(field: str, why: str):
+            raise ValueError(f"Conv2dConfig.{field}: {why} (config {self!r})")
+
+        if self.sm != 90:
+            bad("sm", f"the implicit-GEMM conv family is emitted for SM90 only, got {self.sm}")
+        if self.out_dtype not in OUT_DTYPES:
+            bad("out_dtype", f"must be one of {OUT_DTYPES}, got {self.out_dtype!r}")
+        if self.activation not in ACTIVATIONS:
+            bad("activation", f"must be one of {ACTIVATIONS}, got {self.activation!r}")
+        if len(self.tile) != 3 or any(v <= 0 for v in self.tile):
+            bad("tile", f"must be three positive ints, got {self.tile}")
+        tm, tn, tk = self.tile
+        if tk not in TILE_KS:
+            bad("tile", f"tile K must be one of {TILE_KS} (int8 elements: 64/128-byte TMA rows), got {tk}")
+        # One consumer warp group: wgmma is 64 rows deep, so M is 64 or 128 (its int32 accumulators:
+        # tm * tn / 128 registers per thread, at most 128 here to leave room for the epilogue).
+        if tm not in (64, 128):
+            bad("tile", f"tile M must be 64 or 128 (one consumer warp group), got {tm}")
+        if tn % 16 or not 16 <= tn <= 256 or tm * tn > 128 * 128:
+            bad("tile", f"tile N must be a multiple of 16 with M*N <= 128*128, got {self.tile}")
+        if len(self.cluster) != 3 or any(not _is_pow2(v) for v in self.cluster) or self.cluster[2] != 1 \
+                or self.cluster[0] * self.cluster[1] > 4:
+            bad("cluster", f"SM90 clusters are (m, n, 1) powers of two with m*n <= 4, got {self.cluster}")
+        if self.stages != 0 and not 2 <= self.stages <= 8:
+            bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
+
+    # ----------------------------------------------------------------- naming
+    @property
+    def name(self) -> str:
+        """e.g. sm90_conv2d_fprop_int8_bf16_relu_t128x128x128_c1x1x1_s0 (no activation: no `_relu`)."""
+        t = "x".join(map(str, self.tile))
+        c = "x".join(map(str, self.cluster))
+        act = "" if self.activation == "none" else f"_{self.activation}"
+        return f"sm{self.sm}_conv2d_fprop_int8_{self.out_dtype}{act}_t{t}_c{c}_s{self.stages}"
+
+    _NAME_RE = re.compile(r"^sm(?P<sm>\d+)_conv2d_fprop_int8_(?P<out>bf16|f16)(?:_(?P<act>relu6|relu))?"
+                          r"_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)_s(?P<stages>\d+)$")
+
+    @classmethod
+    def from_name(cls, name: str) -> "Conv2dConfig":
+        """The config `name` spells (ValueError if it is not a conv2d kernel name)."""
+        m = cls._NAME_RE.match(name)
+        if not m:
+            raise ValueError(f"not a cutlass_gemm conv2d kernel name: {name!r}")
+        g = m.groupdict()
+        return cls(sm=int(g["sm"]), out_dtype=g["out"], activation=g["act"] or "none",
+                   tile=tuple(int(v) for v in g["tile"].split("x")),
+                   cluster=tuple(int(v) for v in g["cluster"].split("x")), stages=int(g["stages"]))
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["tile"], d["cluster"] = list(self.tile), list(self.cluster)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Conv2dConfig":
+        return cls(**d)
+
+    def replace(self, **changes) -> "Conv2dConfig":
+        return dataclasses.replace(self, **changes)
+
+    def cache_key(self, *, cutlass_version: str, nvcc_version: str, flags: Tuple[str, ...],
+                  source_sha256: str = "") -> str:
+        """Hash of everything that changes the binary, with a family tag (no name of another family can
+        share a key)."""
+        from .config import toolchain_key
+        return toolchain_key([f"family={self.family}", self.name, f"gen={CONV_GENERATOR_VERSION}"],
+                             cutlass_version=cutlass_version, nvcc_version=nvcc_version, sm=self.sm, flags=flags,
+                             source_sha256=source_sha256)
+
+
+# ----------------------------------------------------------------- selection (heuristics data)
+#: (tile M, tile N, cluster) by problem class. Not yet measured on a GPU: CUTLASS's own SM90 int8 conv tests use
+#: 64/128-row tiles; these follow them. A narrow Co takes a 64-wide N tile (no half-empty tiles), and a small
+#: GEMM M (batch 1 at 14x14 / 7x7) takes 64-row tiles for more CTAs. Tile K comes from Ci (`tile_k`).
+TILE_WIDE = (128, 128, (1, 1, 1))
+TILE_NARROW_N = (128, 64, (1, 1, 1))
+TILE_SMALL_M = (64, 128, (1, 1, 1))
+TILES = (TILE_WIDE, TILE_NARROW_N, TILE_SMALL_M)
+#: GEMM M (output pixels) below which the 64-row tile is taken: fewer than ~2 waves of 128-row tiles.
+SMALL_M = 4096
+
+
+def tile_k(ci: int) -> int:
+    """128 when Ci fills 128-deep K tiles, else 64 (a K tile never spans two filter taps; Ci % 64 == 0)."""
+    return 128 if ci % 128 == 0 else 64
+
+
+def select_config(out_dtype: str, activation: str, m: int, co: int, ci: int) -> Conv2dConfig:
+    """The kernel a conv with GEMM M = N*P*Q output pixels, `co` output and `ci` input channels takes."""
+    if co <= 64:
+        tm, tn, cluster = TILE_NARROW_N
+    elif m < SMALL_M:
+        tm, tn, cluster = TILE_SMALL_M
+    else:
+        tm, tn, cluster = TILE_WIDE
+    return Conv2dConfig(out_dtype=out_dtype, activation=activation, tile=(tm, tn, tile_k(ci)), cluster=cluster)
+
+
+def default_configs() -> List[Conv2dConfig]:
+    """Every tile of the table x tile K x output dtype x activation: 3 x 2 x 2 x 3 = 36 kernels
+    (tools/generate_kernels.py --conv); the ResNet-50 set is `resnet_configs()`."""
+    return sorted((Conv2dConfig(out_dtype=o, activation=a, tile=(tm, tn, k), cluster=c)
+                   for o in OUT_DTYPES for a in ACTIVATIONS for tm, tn, c in TILES for k in TILE_KS),
+                  key=lambda c: c.name)
+
+
+def resnet_configs(out_dtype: str = "bf16") -> List[Conv2dConfig]:
+    """The kernels a ResNet-50 in `out_dtype` can select (its convs fuse ReLU or nothing): 12."""
+    return [c for c in default_configs() if c.out_dtype == out_dtype and c.activation in ("none", "relu")]

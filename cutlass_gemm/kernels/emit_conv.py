@@ -1,0 +1,284 @@
+"""Emit one SM90 int8 implicit-GEMM conv2d fprop kernel as a self-contained .cu with a C-ABI launcher.
+
+The kernel types come from CUTLASS's own builders: the conv CollectiveBuilder (`cutlass::conv::collective`,
+TMA im2col loads of the NHWC activation, tiled TMA loads of the KRSC filter, int8 wgmma, int32 accumulators)
+and the epilogue CollectiveBuilder with a hand-written EVT (cutlass_cppgen has no conv front end with EVT;
+see kernels/conv2d.py):
+
+    D = act(scale_x * (scale_w[co] * acc) + bias[co])     (float32 until the one conversion to D)
+
+the same node order as the GEMM family's `scaled_bias` epilogue (epilogues.py), so the two round alike.
+D is the NHWC output: the epilogue sees M as the (Q, P, N) output pixels, N as Co.
+
+C ABI (LAUNCHER_ABI_VERSION of emit.py; the entry points have their own names so that a library of
+another family can never be called with this signature):
+
+    int    cg_conv_launch(x, w, out, scale_x, scale_w, bias, n, h, w, c, k, r, s, pad_h, pad_w,
+                          stride_h, stride_w, dil_h, dil_w, p, q, workspace, workspace_bytes, stream)
+    size_t cg_conv_workspace_size(n, h, w, c, k, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w)
+
+x: int8 NHWC packed; w: int8 KRSC packed; out: (n, p, q, k) packed in the output dtype; scale_x float32
+(one element), scale_w float32 (k,), bias (k,) in the output dtype or null. p, q are the caller's output
+sizes: the launcher refuses (code 6) a call whose p, q differ from CUTLASS's own computation.
+"""
+from __future__ import annotations
+
+from .conv2d import CONV_GENERATOR_VERSION, Conv2dConfig
+from .emit import LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP, _SM90_DRIVER_SHIM, \
+    cutlass_version
+
+#: The shared prelude without its GEMM adapter include: that header brings CUTLASS 2's GemmUniversal, whose
+#: partial specialization also matches a ConvProblemShape (not a cute tuple) and makes ConvUniversal ambiguous.
+_CONV_PRELUDE = _COMMON_PRELUDE.replace('#include "cutlass/gemm/device/gemm_universal_adapter.h"\n', "")
+assert _CONV_PRELUDE != _COMMON_PRELUDE, "emit.py's prelude changed: revisit the conv prelude"
+
+_OUT_TYPES = {"bf16": "cutlass::bfloat16_t", "f16": "cutlass::half_t"}
+
+_INCLUDES = """\
+#include "cutlass/cutlass.h"
+#include "cute/tensor.hpp"
+#include "cutlass/numeric_types.h"
+#include "cutlass/kernel_hardware_info.hpp"
+#include "cutlass/conv/convolution.h"
+#include "cutlass/conv/convnd_problem_shape.hpp"
+#include "cutlass/conv/dispatch_policy.hpp"
+#include "cutlass/conv/collective/collective_builder.hpp"
+#include "cutlass/conv/kernel/conv_universal.hpp"
+#include "cutlass/conv/device/conv_universal_adapter.hpp"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp"
+"""
+
+# The activations as element-wise functors with the Array specialization Sm90Compute calls. Written here
+# (not cutlass::epilogue::thread::ReLu / Clamp) so that NaN propagates as in torch.relu / torch.clamp: a
+# comparison with NaN is false, so `x < 0` keeps a NaN x.
+_ACT_FUNCTORS = """
+namespace cg_act {
+template <class T> struct ReLU {
+  CUTLASS_HOST_DEVICE T operator()(T const& x) const { return x < T(0) ? T(0) : x; }
+};
+template <class T> struct ReLU6 {
+  CUTLASS_HOST_DEVICE T operator()(T const& x) const { return x < T(0) ? T(0) : (x > T(6) ? T(6) : x); }
+};
+template <class T, int N> struct ReLU<cutlass::Array<T, N>> {
+  CUTLASS_HOST_DEVICE cutlass::Array<T, N> operator()(cutlass::Array<T, N> const& v) const {
+    cutlass::Array<T, N> r;
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < N; ++i) r[i] = ReLU<T>{}(v[i]);
+    return r;
+  }
+};
+template <class T, int N> struct ReLU6<cutlass::Array<T, N>> {
+  CUTLASS_HOST_DEVICE cutlass::Array<T, N> operator()(cutlass::Array<T, N> const& v) const {
+    cutlass::Array<T, N> r;
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < N; ++i) r[i] = ReLU6<T>{}(v[i]);
+    return r;
+  }
+};
+}  // namespace cg_act
+"""
+
+
+def _evt(cfg: Conv2dConfig) -> str:
+    """The EVT types: ScaleW * Acc, * ScaleX, + Bias, then the activation (if any) converting to D."""
+    add_out = "float" if cfg.activation != "none" else "ElementOut"
+    text = f"""
+using namespace cutlass::epilogue::fusion;
+constexpr auto RN = cutlass::FloatRoundStyle::round_to_nearest;
+using Accum = Sm90AccFetch;
+using ScaleX = Sm90ScalarBroadcast<float, Stride<_0, _0, _0>, 1, cutlass::multiplies>;
+using ScaleW = Sm90RowBroadcast<0, TileShape, float, float, Stride<_0, _1, _0>>;
+using Bias = Sm90RowBroadcast<0, TileShape, ElementOut, float, Stride<_0, _1, _0>>;  // null: zeros
+using EVTScaleW = Sm90EVT<Sm90Compute<cutlass::multiplies, float, float, RN>, ScaleW, Accum>;
+using EVTScaleX = Sm90EVT<Sm90Compute<cutlass::multiplies, float, float, RN>, ScaleX, EVTScaleW>;
+using EVTBias = Sm90EVT<Sm90Compute<cutlass::plus, {add_out}, float, RN>, EVTScaleX, Bias>;
+"""
+    if cfg.activation == "none":
+        return text + "using EVT = EVTBias;\n"
+    fn = {"relu": "cg_act::ReLU", "relu6": "cg_act::ReLU6"}[cfg.activation]
+    return text + f"using EVT = Sm90EVT<Sm90Compute<{fn}, ElementOut, float, RN>, EVTBias>;\n"
+
+
+def _evt_args(cfg: Conv2dConfig) -> str:
+    """Brace initializer of EVT::Arguments (children's arguments first, then the node's own)."""
+    scale_w = "{static_cast<float const*>(scale_w)}"
+    scale_x = "{{}, {static_cast<float const*>(scale_x)}, {}}"
+    bias = "{static_cast<ElementOut const*>(bias)}"
+    mul_w = f"{{{scale_w}, {{}}, {{}}}}"
+    mul_x = f"{{{scale_x}, {mul_w}, {{}}}}"
+    add = f"{{{mul_x}, {bias}, {{}}}}"
+    return add if cfg.activation == "none" else f"{{{add}, {{}}}}"
+
+
+def _kernel_types(cfg: Conv2dConfig) -> str:
+    tm, tn, tk = cfg.tile
+    # K as a rank-1 tuple, as CUTLASS's own conv kernels spell it: the filter's K mode is (C, S, R), and the
+    # TMA tiler needs the tile's K mode congruent with it.
+    tile = f"_{tm}, _{tn}, Shape<_{tk}>"
+    cluster = ", ".join(f"_{v}" for v in cfg.cluster)
+    stages = (f"cutlass::conv::collective::StageCount<{cfg.stages}>" if cfg.stages else
+              "cutlass::conv::collective::StageCountAutoCarveout<\n"
+              "    static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>")
+    # A named namespace, not an unnamed one: `using namespace cute` inside the file's unnamed namespace makes
+    # the host stub's reference to that namespace ambiguous with cute's own unnamed namespace (nvcc error).
+    return f"""{_ACT_FUNCTORS}
+namespace cg_conv {{
+using namespace cute;
+using ElementOut = {_OUT_TYPES[cfg.out_dtype]};
+using TileShape = Shape<{tile}>;
+using ClusterShape = Shape<{cluster}>;
+using LayoutAct = cutlass::layout::TensorNHWC;   // x (N, H, W, C)
+using LayoutFlt = cutlass::layout::TensorNHWC;   // w (K, R, S, C): the same rank-4, C-innermost tag
+// The epilogue sees M as (Q, P, N) (CUTLASS's conv problem shape): D's stride is ((K, Q*K, P*Q*K), 1, 0), NHWC.
+// The builder takes the layout tag (not the stride): a conv tag selects the im2col TMA store over that M.
+using LayoutOut = cutlass::layout::TensorNHWC;
+using StrideD = cutlass::detail::TagToStrideC_t<LayoutOut>;
+constexpr int kAlignIn = 16;   // 16 bytes of int8 per TMA row: C % 16 == 0
+constexpr int kAlignOut = 8;   // 16 bytes of bf16/fp16: K % 8 == 0
+{_evt(cfg)}
+using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+    cutlass::epilogue::collective::EpilogueTileAuto, int32_t, float,
+    void, LayoutOut, kAlignOut, ElementOut, LayoutOut, kAlignOut,
+    cutlass::epilogue::TmaWarpSpecialized, EVT>::CollectiveOp;
+// The only SM90 conv schedule CUTLASS has (the persistent ones are refused by its dispatch policy).
+using CollectiveMainloop = typename cutlass::conv::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, cutlass::conv::Operator::kFprop,
+    int8_t, LayoutAct, kAlignIn, int8_t, LayoutFlt, kAlignIn, int32_t,
+    TileShape, ClusterShape,
+    {stages},
+    cutlass::conv::KernelImplicitTmaWarpSpecializedSm90>::CollectiveOp;
+using ProblemShape = cutlass::conv::ConvProblemShape<cutlass::conv::Operator::kFprop,
+                                                     CollectiveMainloop::DispatchPolicy::NumSpatialDimensions>;
+using ConvKernel = cutlass::conv::kernel::ConvUniversal<ProblemShape, CollectiveMainloop, CollectiveEpilogue>;
+using Adapter = cutlass::conv::device::ConvUniversalAdapter<ConvKernel>;
+// What the shared SM90 launcher text (emit.py) expects of `Gemm`.
+struct Gemm {{
+  using GemmKernel = ConvKernel;
+  using Arguments = typename ConvKernel::Arguments;
+  using Params = typename ConvKernel::Params;
+  static size_t get_workspace_size(Arguments const& a) {{ return ConvKernel::get_workspace_size(a); }}
+  static cutlass::Status can_implement(Arguments const& a) {{ return Adapter::can_implement(a); }}
+  static cutlass::Status run(Params& p, cudaStream_t s) {{ return Adapter::run(p, s); }}
+}};
+}}  // namespace cg_conv
+// Declarations, not a using-directive: the directive would bring cute's names (and its unnamed namespace) along.
+using cg_conv::Gemm;
+using cg_conv::ProblemShape;
+using cg_conv::ElementOut;
+using cg_conv::StrideD;
+"""
+
+
+_SIZE_PARAMS = ("int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s, int64_t pad_h, "
+                "int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w")
+_SIZE_ARGS = "n, h, w, c, k, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w"
+
+
+def _launcher(cfg: Conv2dConfig) -> str:
+    return f"""
+// ---- C-ABI launcher (cutlass_gemm, conv2d family) -------------------------------------------
+CG_EXPORT int cg_abi_version() {{ return {LAUNCHER_ABI_VERSION}; }}
+CG_EXPORT char const* cg_kernel_name() {{ return "{cfg.name}"; }}
+CG_EXPORT char const* cg_last_error() {{ return cg_error_text; }}
+
+namespace {{
+ProblemShape make_problem({_SIZE_PARAMS}) {{
+  typename ProblemShape::TensorExtent act{{}}, flt{{}};
+  act[0] = int(n); act[1] = int(h); act[2] = int(w); act[3] = int(c);
+  flt[0] = int(k); flt[1] = int(r); flt[2] = int(s); flt[3] = int(c);
+  typename ProblemShape::ShapePadding pad{{}};
+  pad[0] = int(pad_h); pad[1] = int(pad_w);
+  typename ProblemShape::TraversalStride tstride{{}};
+  tstride[0] = int(stride_h); tstride[1] = int(stride_w);
+  typename ProblemShape::ShapeDilation dil{{}};
+  dil[0] = int(dil_h); dil[1] = int(dil_w);
+  // PyTorch's conv2d is a cross-correlation (the filter is not flipped).
+  return ProblemShape(cutlass::conv::Mode::kCrossCorrelation, act, flt, pad, pad, tstride, dil, 1);
+}}
+
+typename Gemm::Arguments make_args(void const* x, void const* wt, void* out, void const* scale_x,
+                                   void const* scale_w, void const* bias, ProblemShape const& problem) {{
+  StrideD stride_d{{}};
+  cute::for_each(cute::make_seq<cute::rank<0>(StrideD{{}})>{{}}, [&](auto i) {{
+    cute::get<0, i>(stride_d) = problem.stride_C[ProblemShape::RankT - 2 - i];
+  }});
+  typename Gemm::Arguments args{{}};
+  args.mode = cutlass::gemm::GemmUniversalMode::kGemm;
+  args.problem_shape = problem;
+  args.mainloop = {{static_cast<int8_t const*>(x), static_cast<int8_t const*>(wt)}};
+  args.epilogue = {{{_evt_args(cfg)},
+                   nullptr, stride_d, static_cast<ElementOut*>(out), stride_d}};
+  return args;
+}}
+}}  // namespace
+
+{_SM90_DEVICE_SETUP}CG_EXPORT size_t cg_conv_workspace_size({_SIZE_PARAMS}) {{
+  auto args = make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, make_problem({_SIZE_ARGS}));
+  return Gemm::get_workspace_size(args);
+}}
+
+CG_EXPORT int cg_conv_launch(void const* x, void const* wt, void* out, void const* scale_x, void const* scale_w,
+                             void const* bias, {_SIZE_PARAMS}, int64_t p, int64_t q,
+                             void* workspace, size_t workspace_bytes, void* stream_handle) {{
+{_SM90_DEVICE_LOOKUP}\
+  ProblemShape problem = make_problem({_SIZE_ARGS});
+  // shape_C is (n, p, q, k): a caller that computed other output sizes would read a wrong-shaped buffer.
+  if (problem.shape_C[1] != p || problem.shape_C[2] != q)
+    return cg_fail(6, "output size", "p, q differ from CUTLASS's output extent");
+  auto args = make_args(x, wt, out, scale_x, scale_w, bias, problem);
+  args.hw_info = cutlass::KernelHardwareInfo{{device, setup.sm_count, setup.max_active_clusters}};
+  cutlass::Status status = Gemm::can_implement(args);
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(1, "can_implement", cutlass::cutlassGetStatusString(status));
+  if (Gemm::get_workspace_size(args) > workspace_bytes)
+    return cg_fail(2, "workspace", "the workspace passed is smaller than cg_conv_workspace_size()");
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+  status = GemmKernel::initialize_workspace(args, workspace, stream);
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(3, "initialize_workspace", cutlass::cutlassGetStatusString(status));
+  typename Gemm::Params params = GemmKernel::to_underlying_arguments(args, workspace);
+  status = Gemm::run(params, stream);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return cg_fail(4, "launch", cudaGetErrorString(err));
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(4, "run", cutlass::cutlassGetStatusString(status));
+  return 0;
+}}
+"""
+
+
+#: CUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL (set by the shared shim) makes the im2col TMA descriptor a direct call
+#: to cuTensorMapEncodeIm2col too; the library links no libcuda, so resolve it once through the runtime as the
+#: shim does cuTensorMapEncodeTiled (without this the library fails to load: undefined symbol).
+_IM2COL_SHIM = """\
+extern "C" CUresult CUDAAPI cuTensorMapEncodeIm2col(
+    CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, void* address, const cuuint64_t* dims,
+    const cuuint64_t* strides, const int* lower_corner, const int* upper_corner, cuuint32_t channels_per_pixel,
+    cuuint32_t pixels_per_column, const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob) {
+  static PFN_cuTensorMapEncodeIm2col_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &p, 12000, cudaEnableDefault, &found)
+        != cudaSuccess || found != cudaDriverEntryPointSuccess) p = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeIm2col_v12000>(p);
+  }();
+  if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
+  return fn(map, type, rank, address, dims, strides, lower_corner, upper_corner, channels_per_pixel,
+            pixels_per_column, element_strides, interleave, swizzle, l2, oob);
+}
+"""
+
+
+def emit_conv_source(cfg: Conv2dConfig) -> str:
+    """The complete, self-contained .cu text of one conv2d kernel (deterministic: no timestamps, no
+    paths; trailing spaces stripped)."""
+    if not isinstance(cfg, Conv2dConfig):
+        raise TypeError(f"emit_conv_source takes a Conv2dConfig, got {type(cfg).__name__}")
+    fields = "\n".join(f"//   {k} = {v}" for k, v in cfg.to_dict().items())
+    header = (f"// Generated by cutlass_gemm (conv2d generator {CONV_GENERATOR_VERSION}, nvidia-cutlass "
+              f"{cutlass_version()}). Do not edit.\n// Kernel {cfg.name}\n{fields}\n")
+    text = header + _SM90_DRIVER_SHIM + _IM2COL_SHIM + _CONV_PRELUDE + _INCLUDES + _kernel_types(cfg) + _launcher(cfg)
+    return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

@@ -1,0 +1,182 @@
+"""`Int8Conv2d`: a W8A8 drop-in for `nn.Conv2d` of any kernel size, stride, padding and dilation (groups 1).
+
+    layer = Int8Conv2d.from_float(conv, act="dynamic", activation="relu")   # conv + ReLU in one kernel
+    y = layer(x)                                                           # x (N, Ci, H, W), NCHW or channels_last
+
+Two kernels serve it, chosen from the conv's parameters once, at construction:
+- a 1x1 / stride-1 / unpadded / undilated conv is a GEMM over pixel rows: the child `linear` is an
+  `Int8Linear` over (Co, Ci) and forward runs it on the rows (any `act` of Int8Linear, per-pixel "dynamic",
+  every epilogue activation; state `linear.*`), as before this layer served more;
+- any other conv runs the int8 implicit GEMM (ops/conv_igemm.py, SM90): the child `linear` is an
+  `Int8Linear` over (Co, Kh*Kw*Ci) whose weight rows are the filter in KRSC order — exactly the (Co, Kh, Kw, Ci)
+  memory the kernel reads, so forward views it with no copy. `act` is per tensor there ("dynamic" and
+  "dynamic_per_tensor": one scale computed on the device per call; "static": the calibrated scale),
+  `activation` None / "relu" / "relu6". Static calibration observes the conv's input (its absmax is the
+  im2col rows' absmax; `nn.calibrate` hooks convs too).
+Weights are per output channel over Ci*Kh*Kw, by the library's one weight quantizer (`Int8Linear.from_float`).
+Forward reads no tensor value on the host (torch.compile(fullgraph=True), CUDA graphs). Unservable
+parameters raise typed errors at construction: `UnsupportedConvError` naming kernel_size / stride / padding /
+dilation / groups / act / activation, `InvalidArgumentError` naming in_channels (1x1: Ci % 16, the GEMM's
+16-byte rows; k x k: Ci % 64, a K tile within one filter tap; pad the channels) or out_channels (Co % 8). `int8_conv_unservable_reason` says why
+without raising (quantize_model's report).
+"""
+from __future__ import annotations
+
+from typing import Iterable, Optional, Tuple, Union
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..errors import InvalidArgumentError, UnsupportedConvError
+from ..ops.conv import IGEMM_ACTS, Pair, _pair, conv2d_int8_krsc, conv_padding, conv_unsupported_reason, from_rows, \
+    to_rows
+from ..ops.conv_igemm import igemm_unsupported_reason
+from ..quant import Calibrator
+from .linear import Int8Linear, unservable_reason
+
+_LINEAR_NAMES = {"in_features": "in_channels", "out_features": "out_channels"}
+
+
+def _conv_words(why: Optional[str]) -> Optional[str]:
+    if why is not None:
+        for linear_word, conv_word in _LINEAR_NAMES.items():
+            why = why.replace(linear_word, conv_word)
+    return why
+
+
+def _params(kernel_size: Pair, stride: Pair, padding: Union[Pair, str], dilation: Pair,
+            groups: int) -> Tuple[Tuple[int, int], Tuple[int, int], Tuple[int, int], Tuple[int, int], bool]:
+    """(kernel, stride, padding, dilation, is_gemm): normalised pairs; is_gemm for a 1x1 GEMM conv."""
+    is_gemm = conv_unsupported_reason(kernel_size, stride, padding, dilation, groups) is None
+    ks, st, dil = _pair(kernel_size, "kernel_size"), _pair(stride, "stride"), _pair(dilation, "dilation")
+    return ks, st, conv_padding(padding, ks, st, dil), dil, is_gemm
+
+
+def int8_conv_unservable_reason(conv: nn.Conv2d, act: Optional[str] = None) -> Optional[str]:
+    """Why `conv` cannot become an `Int8Conv2d` (with activation scheme `act`, if given), or None."""
+    try:
+        ks, st, pad, dil, is_gemm = _params(conv.kernel_size, conv.stride, conv.padding, conv.dilation, conv.groups)
+    except InvalidArgumentError as e:
+        return str(e)
+    if conv.padding_mode != "zeros":
+        return f"padding_mode={conv.padding_mode!r}: only zero padding is served"
+    if is_gemm:
+        return _conv_words(unservable_reason(conv.in_channels, conv.out_channels))
+    why = igemm_unsupported_reason(ks, st, pad, dil, conv.groups, conv.in_channels, conv.out_channels)
+    if why is not None:
+        return why[1]
+    if act is not None and act not in IGEMM_ACTS:
+        return (f"act={act!r}: k x k / strided convolutions take per-tensor activations {IGEMM_ACTS} "
+                f"(schemes w8a8-int8, w8a8-int8-static)")
+    return None
+
+
+class Int8Conv2d(nn.Module):
+    """int8 weights (per output channel) x int8 activations, conv + bias + activation in one kernel (see the
+    module docstring for `act` and `activation` by kernel kind)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Pair = 1, stride: Pair = 1,
+                 padding: Union[Pair, str] = 0, dilation: Pair = 1, groups: int = 1, bias: bool = True, *,
+                 act: str = "dynamic", dtype: torch.dtype = torch.bfloat16, device=None,
+                 activation: Optional[str] = None):
+        """An empty layer (zero weight, unit scales) shaped as `from_float` fills it, for `load_state_dict`."""
+        super().__init__()
+        for name, v in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise InvalidArgumentError(name, f"must be a positive int, got {v!r}")
+        ks, st, pad, dil, is_gemm = _params(kernel_size, stride, padding, dilation, groups)
+        self.in_channels, self.out_channels = int(in_channels), int(out_channels)
+        self.kernel_size, self.stride, self.padding, self.dilation, self.groups = ks, st, pad, dil, groups
+        self.implicit_gemm = not is_gemm
+        k = in_channels
+        if self.implicit_gemm:
+            why = igemm_unsupported_reason(ks, st, pad, dil, groups, in_channels, out_channels)
+            if why is not None:
+                arg, msg = why
+                raise InvalidArgumentError(arg, msg) if arg.endswith("channels") else UnsupportedConvError(arg, msg)
+            if act not in IGEMM_ACTS:
+                raise UnsupportedConvError("act", f"k x k / strided convolutions take act in {IGEMM_ACTS}, got {act!r}")
+            if activation not in (None, "relu", "relu6"):
+                raise UnsupportedConvError("activation", f"k x k / strided convolutions fuse None, 'relu' or "
+                                                         f"'relu6', got {activation!r}")
+            act = "static" if act == "static" else "dynamic_per_tensor"
+            k = in_channels * ks[0] * ks[1]
+        self._act = act
+        try:
+            self.linear = Int8Linear(k, out_channels, bias, act=act, dtype=dtype, device=device, activation=activation)
+        except InvalidArgumentError as e:
+            raise InvalidArgumentError(_LINEAR_NAMES.get(e.argument, e.argument),
+                                       _conv_words(str(e).split(": ", 1)[-1])) from None
+
+    @property
+    def act(self) -> str:
+        return self.linear.act
+
+    @property
+    def activation(self) -> Optional[str]:
+        return self.linear.activation
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """The output (compute) dtype: the child linear layer's."""
+        return self.linear.dtype
+
+    @property
+    def bias(self) -> Optional[torch.Tensor]:
+        return self.linear.bias
+
+    @classmethod
+    def from_float(cls, conv: nn.Conv2d, act: str = "dynamic",
+                   calibration_data: Optional[Iterable[torch.Tensor]] = None,
+                   calibrator: Union[str, Calibrator] = "max", activation: Optional[str] = None) -> "Int8Conv2d":
+        """Quantize `conv` (on whatever device it is). Static schemes take `calibration_data` (conv inputs
+        (N, Ci, H, W)) or an observed `calibrator`; `activation` fuses the activation that follows the conv."""
+        if not isinstance(conv, nn.Conv2d):
+            raise InvalidArgumentError("conv", f"must be a torch.nn.Conv2d, got {type(conv).__name__}")
+        if conv.padding_mode != "zeros":
+            raise UnsupportedConvError("padding", f"padding_mode={conv.padding_mode!r}: only zero padding is served")
+        w = conv.weight.detach()
+        layer = cls(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride, conv.padding, conv.dilation,
+                    conv.groups, conv.bias is not None, act=act, device="meta", activation=activation)
+        co = conv.out_channels
+        # KRSC rows: the flattened weight's memory is the (Co, Kh, Kw, Ci) filter the implicit GEMM reads
+        w2 = w.permute(0, 2, 3, 1).reshape(co, -1) if layer.implicit_gemm else w.reshape(co, conv.in_channels)
+        lin = nn.Linear(w2.shape[1], co, bias=conv.bias is not None, device="meta")
+        lin.weight = nn.Parameter(w2, requires_grad=False)
+        if conv.bias is not None:
+            lin.bias = nn.Parameter(conv.bias.detach(), requires_grad=False)
+        rows = None if calibration_data is None else [layer._calibration_rows(x.detach()) for x in calibration_data]
+        layer.linear = Int8Linear.from_float(lin, act=layer._act, calibration_data=rows, calibrator=calibrator,
+                                             activation=activation)
+        return layer
+
+    def _calibration_rows(self, x: torch.Tensor) -> torch.Tensor:
+        """What the kernel multiplies: the pixel rows (1x1) or the im2col rows (k x k), (rows, K)."""
+        if not self.implicit_gemm:
+            return to_rows(x, self.in_channels).rows
+        x4 = x.unsqueeze(0) if x.dim() == 3 else x
+        cols = F.unfold(x4.float(), self.kernel_size, self.dilation, self.padding, self.stride)  # (N, K, L)
+        return cols.transpose(1, 2).reshape(-1, cols.shape[1])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (N, Ci, H, W) or (Ci, H, W) -> (N, Co, P, Q) in x's dtype and memory format."""
+        lin = self.linear
+        if not self.implicit_gemm:
+            r = to_rows(x, self.in_channels)
+            return from_rows(lin(r.rows), r)
+        kh, kw = self.kernel_size
+        w = lin.weight.view(self.out_channels, kh, kw, self.in_channels)
+        y = conv2d_int8_krsc(x, w, lin.weight_scale, lin.bias, act=lin.act.replace("dynamic_per_tensor", "dynamic"),
+                             input_scale=lin.input_scale, activation=lin.activation, out_dtype=lin.dtype,
+                             stride=self.stride, padding=self.padding, dilation=self.dilation)
+        return y if y.dtype == x.dtype else y.to(x.dtype)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}, dilation={self.dilation}, bias={self.linear.bias is not None}, "
+                f"act={self.act!r}, kernel={'implicit_gemm' if self.implicit_gemm else 'gemm'}"
+                + ("" if self.activation is None else f", activation={self.activation!r}"))
+
+
+__all__ = ["Int8Conv2d", "int8_conv_unservable_reason"]

@@ -1,0 +1,190 @@
+"""W8A8 int8 convolution of any kernel size, stride, padding and dilation: CUTLASS's SM90 implicit GEMM.
+
+    y = conv2d_int8_igemm(x_q, w_krsc, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype)
+
+The op `cutlass_gemm::conv2d_int8_igemm` (torch.library, with a fake impl) takes the quantized operands in the
+kernel's layouts: x_q int8 NHWC (N, H, W, Ci) contiguous, w int8 KRSC (Co, Kh, Kw, Ci) contiguous (the memory of a
+channels_last (Co, Ci, Kh, Kw) weight), scale_x float32 one element (per-tensor activation scale, a device
+tensor: never read on the host), w_scale float32 (Co,) or (1, Co), bias (Co,) in the output dtype or None.
+It returns (N, P, Q, Co) contiguous = NHWC in `out_dtype` (bf16/fp16):
+
+    y = act(scale_x * w_scale[co] * sum_{r,s,c} x_q[n, p*sh - ph + r*dh, q*sw - pw + s*dw, c] * w[co, r, s, c] + bias[co])
+
+CUDA tensors on an SM90 GPU run kernels/conv2d.py's kernel (tile by shape, built on first use, announced);
+CPU tensors run the float64 reference (this formula with F.conv2d); other GPUs raise UnsupportedDeviceError
+(no SM80 implicit GEMM yet). `conv2d_int8` (ops/conv.py) quantizes x and calls this op; `check_igemm` holds
+every rule, so a bad call raises a typed InvalidArgumentError naming the argument before any kernel:
+Ci % 64 (a K tile within one filter tap; pad the channels), Co % 8 (the TMA store), groups 1, stride 1..8, and the TMA
+im2col window limits (padding 0..127, dilation * (K - 1) < 128) — `igemm_unsupported_reason` says why.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import torch
+import torch.nn.functional as F
+
+from ..errors import InvalidArgumentError, UnsupportedConvError, UnsupportedDeviceError
+from ..kernels.conv2d import CI_ALIGN, CO_ALIGN, select_config
+
+Tensor = torch.Tensor
+ACTIVATIONS = (None, "relu", "relu6")
+_OUT = {torch.bfloat16: "bf16", torch.float16: "f16"}
+#: TMA im2col limits for 2 spatial dims (CUTLASS's can_implement: corners in [-128, 127], filter offsets < 255,
+#: element strides <= 8); checked here so a conv the kernel cannot take is a typed error before any launch.
+MAX_STRIDE = 8
+MAX_CORNER = 127
+
+
+def out_size(size: int, k: int, stride: int, pad: int, dil: int) -> int:
+    """Output extent of one spatial dim (PyTorch's formula)."""
+    return (size + 2 * pad - dil * (k - 1) - 1) // stride + 1
+
+
+def igemm_unsupported_reason(kernel_size: Tuple[int, int], stride: Tuple[int, int], padding: Tuple[int, int],
+                             dilation: Tuple[int, int], groups: int, in_channels: int,
+                             out_channels: int) -> Optional[Tuple[str, str]]:
+    """(argument, why) when the implicit-GEMM kernel cannot serve this convolution, else None."""
+    if groups != 1:
+        return "groups", f"groups={groups}: the int8 implicit GEMM serves groups=1 only"
+    if in_channels % CI_ALIGN:
+        return "in_channels", (f"Ci = {in_channels} is not a multiple of {CI_ALIGN} (the implicit GEMM's K tile "
+                               f"runs over the channels of one filter tap; pad the input channels with zeros)")
+    if out_channels % CO_ALIGN:
+        return "out_channels", f"Co = {out_channels} is not a multiple of {CO_ALIGN} (16-byte output rows)"
+    for i in range(2):
+        k, s, p, d = kernel_size[i], stride[i], padding[i], dilation[i]
+        if not 1 <= s <= MAX_STRIDE:
+            return "stride", f"stride={tuple(stride)}: TMA im2col takes strides 1..{MAX_STRIDE}"
+        if d < 1 or k < 1:
+            return "dilation", f"dilation={tuple(dilation)}, kernel_size={tuple(kernel_size)} must be positive"
+        if not 0 <= p <= MAX_CORNER or d * (k - 1) - p > MAX_CORNER + 1 or d * (k - 1) > 2 * MAX_CORNER:
+            return "padding", (f"padding={tuple(padding)} with dilation={tuple(dilation)} and kernel "
+                               f"{tuple(kernel_size)} leaves TMA im2col's window ([-128, 127] corners)")
+    return None
+
+
+def check_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Optional[Tensor],
+                stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], activation: Optional[str],
+                out_dtype: torch.dtype) -> Tuple[int, int]:
+    """Every rule of the op; returns the output (P, Q). InvalidArgumentError naming the argument otherwise."""
+    for name, t in (("x", x), ("w", w), ("scale_x", scale_x), ("w_scale", w_scale)):
+        if not isinstance(t, Tensor):
+            raise InvalidArgumentError(name, f"must be a torch.Tensor, got {type(t).__name__}")
+    if x.dtype != torch.int8 or x.dim() != 4 or not x.is_contiguous():
+        raise InvalidArgumentError("x", f"must be a contiguous int8 NHWC (N, H, W, Ci) tensor, got {x.dtype} "
+                                        f"{tuple(x.shape)} strides {x.stride()}")
+    if w.dtype != torch.int8 or w.dim() != 4 or not w.is_contiguous():
+        raise InvalidArgumentError("w", f"must be a contiguous int8 KRSC (Co, Kh, Kw, Ci) tensor, got {w.dtype} "
+                                        f"{tuple(w.shape)} strides {w.stride()}")
+    n, h, wd, ci = x.shape
+    co, kh, kw, wci = w.shape
+    if wci != ci:
+        raise InvalidArgumentError("x", f"has Ci = {ci} channels, the weight {wci}")
+    if out_dtype not in _OUT:
+        raise InvalidArgumentError("out_dtype", f"must be torch.bfloat16 or torch.float16, got {out_dtype}")
+    if activation not in ACTIVATIONS:
+        raise InvalidArgumentError("activation", f"must be one of {ACTIVATIONS} for convolutions, got {activation!r}")
+    for name, v in (("stride", stride), ("padding", padding), ("dilation", dilation)):
+        if len(v) != 2 or any(not isinstance(e, int) or isinstance(e, bool) for e in v):
+            raise InvalidArgumentError(name, f"must be two ints, got {v!r}")
+    why = igemm_unsupported_reason((kh, kw), tuple(stride), tuple(padding), tuple(dilation), 1, ci, co)
+    if why is not None:
+        raise UnsupportedConvError(*why) if why[0] in ("stride", "padding", "dilation") else \
+            InvalidArgumentError("w" if why[0].endswith("channels") else why[0], why[1])
+    p = out_size(h, kh, stride[0], padding[0], dilation[0])
+    q = out_size(wd, kw, stride[1], padding[1], dilation[1])
+    if p < 1 or q < 1:
+        raise InvalidArgumentError("x", f"spatial size {(h, wd)} gives no output for kernel {(kh, kw)}, "
+                                        f"padding {tuple(padding)}, dilation {tuple(dilation)}")
+    if scale_x.dtype != torch.float32 or scale_x.numel() != 1:
+        raise InvalidArgumentError("scale_x", f"must be a one-element float32 tensor, got {scale_x.dtype} "
+                                              f"{tuple(scale_x.shape)}")
+    if w_scale.dtype != torch.float32 or w_scale.numel() != co or w_scale.dim() > 2 or not w_scale.is_contiguous():
+        raise InvalidArgumentError("w_scale", f"must be a contiguous float32 (Co,) or (1, Co) tensor with Co = {co}, "
+                                              f"got {w_scale.dtype} {tuple(w_scale.shape)}")
+    if bias is not None and (not isinstance(bias, Tensor) or bias.dtype != out_dtype or tuple(bias.shape) != (co,)
+                             or not bias.is_contiguous()):
+        got = f"{bias.dtype} {tuple(bias.shape)}" if isinstance(bias, Tensor) else type(bias).__name__
+        raise InvalidArgumentError("bias", f"must be a contiguous ({co},) tensor in the output dtype {out_dtype}, got {got}")
+    for name, t in (("w", w), ("scale_x", scale_x), ("w_scale", w_scale), ("bias", bias)):
+        if t is not None and t.device != x.device:
+            raise InvalidArgumentError(name, f"must be on x's device {x.device}, got {t.device}")
+    if x.is_cuda:
+        for name, t in (("x", x), ("w", w), ("w_scale", w_scale), ("bias", bias)):
+            if t is not None and t.numel() and t.data_ptr() % 16:
+                raise InvalidArgumentError(name, "data pointer must be 16-byte aligned (TMA); pass a fresh tensor")
+    return p, q
+
+
+def reference(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Optional[Tensor], stride, padding,
+              dilation, activation: Optional[str], out_dtype: torch.dtype) -> Tensor:
+    """The op in float64 (the CPU implementation and the tests' reference): NHWC in, NHWC out."""
+    acc = F.conv2d(x.permute(0, 3, 1, 2).double(), w.permute(0, 3, 1, 2).double(), None, tuple(stride),
+                   tuple(padding), tuple(dilation))
+    y = acc * scale_x.double().reshape(()) * w_scale.double().reshape(1, -1, 1, 1)
+    if bias is not None:
+        y = y + bias.double().reshape(1, -1, 1, 1)
+    if activation == "relu":
+        y = torch.relu(y)
+    elif activation == "relu6":
+        y = torch.clamp(y, 0.0, 6.0)
+    return y.permute(0, 2, 3, 1).to(out_dtype).contiguous()
+
+
+def _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype):
+    act = activation or None
+    p, q = check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+    if not x.is_cuda:
+        return reference(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+    from ..runtime import loader
+    major, minor = torch.cuda.get_device_capability(x.device)
+    if (major, minor) != (9, 0):
+        raise UnsupportedDeviceError(f"the int8 implicit-GEMM convolution has SM90 kernels only, this GPU is "
+                                     f"SM{major}{minor} (1x1 convolutions run on the GEMMs everywhere)")
+    n, h, wd, ci = x.shape
+    co, kh, kw, _ = w.shape
+    out = torch.empty((n, p, q, co), dtype=out_dtype, device=x.device)
+    if out.numel() == 0:
+        return out
+    lib = loader.get_kernel(select_config(_OUT[out_dtype], act or "none", n * p * q, co, ci))
+    sizes = (n, h, wd, ci, co, kh, kw, padding[0], padding[1], stride[0], stride[1], dilation[0], dilation[1])
+    with torch.cuda.device(x.device):
+        ws_bytes = lib.workspace_size(*sizes)
+        ws = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=x.device)
+        lib.launch(x.data_ptr(), w.data_ptr(), out.data_ptr(), scale_x.data_ptr(), w_scale.data_ptr(),
+                   None if bias is None else bias.data_ptr(), *sizes, p, q, ws.data_ptr(), ws_bytes,
+                   torch.cuda.current_stream(x.device).cuda_stream)
+    return out
+
+
+# ------------------------------------------------------------------------------------ registration
+_lib = torch.library.Library("cutlass_gemm", "FRAGMENT")
+_lib.define("conv2d_int8_igemm(Tensor x, Tensor w, Tensor scale_x, Tensor w_scale, Tensor? bias, int[] stride, "
+            "int[] padding, int[] dilation, str activation, ScalarType out_dtype) -> Tensor")
+for _key in ("CPU", "CUDA"):
+    _lib.impl("conv2d_int8_igemm", _impl, _key)
+
+
+@torch.library.register_fake("cutlass_gemm::conv2d_int8_igemm")
+def _(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype):
+    n, h, wd, _ = x.shape
+    co, kh, kw, _ = w.shape
+    p = out_size(h, kh, stride[0], padding[0], dilation[0])
+    q = out_size(wd, kw, stride[1], padding[1], dilation[1])
+    return x.new_empty((n, p, q, co), dtype=out_dtype)
+
+
+def conv2d_int8_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Optional[Tensor] = None,
+                      stride: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0),
+                      dilation: Sequence[int] = (1, 1), activation: Optional[str] = None,
+                      out_dtype: torch.dtype = torch.bfloat16) -> Tensor:
+    """The registered op on already-quantized NHWC / KRSC operands (module docstring); checks first."""
+    stride, padding, dilation = (list(map(int, v)) if isinstance(v, (tuple, list)) else v
+                                 for v in (stride, padding, dilation))
+    check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype)
+    return torch.ops.cutlass_gemm.conv2d_int8_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation,
+                                                    activation or "", out_dtype)
+
+
+__all__: List[str] = ["conv2d_int8_igemm", "check_igemm", "igemm_unsupported_reason", "reference", "out_size"]
