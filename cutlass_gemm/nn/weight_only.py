@@ -16,13 +16,18 @@ All state lives in buffers: `qweight` (N / 32, K * bits) int32, `scales` (K / g,
 `zero_point`, `act_order`, `bias`) loads another's `state_dict`. Forward reads no tensor value on the
 host (torch.compile(fullgraph=True) and CUDA-graph capture work).
 
-Large M on SM90, opt-in (`large_m_backend="cutlass_mixed"`): the layer also keeps the weight prepacked
-for CUTLASS's mixed-input GEMM (layout "cutlass_mixed_sm90_v1", buffers `qweight_mixed`, `scales_mixed`,
-`zeros_mixed`; group 64/128 or per channel), and calls with M > 64 on CUDA pass that copy to the op, which
-runs the kernel when CUTLASS_GEMM_WO_MIXED_INPUT=1 on an SM90 GPU (it has been compiled, not yet run on a
-GPU) and the dequantize fallback otherwise. M <= 64 keeps the small-M kernel, so both copies are needed:
-the packed weight and its scales take twice the memory (int4 8192 x 8192 g128: 2 x 34 MB instead of 34 MB).
-The default, "dequant", keeps one copy and the fallback above.
+Large M on SM90 (`large_m_backend="cutlass_mixed"`): the layer also keeps the weight prepacked for
+CUTLASS's mixed-input GEMM (layout "cutlass_mixed_sm90_v1", buffers `qweight_mixed`, `scales_mixed`,
+`zeros_mixed`; group 64/128 or per channel), and calls with M > 64 on an SM90 GPU run that kernel (off
+with CUTLASS_GEMM_WO_MIXED_INPUT=0; the dequantize fallback elsewhere). M <= 64 keeps the small-M kernel,
+so both copies are needed: the packed weight and its scales take twice the memory (int4 8192 x 8192 g128:
+2 x 34 MB instead of 34 MB, still half of bf16's 134 MB). On the H100 (session6/call4) it takes
+256x8192x8192 int4 in 52 us against 160 for the fallback (bf16 F.linear: 56), 2048 rows in 400 us against
+447 (bf16: 336); at 4096 rows both are within 3% of each other, behind bf16.
+`from_float` and `quantize_model` default to "auto": "cutlass_mixed" when the current CUDA device is an
+SM90 GPU and the group size is one it takes, else "dequant" (one copy; `__init__`, `from_packed` and the
+checkpoint importers default to "dequant"). The resolved choice is in `large_m_backend` and `extra_repr`;
+a state_dict loads into a layer built with the same choice.
 
 Casts: `.to(device)` moves every buffer; a cast to float16/bfloat16 moves the bias and the output
 dtype along but never the scales (their dtype is part of the quantized format: the op converts them
@@ -47,6 +52,15 @@ from ..quant.weight_only import BITS, GROUP_SIZES, from_awq, from_gptq, quantize
 # stored value of a zero weight, symmetric formats: every field holds 2^(bits-1)
 _SYM_ZERO_WORD = {4: -0x77777778, 8: -0x7F7F7F80}  # 0x88888888, 0x80808080 as int32
 LARGE_M_BACKENDS = ("dequant", "cutlass_mixed")
+
+
+def resolve_large_m_backend(choice: str, group_size: Optional[int]) -> str:
+    """"auto" -> "cutlass_mixed" when the current CUDA device is SM90 and `group_size` is one the mixed-input
+    kernel takes, else "dequant"; any other value is returned as given (checked by the constructor)."""
+    if choice != "auto":
+        return choice
+    sm90 = torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0)
+    return "cutlass_mixed" if sm90 and (group_size is None or group_size in MIXED_GROUP_SIZES) else "dequant"
 
 
 def weight_only_unservable_reason(in_features: int, out_features: int, group_size: Optional[int] = None) -> Optional[str]:
@@ -141,9 +155,9 @@ class WeightOnlyLinear(QuantizedBuffers):
 
     @classmethod
     def from_float(cls, linear: nn.Linear, bits: int = 4, group_size: Optional[int] = 128,
-                   zero_point: bool = False, *, large_m_backend: str = "dequant") -> "WeightOnlyLinear":
+                   zero_point: bool = False, *, large_m_backend: str = "auto") -> "WeightOnlyLinear":
         """Quantize `linear` (on whatever device it is) with `quant.quantize_weight_only`; scales in the
-        layer's dtype (the float layer's if 16-bit, else bfloat16)."""
+        layer's dtype (the float layer's if 16-bit, else bfloat16). `large_m_backend`: module docstring."""
         if not isinstance(linear, nn.Linear):
             raise InvalidArgumentError("linear", f"must be a torch.nn.Linear, got {type(linear).__name__}")
         w = linear.weight.detach()
@@ -151,7 +165,7 @@ class WeightOnlyLinear(QuantizedBuffers):
         # built first: it rejects shapes the kernel cannot serve before any quantization work
         layer = cls(linear.in_features, linear.out_features, linear.bias is not None, bits=bits,
                     group_size=group_size, zero_point=zero_point, dtype=dtype, device=w.device,
-                    large_m_backend=large_m_backend)
+                    large_m_backend=resolve_large_m_backend(large_m_backend, group_size))
         wq = quantize_weight_only(w, bits, group_size, zero_point=zero_point, scale_dtype=dtype)
         return layer._fill(prepack(wq), linear.bias)
 

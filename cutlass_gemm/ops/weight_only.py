@@ -14,11 +14,12 @@ Backends (`weight_only_backend(m, packed)` says which one a call of M rows takes
   site by Python's default warning filter).
 - "cpu_reference": CPU tensors: `unpack(...).dequantize()` in float32 and a float32 matmul, output in
   x's dtype.
-- "cutlass_mixed_sm90" (opt-in, compiled but not yet run on a GPU): a weight packed in layout
-  "cutlass_mixed_sm90_v1" (`prepack(wq, "cutlass_mixed_sm90")`; `WeightOnlyLinear(...,
-  large_m_backend="cutlass_mixed")` keeps such a copy for M > 64) runs CUTLASS's SM90 mixed-input GEMM
-  (kernels/mixed_input.py; group 64/128 or per channel) only when CUTLASS_GEMM_WO_MIXED_INPUT=1 and the
-  GPU is SM90; otherwise such a weight takes the dequantize fallback at every M (torch ops).
+- "cutlass_mixed_sm90": a weight packed in layout "cutlass_mixed_sm90_v1" (`prepack(wq,
+  "cutlass_mixed_sm90")`; `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")` keeps such a copy for
+  M > 64) runs CUTLASS's SM90 mixed-input GEMM (kernels/mixed_input.py; group 64/128 or per channel) on an
+  SM90 GPU (checked against float64 on the H100, session6/call2-4; 256x8192x8192 int4: 52 us where the
+  fallback takes 160). CUTLASS_GEMM_WO_MIXED_INPUT=0 switches it off; elsewhere, or switched off, such a
+  weight takes the dequantize fallback at every M (torch ops, with a WeightOnlyFallbackWarning).
 
 Act-order weights (`packed.perm`) gather the activations first (`x[..., perm]`, one small gather
 kernel). Scales stored in the other 16-bit dtype than x are converted per call (a small extra kernel;
@@ -91,9 +92,10 @@ def _packed(qweight, scales, zeros, perm, layout, bits, group_size, n, k) -> Pac
 
 # ------------------------------------------------------------------------------------ backends
 def mixed_input_enabled() -> bool:
-    """Whether CUTLASS_GEMM_WO_MIXED_INPUT opts in to the SM90 mixed-input kernel."""
+    """Whether the SM90 mixed-input kernel may serve (default yes; CUTLASS_GEMM_WO_MIXED_INPUT=0, "false",
+    "no" or "off" switches it off)."""
     import os
-    return os.environ.get(MIXED_INPUT_ENV, "0").strip().lower() in ("1", "true", "yes", "on")
+    return os.environ.get(MIXED_INPUT_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 def _mixed_usable(device: torch.device) -> bool:
@@ -185,8 +187,8 @@ def _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n):
     if m == 0:
         return x2.new_empty((0, n))
     if not _mixed_usable(x2.device):
-        warnings.warn(f"cutlass_gemm weight_only_mm: a {LAYOUT_MIXED} weight without {MIXED_INPUT_ENV}=1 on an SM90 "
-                      f"GPU: dequantizing the int{bits} weight to {x2.dtype} and calling F.linear (slow, documented "
+        warnings.warn(f"cutlass_gemm weight_only_mm: a {LAYOUT_MIXED} weight off an SM90 GPU or with "
+                      f"{MIXED_INPUT_ENV}=0: dequantizing the int{bits} weight to {x2.dtype} and calling F.linear (slow, documented "
                       f"fallback; see weight_only_backend)", WeightOnlyFallbackWarning, stacklevel=4)
         packed = _packed(qweight, scales, zeros, None, LAYOUT_MIXED, bits, group_size, n, k)
         return F.linear(x2, dequantize_mixed(packed, x2.dtype), bias)
