@@ -1,7 +1,8 @@
 """Kernel families: what the shared build / cache / load path needs to know of each, one row per family.
 
 A config names its family with a class attribute `family` (KernelConfig: "gemm", the scaled GEMMs;
-MixedInputConfig: "mixed_input", the SM90 weight-only GEMM). Everything family-specific that the
+MixedInputConfig: "mixed_input", the SM90 weight-only GEMM; BlockwiseConfig: "blockwise", the SM90
+blockwise-scaled fp8 GEMM). Everything family-specific that the
 runtime needs is here, so runtime/build.py and runtime/loader.py hold no per-family branches:
 
 - the emitter (module and function, looked up at call time: a test that patches the function is heard),
@@ -46,6 +47,10 @@ FAMILIES: Dict[str, Family] = {
                           ("mixed_input", "MIXED_GENERATOR_VERSION"),
                           _BASE_FILES + ("mixed_input.py", "emit_mixed.py"),
                           subdir=lambda cfg: cfg.generated_subdir),
+    "blockwise": Family("blockwise", ("emit_blockwise", "emit_blockwise_source"),
+                        ("blockwise", "BLOCKWISE_GENERATOR_VERSION"),
+                        _BASE_FILES + ("blockwise.py", "emit_blockwise.py"),
+                        subdir=lambda cfg: cfg.generated_subdir),
 }
 
 

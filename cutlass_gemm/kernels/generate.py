@@ -98,11 +98,25 @@ def generate_mixed(configs: Iterable, out_dir: Path, *, prune: bool = True) -> L
     when its text changed, and (with `prune`) sources the previous manifest listed and the set lacks removed."""
     from .emit_mixed import emit_mixed_source
     from .mixed_input import GENERATED_SUBDIR, MIXED_GENERATOR_VERSION, MixedInputConfig
+    return _generate_family(configs, Path(out_dir) / GENERATED_SUBDIR, emit_mixed_source, MIXED_GENERATOR_VERSION,
+                            MixedInputConfig, prune)
+
+
+def generate_blockwise(configs: Iterable, out_dir: Path, *, prune: bool = True) -> List[Path]:
+    """Emit blockwise-scaled fp8 kernels (kernels/blockwise.py) into `out_dir/sm90_blockwise/`, with the
+    rules of `generate_mixed`."""
+    from .blockwise import BLOCKWISE_GENERATOR_VERSION, GENERATED_SUBDIR, BlockwiseConfig
+    from .emit_blockwise import emit_blockwise_source
+    return _generate_family(configs, Path(out_dir) / GENERATED_SUBDIR, emit_blockwise_source,
+                            BLOCKWISE_GENERATOR_VERSION, BlockwiseConfig, prune)
+
+
+def _generate_family(configs, sub: Path, emit_fn, version: str, config_type, prune: bool) -> List[Path]:
+    """One family folder with its own manifest (a family whose configs name their folder)."""
     configs = sorted(set(configs), key=lambda c: c.name)
-    sub = Path(out_dir) / GENERATED_SUBDIR
     sub.mkdir(parents=True, exist_ok=True)
     paths: List[Path] = []
-    entries = _emit_into(configs, sub, emit_mixed_source, paths)
+    entries = _emit_into(configs, sub, emit_fn, paths)
     try:
         old = json.loads((sub / MANIFEST).read_text())["kernels"]
         previous = set(old)
@@ -110,12 +124,12 @@ def generate_mixed(configs: Iterable, out_dir: Path, *, prune: bool = True) -> L
         old, previous = {}, set()
     if not prune:  # keep what the manifest listed (a --name run adds to the set, like generate())
         entries = {**{k: v for k, v in old.items() if k in previous}, **entries}
-    text = json.dumps({"generator": MIXED_GENERATOR_VERSION, "kernels": entries}, indent=1, sort_keys=True) + "\n"
+    text = json.dumps({"generator": version, "kernels": entries}, indent=1, sort_keys=True) + "\n"
     _write_if_changed(sub / MANIFEST, text)
     if prune:
         for name in sorted(previous - set(entries)):
             try:
-                owned = MixedInputConfig.from_name(name).name == name
+                owned = config_type.from_name(name).name == name
             except ValueError:
                 owned = False
             if owned and (sub / f"{name}.cu").is_file():
