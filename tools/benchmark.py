@@ -9,6 +9,7 @@
   python tools/benchmark.py layer [--quick]     # quant + GEMM layers vs bf16 F.linear and Inductor W8A8
                                   (quant, layer: --inductor-mode max-autotune-no-cudagraphs for tuned baselines)
   python tools/benchmark.py weight_only [--quick]  # W4A16 / W8A16 layers vs bf16 F.linear and _weight_int4pack_mm
+  python tools/benchmark.py blockwise [--quick]    # blockwise-scaled fp8 vs bf16, per-token fp8, torch blockwise
 
 Results go to --out (default tools/results/local/, not committed) as CSV/JSON/PNG and a Markdown table on stdout, each
 stamped with the date and the device. Timing: CUDA events around batches of launches queued behind
@@ -282,12 +283,14 @@ def cmd_first_call(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["overhead", "first-call", "shapes", "tiles", "quant", "layer", "weight_only"])
+    p.add_argument("what", choices=["overhead", "first-call", "shapes", "tiles", "quant", "layer", "weight_only",
+                                         "blockwise"])
     p.add_argument("--out", default=str(ROOT / "tools" / "results" / "local"))
     p.add_argument("--quick", action="store_true",
-                   help="shapes: four shapes only; layer: 16x8192x8192 and 2048x8192x8192 only; weight_only: 6 shapes")
+                   help="shapes: four shapes only; layer: 16x8192x8192 and 2048x8192x8192 only; weight_only: 6 shapes; "
+                        "blockwise: 3 shapes")
     p.add_argument("--cublaslt", action="store_true", help="shapes: add the cuBLASLt int8 row")
-    p.add_argument("--shapes", help="shapes, layer, weight_only: comma-separated MxNxK list instead of the default set")
+    p.add_argument("--shapes", help="shapes, layer, weight_only, blockwise: comma-separated MxNxK list instead of the default set")
     p.add_argument("--uncached", action="store_true", help="first-call: also time a kernel not yet built")
     p.add_argument("--inductor-mode", default="default",
                    help="quant, layer: torch.compile mode of the Inductor baselines (default: %(default)s; "
@@ -298,6 +301,9 @@ def main():
         import bench_e2e  # noqa: E402  (the quantization ops and layers are only needed here)
         bench_e2e.COMMANDS[args.what](args)
         return
+    if args.what == "blockwise":
+        import bench_blockwise  # noqa: E402
+        sys.exit(bench_blockwise.COMMANDS[args.what](args))
     if args.what == "weight_only":
         import bench_wo  # noqa: E402
         bench_wo.COMMANDS[args.what](args)

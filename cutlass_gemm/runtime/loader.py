@@ -143,6 +143,9 @@ class BlockwiseLibrary(KernelLibrary):
         lib.cg_blockwise_launch.argtypes = self._ARGTYPES
         self._launch = lib.cg_blockwise_launch
 
+    def workspace_size(self, m: int, n: int, k: int) -> int:
+        return int(self._lib.cg_blockwise_workspace_size(m, n, k))
+
     def launch(self, a, b, d, scale_a, scale_b, bias, m, n, k, lda, ldb, ldd,  # type: ignore[override]
                workspace, workspace_bytes, stream) -> None:
         rc = self._launch(a, b, d, scale_a, scale_b, bias, m, n, k, lda, ldb, ldd, workspace, workspace_bytes, stream)

@@ -161,8 +161,15 @@ DeviceSetup& setup_device(int device) {
 }
 }  // namespace
 
+// The stream-K scheduler sizes its workspace by the SM and cluster counts: give it the hw_info the launch gives
+// (without a device, 0: the launch then reports the workspace as too small instead of sizing it wrongly).
 CG_EXPORT size_t cg_blockwise_workspace_size(int64_t m, int64_t n, int64_t k) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 0;
+  DeviceSetup& setup = setup_device(device);
+  if (setup.error != cudaSuccess || setup.sm_count <= 0) return 0;
   auto args = make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, m, n, k, k, k, n);
+  args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
   return Gemm::get_workspace_size(args);
 }
 
