@@ -126,11 +126,12 @@ def test_quantize_per_group_feeds_the_gemm_without_a_copy():
     assert torch.equal(q.cpu().float(), ref.q.float()) and torch.equal(s.cpu(), ref.scale)
 
 
-@pytest.mark.parametrize("ratio, gain", [(1e4, 1.2), (1e5, 4.0)])
+@pytest.mark.parametrize("ratio, gain", [(1e4, 1.15), (1e5, 4.0)])
 def test_outliers_per_block_beats_per_token_kernel(ratio, gain):
     """Outlier activation group (every token) and outlier weight block, 1e4 / 1e5 times larger; measured where the
     outliers do not enter the products (w[128:, :128] = 0; x[32:, 384:] = 0), so the error is what the shared
-    scales cost the ordinary values: this library's per-token x per-channel fp8 kernel vs the blockwise kernel."""
+    scales cost the ordinary values: this library's per-token x per-channel fp8 kernel vs the blockwise kernel.
+    The reference quantizers on the CPU give 1.24-1.29x (1e4) and 9.3-10x (1e5) on this problem."""
     g = torch.Generator().manual_seed(7)
     m, n, k = 96, 256, 512
     x = torch.randn(m, k, generator=g)

@@ -179,6 +179,9 @@ def scaled_mm_blockwise(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, 
                         out_dtype: torch.dtype = torch.bfloat16, activation: Optional[str] = None) -> Tensor:
     """act(blockwise-scaled a @ b + bias) in out_dtype (see the module docstring for layouts). Typed errors
     before any kernel runs."""
+    from .gemm import _eager_direct
+    if _eager_direct(a):  # plain eager tensors skip the dispatcher round trip (the same implementation)
+        return _impl(a, b, scale_a, scale_b, bias, out_dtype, activation)
     activations.canonical(activation)
     validate(a, b, scale_a, scale_b, bias, out_dtype)
     return torch.ops.cutlass_gemm.scaled_mm_blockwise(a, b, scale_a, scale_b, bias, out_dtype, activation)
