@@ -3,7 +3,8 @@ through the ops' float reference path: logits against the float model, and the f
 decoding step of `cutlass_gemm.nn.graph_generate` against plain greedy decoding.
 
 Measured (torch 2.13 CPU, transformers 5.x, seed 0, 2 x 24 tokens), logits relative error vs the
-float32 model: int8 1.96e-2, int8-asym 1.95e-2, int8-static 2.90e-2, fp8 7.28e-2, fp8-static 6.89e-2.
+float32 model: int8 1.96e-2, int8-asym 1.95e-2, int8-static 2.90e-2, fp8 7.28e-2, fp8-static 6.89e-2,
+fp8-block128 7.24e-2.
 The bounds below are ~1.5x those: a wrong scale, zero point or transposed weight gives O(1) errors.
 """
 import copy
@@ -14,7 +15,8 @@ import torch
 import cutlass_gemm.nn as cnn
 
 BOUNDS = {"w8a8-int8": 0.035, "w8a8-int8-asym": 0.035, "w8a8-int8-static": 0.05,
-          "w8a8-fp8": 0.1, "w8a8-fp8-static": 0.1}
+          "w8a8-fp8": 0.1, "w8a8-fp8-static": 0.1, "fp8-block128": 0.1}
+LAYER_TYPES = {"fp8-block128": cnn.Fp8BlockLinear}
 
 
 def tiny_llama(dtype=torch.float32, device="cpu"):
@@ -61,7 +63,7 @@ def test_tiny_llama_logits_every_scheme(llama_and_ids, scheme):
         q, report = quantized(model, scheme, ids)
         assert len(report.quantized) == 14 and report.skipped == {"lm_head": "skipped by the user"}
         layer = q.model.layers[0].mlp.down_proj
-        assert isinstance(layer, cnn.Fp8Linear if "fp8" in scheme else cnn.Int8Linear)
+        assert isinstance(layer, LAYER_TYPES.get(scheme, cnn.Fp8Linear if "fp8" in scheme else cnn.Int8Linear))
         out = q(ids, use_cache=False).logits
     assert out.dtype == torch.float32 and out.shape == ref.shape  # float32 model: answers in float32
     rel = relative_error(out, ref)

@@ -15,6 +15,8 @@ pytestmark = pytest.mark.gpu
 # 0.29 ms/step from the CUDA graph against 2.3-2.7 ms/step eager. Bounds: about 1.5x the errors.
 BOUNDS = {"w8a8-int8": 0.05, "w8a8-int8-asym": 0.05, "w8a8-int8-static": 0.06,
           "w8a8-fp8": 0.12, "w8a8-fp8-static": 0.12,
+          # fp8 per 128 x 128 weight block / per token per 128 K (not yet run on a GPU; 7.24e-2 vs float32 on the CPU)
+          "fp8-block128": 0.12,
           # weight-only, measured on the H100 (2026-11-23, tools/results/h100-2026-11-23/wo/call3): w8a16
           # 1.90e-2, w4a16 2.90e-1 (int4 g128 symmetric on these random Gaussian weights: ~11% RMS weight
           # error per layer, compounded over 14 layers); bounds about 1.4x

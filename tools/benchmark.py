@@ -10,6 +10,7 @@
                                   (quant, layer: --inductor-mode max-autotune-no-cudagraphs for tuned baselines)
   python tools/benchmark.py weight_only [--quick]  # W4A16 / W8A16 layers vs bf16 F.linear and _weight_int4pack_mm
   python tools/benchmark.py conv [--quick] [--resnet]  # int8 convs (ResNet-50 shapes, batch 1/32) vs cuDNN fp16/bf16
+  python tools/benchmark.py blockwise [--quick]    # blockwise-scaled fp8 vs bf16, per-token fp8, torch blockwise
 
 Results go to --out (default tools/results/local/, not committed) as CSV/JSON/PNG and a Markdown table on stdout, each
 stamped with the date and the device. Timing: CUDA events around batches of launches queued behind
@@ -333,13 +334,13 @@ def cmd_first_call(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["overhead", "first-call", "shapes", "tiles", "quant", "layer", "weight_only",
-                                       "conv"])
+                                       "conv", "blockwise"])
     p.add_argument("--out", default=str(ROOT / "tools" / "results" / "local"))
     p.add_argument("--quick", action="store_true",
                    help="shapes: four shapes only; layer: 16x8192x8192 and 2048x8192x8192 only; weight_only: 6 shapes; "
-                        "conv: the 3x3 convs at batch 32 only")
+                        "conv: the 3x3 convs at batch 32 only; blockwise: 3 shapes")
     p.add_argument("--cublaslt", action="store_true", help="shapes: add the cuBLASLt int8 row")
-    p.add_argument("--shapes", help="shapes, tiles, layer, weight_only: comma-separated MxNxK list instead of the default set")
+    p.add_argument("--shapes", help="shapes, tiles, layer, weight_only, blockwise: comma-separated MxNxK list instead of the default set")
     p.add_argument("--dtypes", default="int8", help="tiles: input types, comma-separated (int8, e4m3)")
     p.add_argument("--choices", help="tiles: tile choices TILE/CLUSTER/SCHEDULE, comma-separated, "
                                      "e.g. 128x256x128/c1x2x1/cooperative (default: the selection table's)")
@@ -358,6 +359,9 @@ def main():
         import bench_conv  # noqa: E402
         bench_conv.COMMANDS[args.what](args)
         return
+    if args.what == "blockwise":
+        import bench_blockwise  # noqa: E402
+        sys.exit(bench_blockwise.COMMANDS[args.what](args))
     if args.what == "weight_only":
         import bench_wo  # noqa: E402
         bench_wo.COMMANDS[args.what](args)

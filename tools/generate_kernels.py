@@ -9,6 +9,7 @@
   python tools/generate_kernels.py --out /tmp/gen --compile --name KERNEL_NAME [--name ...]   # exactly these
   python tools/generate_kernels.py --mixed [--compile]          # the SM90 weight-only mixed-input set (8)
   python tools/generate_kernels.py --conv [--compile] [--resnet]  # the SM90 int8 conv2d set (36; ResNet-50's 12)
+  python tools/generate_kernels.py --blockwise [--compile]      # the SM90 blockwise-scaled fp8 set
 
 Compiled kernels are shared libraries (one kernel + its C-ABI launcher; the cubin inside) placed in
 the kernel cache ($CUTLASS_GEMM_CACHE_DIR, default ~/.cache/cutlass_gemm), where the ops find them
@@ -63,6 +64,9 @@ def main(argv=None) -> int:
                    help="the SM90 int8 implicit-GEMM conv2d family instead (generated/sm90_conv; --compile builds "
                         "every kernel of it, the --name ones, or with --resnet the 12 a bf16 ResNet-50 selects)")
     p.add_argument("--resnet", action="store_true", help="with --conv --compile: only the ResNet-50 (bf16) kernels")
+    p.add_argument("--blockwise", action="store_true",
+                   help="the SM90 blockwise-scaled fp8 family instead (generated/sm90_blockwise; --compile builds "
+                        "every kernel of it, or the --name ones)")
     p.add_argument("--limit", type=int, default=0, help="compile only the first N kernels (smoke tests)")
     p.add_argument("--cache-dir", type=Path, help="kernel cache folder (overrides $%s)" % build.CACHE_ENV)
     args = p.parse_args(argv)
@@ -73,6 +77,8 @@ def main(argv=None) -> int:
         return _mixed(args, p)
     if args.conv:
         return _conv(args, p)
+    if args.blockwise:
+        return _blockwise(args, p)
     sms = args.sm or list(heuristics.DEFAULT_SMS)
     variants = tuple(args.variant or VARIANTS)
     try:
@@ -142,6 +148,23 @@ def _conv(args, p) -> int:
         return 0
     todo = named or (resnet_configs() if args.resnet else configs)
     todo = todo[: args.limit] if args.limit else todo
+    sources = {c.name: (args.out / GENERATED_SUBDIR / f"{c.name}.cu").read_text() for c in todo}
+    return _compile(todo, sources, args.jobs)
+
+
+def _blockwise(args, p) -> int:
+    """--blockwise: generate (and with --compile build) the blockwise family; --name picks exact kernels."""
+    from cutlass_gemm.kernels.blockwise import GENERATED_SUBDIR, BlockwiseConfig, default_configs
+    from cutlass_gemm.kernels.generate import generate_blockwise
+    try:
+        configs = [BlockwiseConfig.from_name(n) for n in args.name] or default_configs()
+    except ValueError as exc:
+        p.error(str(exc))
+    paths = generate_blockwise(configs, args.out, prune=not args.name)
+    print(f"generated {len(paths)} blockwise kernel sources under {args.out / GENERATED_SUBDIR}")
+    if not args.compile:
+        return 0
+    todo = configs[: args.limit] if args.limit else configs
     sources = {c.name: (args.out / GENERATED_SUBDIR / f"{c.name}.cu").read_text() for c in todo}
     return _compile(todo, sources, args.jobs)
 

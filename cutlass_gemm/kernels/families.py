@@ -1,8 +1,9 @@
 """Kernel families: what the shared build / cache / load path needs to know of each, one row per family.
 
 A config names its family with a class attribute `family` (KernelConfig: "gemm", the scaled GEMMs;
-MixedInputConfig: "mixed_input", the SM90 weight-only GEMM;
-Conv2dConfig: "conv2d", the SM90 int8 implicit-GEMM convolution). Everything family-specific that the
+MixedInputConfig: "mixed_input", the SM90 weight-only GEMM; Conv2dConfig: "conv2d", the SM90 int8
+implicit-GEMM convolution; BlockwiseConfig: "blockwise", the SM90 blockwise-scaled fp8 GEMM). Everything
+family-specific that the
 runtime needs is here, so runtime/build.py and runtime/loader.py hold no per-family branches:
 
 - the emitter (module and function, looked up at call time: a test that patches the function is heard),
@@ -49,6 +50,10 @@ FAMILIES: Dict[str, Family] = {
                           subdir=lambda cfg: cfg.generated_subdir),
     "conv2d": Family("conv2d", ("emit_conv", "emit_conv_source"), ("conv2d", "CONV_GENERATOR_VERSION"),
                      _BASE_FILES + ("conv2d.py", "emit_conv.py"), subdir=lambda cfg: cfg.generated_subdir),
+    "blockwise": Family("blockwise", ("emit_blockwise", "emit_blockwise_source"),
+                        ("blockwise", "BLOCKWISE_GENERATOR_VERSION"),
+                        _BASE_FILES + ("blockwise.py", "emit_blockwise.py"),
+                        subdir=lambda cfg: cfg.generated_subdir),
 }
 
 

@@ -110,6 +110,15 @@ def generate_conv(configs: Iterable, out_dir: Path, *, prune: bool = True) -> Li
                             Conv2dConfig, prune)
 
 
+def generate_blockwise(configs: Iterable, out_dir: Path, *, prune: bool = True) -> List[Path]:
+    """Emit blockwise-scaled fp8 kernels (kernels/blockwise.py) into `out_dir/sm90_blockwise/`, with the
+    rules of `generate_mixed`."""
+    from .blockwise import BLOCKWISE_GENERATOR_VERSION, GENERATED_SUBDIR, BlockwiseConfig
+    from .emit_blockwise import emit_blockwise_source
+    return _generate_family(configs, Path(out_dir) / GENERATED_SUBDIR, emit_blockwise_source,
+                            BLOCKWISE_GENERATOR_VERSION, BlockwiseConfig, prune)
+
+
 def _generate_family(configs: Iterable, sub: Path, emit, version: str, config_cls, prune: bool) -> List[Path]:
     """One family's folder under generated/ with its own manifest (see generate_mixed)."""
     configs = sorted(set(configs), key=lambda c: c.name)

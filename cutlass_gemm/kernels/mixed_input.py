@@ -162,8 +162,11 @@ def default_configs() -> List[MixedInputConfig]:
 
 
 def parse_kernel_name(name: str):
-    """KernelConfig or MixedInputConfig from a kernel name of either family (ValueError otherwise)."""
+    """KernelConfig, MixedInputConfig or BlockwiseConfig from a kernel name of any family (ValueError otherwise)."""
     from .config import KernelConfig
+    if "_blockwise_" in name:
+        from .blockwise import BlockwiseConfig
+        return BlockwiseConfig.from_name(name)
     if "_mixed_" in name:
         return MixedInputConfig.from_name(name)
     return KernelConfig.from_name(name)

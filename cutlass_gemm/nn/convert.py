@@ -7,7 +7,9 @@
     report = quantize_model(model, "w8a8-int8-static", calibration=cals)
 
 Schemes: "w8a8-int8" (dynamic per-token symmetric), "w8a8-int8-asym" (dynamic per-token with zero
-points), "w8a8-int8-static" (calibrated per-tensor), "w8a8-fp8" (dynamic per-token), "w8a8-fp8-static";
+points), "w8a8-int8-static" (calibrated per-tensor), "w8a8-fp8" (dynamic per-token), "w8a8-fp8-static",
+"fp8-block128" (`Fp8BlockLinear`: fp8 weight per 128 x 128 block, fp8 activations per token per 128 K;
+in_features must be a multiple of 128);
 weight-only (WEIGHT_ONLY_SCHEMES, `WeightOnlyLinear`): "w4a16" (int4, group 128, symmetric), "w8a16" (int8
 per channel), where a layer the weight-only kernel cannot hold (out_features not a multiple of 32,
 in_features not of 64 or of the group) is skipped with the reason.
@@ -35,6 +37,7 @@ from torch import nn
 
 from ..errors import InvalidArgumentError
 from ..quant import Calibrator, make_calibrator
+from .blockwise import Fp8BlockLinear, blockwise_unservable_reason
 from .conv import Int8Conv2d, WeightOnlyConv2d, conv_unservable_reason
 from .linear import Fp8Linear, Int8Linear, unservable_reason
 from .weight_only import WeightOnlyLinear, weight_only_unservable_reason
@@ -45,6 +48,8 @@ SCHEMES = {
     "w8a8-int8-static": (Int8Linear, "static"),
     "w8a8-fp8": (Fp8Linear, "dynamic"),
     "w8a8-fp8-static": (Fp8Linear, "static"),
+    # fp8 weight per 128 x 128 block, fp8 activations per token per 128 K (DeepSeek-V3 style; SM90 only)
+    "fp8-block128": (Fp8BlockLinear, "dynamic"),
 }
 
 #: Weight-only schemes (`WeightOnlyLinear.from_float` arguments): int4 group 128 symmetric; int8 per channel.
@@ -93,6 +98,8 @@ def _reason(mod: nn.Module, scheme: str, wo: Optional[dict]) -> Optional[str]:
                     f"weight-only schemes)")
         return conv_unservable_reason(mod, "int8" if wo is None else "weight_only",
                                       None if wo is None else wo["group_size"], None if wo else SCHEMES[scheme][1])
+    if wo is None and SCHEMES[scheme][0] is Fp8BlockLinear:
+        return blockwise_unservable_reason(mod.in_features, mod.out_features)
     if wo is None:
         return unservable_reason(mod.in_features, mod.out_features)
     return weight_only_unservable_reason(mod.in_features, mod.out_features, wo["group_size"])
@@ -102,6 +109,8 @@ def _quantized(mod: nn.Module, cls, act: str, wo: Optional[dict], calibrator) ->
     if type(mod) is nn.Conv2d:
         return (Int8Conv2d.from_float(mod, act=act, calibrator=calibrator) if wo is None
                 else WeightOnlyConv2d.from_float(mod, wo["bits"], wo["group_size"], wo["zero_point"]))
+    if cls is Fp8BlockLinear:
+        return cls.from_float(mod)
     return cls.from_float(mod, act=act, calibrator=calibrator) if wo is None else WeightOnlyLinear.from_float(mod, **wo)
 
 

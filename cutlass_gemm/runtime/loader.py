@@ -157,8 +157,33 @@ class Conv2dLibrary(KernelLibrary):
                                     f"with code {rc}: {self._lib.cg_last_error().decode()}")
 
 
+class BlockwiseLibrary(KernelLibrary):
+    """One compiled blockwise-scaled fp8 kernel: the C ABI of kernels/emit_blockwise.py (`cg_blockwise_launch`,
+    `cg_blockwise_workspace_size`; names of its own, as for the mixed-input family)."""
+
+    _ENTRIES = ("cg_blockwise_workspace_size", "cg_blockwise_launch")
+    _ARGTYPES = [_P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _I, _I, _P, ctypes.c_size_t, _P]
+
+    def _bind(self, lib) -> None:
+        lib.cg_blockwise_workspace_size.restype = ctypes.c_size_t
+        lib.cg_blockwise_workspace_size.argtypes = [_I, _I, _I]
+        lib.cg_blockwise_launch.restype = ctypes.c_int
+        lib.cg_blockwise_launch.argtypes = self._ARGTYPES
+        self._launch = lib.cg_blockwise_launch
+
+    def workspace_size(self, m: int, n: int, k: int) -> int:
+        return int(self._lib.cg_blockwise_workspace_size(m, n, k))
+
+    def launch(self, a, b, d, scale_a, scale_b, bias, m, n, k, lda, ldb, ldd,  # type: ignore[override]
+               workspace, workspace_bytes, stream) -> None:
+        rc = self._launch(a, b, d, scale_a, scale_b, bias, m, n, k, lda, ldb, ldd, workspace, workspace_bytes, stream)
+        if rc:
+            self.raise_launch_error(rc, m, n, k)
+
+
 #: The library class of each kernel family (kernels/families.py): its C ABI.
-_LIBRARY_CLASSES = {"gemm": KernelLibrary, "mixed_input": MixedInputLibrary, "conv2d": Conv2dLibrary}
+_LIBRARY_CLASSES = {"gemm": KernelLibrary, "mixed_input": MixedInputLibrary, "conv2d": Conv2dLibrary,
+                    "blockwise": BlockwiseLibrary}
 
 
 def _library_class(cfg) -> type:
@@ -169,6 +194,9 @@ def build_command(cfg: KernelConfig) -> str:
     if family_of(cfg).name == "conv2d":
         return (f"python tools/generate_kernels.py --conv --compile --name {cfg.name}"
                 f"   (or call cutlass_gemm.runtime.build.build(Conv2dConfig.from_name({cfg.name!r})))")
+    if family_of(cfg).name == "blockwise":
+        return (f"python tools/generate_kernels.py --blockwise --compile --name {cfg.name}"
+                f"   (or call cutlass_gemm.runtime.build.build(BlockwiseConfig.from_name({cfg.name!r})))")
     if family_of(cfg).name == "mixed_input":
         return (f"python tools/generate_kernels.py --mixed --compile --name {cfg.name}"
                 f"   (or call cutlass_gemm.runtime.build.build(MixedInputConfig.from_name({cfg.name!r})))")

@@ -1,0 +1,208 @@
+"""The SM90 blockwise-scaled fp8 GEMM family (DeepSeek-V3 style): CUTLASS's FP8 blockwise mainloop.
+
+One kernel computes, for fp8 e4m3 a (M, K) row-major and b (K, N) column-major (the `.t()` of a
+contiguous (N, K) weight),
+
+    out[m, n] = act( sum_kb  scale_a[m, kb] * scale_b[n // 128, kb] * (a[m, kb-block] . b[kb-block, n]) + bias[n] )
+
+with one activation scale per token per 128-wide K group and one weight scale per 128 x 128 block.
+The scales are applied inside the mainloop (collective `MainloopSm90TmaGmmaWarpSpecializedBlockwiseFP8`:
+each 128-deep K block is accumulated by wgmma in float32, multiplied by its two scales and added to the
+float32 accumulator), so the epilogue is alpha = 1: bias (a per-column broadcast; a null pointer reads as
+zeros, one kernel serves calls with and without a bias) and the activation, in float32.
+
+Scale layouts (`cutlass::detail::Sm90BlockwiseScaleConfig<1, 128, 128, MajorSFA, MajorSFB>`):
+- scale_a (M, K // 128): "k" major is row-major, exactly what `cutlass_gemm.quantize_per_group(x, 128,
+  float8_e4m3fn)` writes, so the activation quantization feeds the GEMM without a copy (the collective
+  then gathers the 4-byte scales with cp.async, any M). "mn" major is the column-major view (stride
+  (1, M)); the collective loads it with TMA, which needs M % 4 == 0 (16-byte scale columns).
+- scale_b (ceil(N / 128), K // 128) row-major ("k" major): the natural layout of a 128 x 128 block
+  quantized weight (DeepSeek-V3's `weight_scale_inv`), written once at conversion time.
+
+What changes the binary, hence the name (fixed order): SM, output dtype, activation, scale_a major,
+CTA tile, cluster, schedule, tile scheduler, stages. Tile N must be a multiple of the 128-wide weight
+block (the collective's static_assert), tile K is 128 (one scale block per k-tile).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+from .config import ACTIVATIONS
+
+#: Bumped whenever the emitted source of an unchanged BlockwiseConfig would change.
+BLOCKWISE_GENERATOR_VERSION = "1"
+#: The family's folder under generated/ (its own manifest).
+GENERATED_SUBDIR = "sm90_blockwise"
+
+OUT_DTYPES = ("bf16", "f16")
+SFA_MAJORS = ("k", "mn")
+SCHEDULES = ("cooperative", "pingpong")
+SCHEDULERS = ("persistent", "streamk")
+#: The scale granularity the family serves: per token (1) x 128 along K; weight 128 x 128 blocks.
+BLOCK = 128
+TILE_K = 128
+
+
+def _is_pow2(x: int) -> bool:
+    return x > 0 and (x & (x - 1)) == 0
+
+
+@dataclass(frozen=True)
+class BlockwiseConfig:
+    """One blockwise-scaled fp8 GEMM kernel (see the module docstring). `tile` is (M, N, K) of one CTA."""
+
+    sm: int = 90
+    out_dtype: str = "bf16"
+    activation: str = "none"
+    sfa_major: str = "k"
+    tile: Tuple[int, int, int] = (128, 128, 128)
+    cluster: Tuple[int, int, int] = (1, 1, 1)
+    schedule: str = "cooperative"
+    scheduler: str = "persistent"
+    stages: int = 0
+
+    #: kernels/families.py row (class attribute: not a field, not in the name or equality)
+    family = "blockwise"
+    #: the folder of the committed sources and their manifest under generated/
+    generated_subdir = GENERATED_SUBDIR
+
+    def __post_init__(self):
+        object.__setattr__(self, "tile", tuple(int(v) for v in self.tile))
+        object.__setattr__(self, "cluster", tuple(int(v) for v in self.cluster))
+        self.validate()
+
+    def validate(self) -> None:
+        """ValueError naming the field unless the collective can build this kernel."""
+        def bad(field: str, why: str):
+            raise ValueError(f"BlockwiseConfig.{field}: {why} (config {self!r})")
+
+        if self.sm != 90:
+            bad("sm", f"the FP8 blockwise (wgmma) mainloop needs SM90, got {self.sm}")
+        if self.out_dtype not in OUT_DTYPES:
+            bad("out_dtype", f"must be one of {OUT_DTYPES}, got {self.out_dtype!r}")
+        if self.activation not in ACTIVATIONS:
+            bad("activation", f"must be one of {ACTIVATIONS}, got {self.activation!r}")
+        if self.sfa_major not in SFA_MAJORS:
+            bad("sfa_major", f"must be one of {SFA_MAJORS}, got {self.sfa_major!r}")
+        if self.schedule not in SCHEDULES:
+            bad("schedule", f"must be one of {SCHEDULES}, got {self.schedule!r}")
+        if self.scheduler not in SCHEDULERS:
+            bad("scheduler", f"must be one of {SCHEDULERS}, got {self.scheduler!r}")
+        if self.scheduler == "streamk" and self.schedule != "cooperative":
+            bad("scheduler", "CUTLASS's SM90 stream-K scheduler runs the cooperative schedule only")
+        if len(self.tile) != 3 or any(v <= 0 for v in self.tile):
+            bad("tile", f"must be three positive ints, got {self.tile}")
+        tm, tn, tk = self.tile
+        if tk != TILE_K:
+            bad("tile", f"tile K must be {TILE_K} (one scale block per k-tile), got {tk}")
+        need_m = 128 if self.schedule == "cooperative" else 64
+        if tm % need_m or tm > 256:
+            bad("tile", f"{self.schedule} needs tile M a multiple of {need_m} up to 256, got {tm}")
+        if tn % BLOCK or tn > 256:
+            bad("tile", f"tile N must be a multiple of the {BLOCK}-wide weight block up to 256, got {tn}")
+        if len(self.cluster) != 3 or any(not _is_pow2(v) for v in self.cluster) or self.cluster[2] != 1 \
+                or self.cluster[0] * self.cluster[1] > 8:
+            bad("cluster", f"SM90 clusters are (m, n, 1) powers of two with m*n <= 8, got {self.cluster}")
+        if self.stages != 0 and not 2 <= self.stages <= 8:
+            bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
+
+    # ----------------------------------------------------------------- naming
+    @property
+    def name(self) -> str:
+        """e.g. sm90_blockwise_e4m3_bf16_sfak_t128x128x128_c1x2x1_cooperative_persistent_s0
+        (an activation follows the output dtype: ..._bf16_silu_sfak_...)."""
+        t = "x".join(map(str, self.tile))
+        c = "x".join(map(str, self.cluster))
+        act = "" if self.activation == "none" else f"_{self.activation}"
+        return (f"sm{self.sm}_blockwise_e4m3_{self.out_dtype}{act}_sfa{self.sfa_major}_t{t}_c{c}"
+                f"_{self.schedule}_{self.scheduler}_s{self.stages}")
+
+    _NAME_RE = re.compile(
+        r"^sm(?P<sm>\d+)_blockwise_e4m3_(?P<out>bf16|f16)"
+        r"(?:_(?P<act>" + "|".join(sorted(ACTIVATIONS[1:], key=len, reverse=True)) + "))?"
+        r"_sfa(?P<major>k|mn)_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)"
+        r"_(?P<schedule>[a-z]+)_(?P<scheduler>[a-z]+)_s(?P<stages>\d+)$")
+
+    @classmethod
+    def from_name(cls, name: str) -> "BlockwiseConfig":
+        """The config `name` spells (ValueError if it is not a blockwise kernel name)."""
+        m = cls._NAME_RE.match(name)
+        if not m:
+            raise ValueError(f"not a cutlass_gemm blockwise kernel name: {name!r}")
+        g = m.groupdict()
+        return cls(sm=int(g["sm"]), out_dtype=g["out"], activation=g["act"] or "none", sfa_major=g["major"],
+                   tile=tuple(int(v) for v in g["tile"].split("x")),
+                   cluster=tuple(int(v) for v in g["cluster"].split("x")), schedule=g["schedule"],
+                   scheduler=g["scheduler"], stages=int(g["stages"]))
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["tile"], d["cluster"] = list(self.tile), list(self.cluster)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "BlockwiseConfig":
+        return cls(**d)
+
+    def replace(self, **changes) -> "BlockwiseConfig":
+        return dataclasses.replace(self, **changes)
+
+    def cache_key(self, *, cutlass_version: str, nvcc_version: str, flags: Tuple[str, ...],
+                  source_sha256: str = "") -> str:
+        """Hash of everything that changes the binary (with a family tag: no name of another family can
+        share a key)."""
+        from .config import toolchain_key
+        return toolchain_key([f"family={self.family}", self.name, f"gen={BLOCKWISE_GENERATOR_VERSION}"],
+                             cutlass_version=cutlass_version, nvcc_version=nvcc_version, sm=self.sm, flags=flags,
+                             source_sha256=source_sha256)
+
+
+# ----------------------------------------------------------------- selection (heuristics data)
+#: (largest M, (tile, cluster, schedule, scheduler)), first match wins. Not yet measured on a GPU:
+#: - decode (M <= 64): a 128 x 128 cooperative tile with stream-K. The weight streams once; with
+#:   N / 128 output tiles alone (56 for N = 7168) most of the 132 SMs would idle, so stream-K splits
+#:   the K loop over the SMs (the MMA work a 128-row tile wastes on 16 tokens is free: memory bound).
+#: - mid M: 64 x 128 pingpong (two consumer warpgroups on alternating tiles hide the epilogue).
+#: - large M: 128 x 128 cooperative with a 1 x 2 cluster (TMA multicast of the A tile; CUTLASS
+#:   example 67's tile). 128 x 256 would hold two 128-register accumulators per thread (the blockwise
+#:   mainloop keeps a per-block accumulator besides the running sum): it spills.
+SELECTION: Tuple[Tuple[Optional[int], tuple], ...] = (
+    (64, ((128, 128, 128), (1, 1, 1), "cooperative", "streamk")),
+    (256, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent")),
+    (None, ((128, 128, 128), (1, 2, 1), "cooperative", "persistent")),
+)
+
+
+def select_config(out_dtype: str, m: int, activation: str = "none", sfa_major: str = "k") -> BlockwiseConfig:
+    """The kernel a call with `m` rows takes (SELECTION)."""
+    for limit, (tile, cluster, schedule, scheduler) in SELECTION:
+        if limit is None or m <= limit:
+            return BlockwiseConfig(out_dtype=out_dtype, activation=activation, sfa_major=sfa_major, tile=tile,
+                                   cluster=cluster, schedule=schedule, scheduler=scheduler)
+    raise AssertionError("SELECTION ends with a catch-all row")
+
+
+def candidate_configs(out_dtype: str = "bf16", activation: str = "none", sfa_major: str = "k") -> List[BlockwiseConfig]:
+    """Every tile of SELECTION plus the alternatives the benchmark times against them (per M)."""
+    rows = [row for _, row in SELECTION] + [
+        ((128, 128, 128), (1, 1, 1), "cooperative", "persistent"),
+        ((64, 128, 128), (1, 1, 1), "pingpong", "persistent"),
+    ]
+    out = {BlockwiseConfig(out_dtype=out_dtype, activation=activation, sfa_major=sfa_major, tile=t, cluster=c,
+                           schedule=s, scheduler=sc) for t, c, s, sc in rows}
+    return sorted(out, key=lambda c: c.name)
+
+
+def default_configs() -> List[BlockwiseConfig]:
+    """The committed set (generated/sm90_blockwise): the SELECTION tiles and the benchmark's alternatives
+    for bf16 and fp16 output without activation, the "mn" scale_a variant of the large tile, and every
+    activation at the large and decode tiles (bf16)."""
+    cfgs = set(candidate_configs("bf16")) | set(candidate_configs("f16"))
+    cfgs.add(select_config("bf16", 4096, sfa_major="mn"))
+    for act in ACTIVATIONS[1:]:
+        cfgs.add(select_config("bf16", 4096, act))
+        cfgs.add(select_config("bf16", 16, act))
+    return sorted(cfgs, key=lambda c: c.name)

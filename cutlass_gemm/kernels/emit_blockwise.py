@@ -1,0 +1,206 @@
+"""Emit one SM90 blockwise-scaled fp8 GEMM (kernels/blockwise.py) as a self-contained .cu with a C-ABI launcher.
+
+The kernel types are written from a template (cutlass_cppgen has no blockwise front end): CUTLASS's
+CollectiveBuilder with `tuple<layout, scale layout>` operands and the `KernelTmaWarpSpecialized*FP8Blockwise`
+schedules (the FP8 blockwise mainloop: per-128-K-block promotion with the two scales), and a TMA epilogue
+whose fusion is `LinCombPerColBias[EltAct]` with alpha = 1: the bias is a per-column broadcast (a null
+pointer reads as zeros) and the activation runs in float32 before the one conversion to the output dtype.
+
+C ABI (LAUNCHER_ABI_VERSION of emit.py; entry points of their own name, so a library of another family
+fails the symbol check instead of being called with the wrong arguments):
+
+    int    cg_blockwise_launch(a, b, d, scale_a, scale_b, bias, m, n, k, lda, ldb, ldd,
+                               workspace, workspace_bytes, stream)
+    size_t cg_blockwise_workspace_size(m, n, k)
+
+a: e4m3 (m, k) row stride lda; b: e4m3 (n, k) row stride ldb (the weight; CUTLASS's column-major B);
+d: (m, n) row stride ldd; scale_a float32 (m, k / 128) contiguous row-major ("k" major) or its
+column-major transpose ("mn" major, stride (1, m)); scale_b float32 (ceil(n / 128), k / 128) row-major;
+bias (n,) in the output dtype or null.
+"""
+from __future__ import annotations
+
+from .blockwise import BLOCK, BLOCKWISE_GENERATOR_VERSION, BlockwiseConfig
+from .emit import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP,
+                   _SM90_DRIVER_SHIM, _SM90_RUN_ARGS, cutlass_version)
+
+_OUT_TYPES = {"bf16": "cutlass::bfloat16_t", "f16": "cutlass::half_t"}
+_SCHEDULES = {"cooperative": ("cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8Blockwise",
+                              "cutlass::epilogue::TmaWarpSpecializedCooperative"),
+              "pingpong": ("cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8Blockwise",
+                           "cutlass::epilogue::TmaWarpSpecialized")}
+_SCHEDULERS = {"persistent": "cutlass::gemm::PersistentScheduler", "streamk": "cutlass::gemm::StreamKScheduler"}
+_MAJORS = {"k": "cute::GMMA::Major::K", "mn": "cute::GMMA::Major::MN"}
+#: The activation functor per name. relu6 is ours: CUTLASS's ReLu (NaN-propagating maximum with 0), then a
+#: NaN-propagating minimum with 6 (torch.clamp keeps NaN; fminf would turn it into 6).
+_ACT_FUNCTORS = {"relu": "cutlass::epilogue::thread::ReLu", "relu6": "CgReLu6",
+                 "gelu_tanh": "cutlass::epilogue::thread::GELU_taylor", "silu": "cutlass::epilogue::thread::SiLu"}
+
+_INCLUDES = """\
+#include "cutlass/cutlass.h"
+#include "cute/tensor.hpp"
+#include "cutlass/numeric_types.h"
+#include "cutlass/functional.h"
+#include "cutlass/detail/blockwise_scale_layout.hpp"
+#include "cutlass/gemm/dispatch_policy.hpp"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/epilogue/fusion/operations.hpp"
+#include "cutlass/epilogue/thread/activation.h"
+#include "cutlass/gemm/kernel/gemm_universal.hpp"
+#include "cutlass/gemm/kernel/tile_scheduler.hpp"
+"""
+
+_RELU6 = """
+namespace {
+// relu6 in float32: min(relu(x), 6), NaN in -> NaN out (the EVT compute node calls it on fragments).
+template <class T>
+struct CgReLu6 {
+  static constexpr bool kIsHeavy = false;
+  CUTLASS_HOST_DEVICE T operator()(T const& x) const {
+    return cutlass::minimum_with_nan_propagation<T>{}(cutlass::epilogue::thread::ReLu<T>{}(x), T(6));
+  }
+};
+template <class T, int N>
+struct CgReLu6<cutlass::Array<T, N>> {
+  static constexpr bool kIsHeavy = false;
+  CUTLASS_HOST_DEVICE cutlass::Array<T, N> operator()(cutlass::Array<T, N> const& x) const {
+    cutlass::Array<T, N> y;
+    CgReLu6<T> f;
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < N; ++i) y[i] = f(x[i]);
+    return y;
+  }
+};
+}  // namespace
+"""
+
+_ENTRY = """\
+// The stream-K scheduler sizes its workspace by the SM and cluster counts: give it the hw_info the launch gives
+// (without a device, 0: the launch then reports the workspace as too small instead of sizing it wrongly).
+CG_EXPORT size_t cg_blockwise_workspace_size(int64_t m, int64_t n, int64_t k) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 0;
+  DeviceSetup& setup = setup_device(device);
+  if (setup.error != cudaSuccess || setup.sm_count <= 0) return 0;
+  auto args = make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, m, n, k, k, k, n);
+  args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
+  return Gemm::get_workspace_size(args);
+}
+
+CG_EXPORT int cg_blockwise_launch(void const* a, void const* b, void* d, void const* scale_a, void const* scale_b,
+                                  void const* bias, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                                  int64_t ldd, void* workspace, size_t workspace_bytes, void* stream_handle) {
+"""
+
+
+def _fusion(cfg: BlockwiseConfig) -> str:
+    if cfg.activation == "none":
+        return "cutlass::epilogue::fusion::LinCombPerColBias<ElementOut, float, ElementOut, void, float>"
+    fn = _ACT_FUNCTORS[cfg.activation]
+    return f"cutlass::epilogue::fusion::LinCombPerColBiasEltAct<{fn}, ElementOut, float, ElementOut, void, float>"
+
+
+def _kernel_types(cfg: BlockwiseConfig) -> str:
+    kernel_schedule, epilogue_schedule = _SCHEDULES[cfg.schedule]
+    tile = ", ".join(f"_{v}" for v in cfg.tile)
+    cluster = ", ".join(f"_{v}" for v in cfg.cluster)
+    stages = (f"cutlass::gemm::collective::StageCount<{cfg.stages}>" if cfg.stages else
+              "cutlass::gemm::collective::StageCountAutoCarveout<\n"
+              "    static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>")
+    return f"""
+namespace {{
+using namespace cute;
+using ElementAB = cutlass::float_e4m3_t;
+using ElementOut = {_OUT_TYPES[cfg.out_dtype]};
+using LayoutA = cutlass::layout::RowMajor;     // a (m, k), k contiguous
+using LayoutB = cutlass::layout::ColumnMajor;  // b (k, n) column-major = the (n, k) weight, k contiguous
+using LayoutD = cutlass::layout::RowMajor;     // out (m, n)
+constexpr int kAlignAB = 16;                   // TMA: 16-byte rows
+constexpr int kAlignOut = 128 / cutlass::sizeof_bits<ElementOut>::value;
+using TileShape = Shape<{tile}>;
+using ClusterShape = Shape<{cluster}>;
+
+// One scale per token (M granularity 1) per {BLOCK} K; one per {BLOCK} x {BLOCK} weight block. scale_a is
+// "{cfg.sfa_major}" major; scale_b (n / {BLOCK}, k / {BLOCK}) row-major is K major.
+using ScaleConfig = cutlass::detail::Sm90BlockwiseScaleConfig<1, {BLOCK}, {BLOCK}, {_MAJORS[cfg.sfa_major]},
+                                                              cute::GMMA::Major::K>;
+using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());
+using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());
+
+// out = act(acc + bias[n]) in float (alpha = 1: the scales were applied in the mainloop); no C operand.
+using FusionOp = {_fusion(cfg)};
+using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+    cutlass::epilogue::collective::EpilogueTileAuto, float, float,
+    void, LayoutD, kAlignOut, ElementOut, LayoutD, kAlignOut,
+    {epilogue_schedule}, FusionOp>::CollectiveOp;
+using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+    ElementAB, cute::tuple<LayoutA, LayoutSFA>, kAlignAB,
+    ElementAB, cute::tuple<LayoutB, LayoutSFB>, kAlignAB,
+    float, TileShape, ClusterShape,
+    {stages},
+    {kernel_schedule}>::CollectiveOp;
+using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
+                                                        CollectiveEpilogue, {_SCHEDULERS[cfg.scheduler]}>;
+using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
+}}  // namespace
+"""
+
+
+_MAKE_ARGS = """
+namespace {
+typename Gemm::Arguments make_args(void const* a, void const* b, void* d, void const* scale_a,
+                                   void const* scale_b, void const* bias, int64_t m, int64_t n, int64_t k,
+                                   int64_t lda, int64_t ldb, int64_t ldd) {
+  using StrideA = typename GemmKernel::StrideA;
+  using StrideB = typename GemmKernel::StrideB;
+  using StrideD = typename GemmKernel::StrideD;
+  // Leading dimensions come from the caller's tensors; only the dynamic modes are written.
+  StrideA stride_a{}; cute::get<0>(stride_a) = lda;
+  StrideB stride_b{}; cute::get<0>(stride_b) = ldb;
+  StrideD stride_d{}; cute::get<0>(stride_d) = ldd;
+  auto problem = cute::make_shape(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1);
+  // The scale layouts of contiguous tensors: (m, k/128) row-major or its transpose, (ceil(n/128), k/128).
+  LayoutSFA layout_sfa = ScaleConfig::tile_atom_to_shape_SFA(problem);
+  LayoutSFB layout_sfb = ScaleConfig::tile_atom_to_shape_SFB(problem);
+  typename Gemm::Arguments args{
+      cutlass::gemm::GemmUniversalMode::kGemm,
+      {static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1},
+      {static_cast<ElementAB const*>(a), stride_a, static_cast<ElementAB const*>(b), stride_b,
+       static_cast<float const*>(scale_a), layout_sfa, static_cast<float const*>(scale_b), layout_sfb},
+      {{}, nullptr, stride_d, static_cast<ElementOut*>(d), stride_d}};
+  args.epilogue.thread.alpha = 1.0f;
+  args.epilogue.thread.beta = 0.0f;
+  args.epilogue.thread.bias_ptr = static_cast<ElementOut const*>(bias);  // null: a zero bias
+  return args;
+}
+}  // namespace
+"""
+
+
+def _launcher(cfg: BlockwiseConfig) -> str:
+    return f"""
+// ---- C-ABI launcher (cutlass_gemm, blockwise family) ----------------------------------------
+CG_EXPORT int cg_abi_version() {{ return {LAUNCHER_ABI_VERSION}; }}
+CG_EXPORT char const* cg_kernel_name() {{ return "{cfg.name}"; }}
+CG_EXPORT char const* cg_last_error() {{ return cg_error_text; }}
+{_MAKE_ARGS}
+{_SM90_DEVICE_SETUP}{_ENTRY}{_SM90_DEVICE_LOOKUP}\
+  auto args = make_args(a, b, d, scale_a, scale_b, bias, m, n, k, lda, ldb, ldd);
+{_SM90_RUN_ARGS}"""
+
+
+def emit_blockwise_source(cfg: BlockwiseConfig) -> str:
+    """The complete, self-contained .cu text of one blockwise kernel (deterministic: no timestamps, no paths;
+    trailing spaces stripped)."""
+    if not isinstance(cfg, BlockwiseConfig):
+        raise TypeError(f"emit_blockwise_source takes a BlockwiseConfig, got {type(cfg).__name__}")
+    fields = "\n".join(f"//   {k} = {v}" for k, v in cfg.to_dict().items())
+    header = (f"// Generated by cutlass_gemm (blockwise generator {BLOCKWISE_GENERATOR_VERSION}, nvidia-cutlass "
+              f"{cutlass_version()}). Do not edit.\n// Kernel {cfg.name}\n{fields}\n")
+    relu6 = _RELU6 if cfg.activation == "relu6" else ""
+    text = (header + _SM90_DRIVER_SHIM + _COMMON_PRELUDE + _INCLUDES + relu6 + _kernel_types(cfg)
+            + _launcher(cfg))
+    return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

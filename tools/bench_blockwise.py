@@ -1,0 +1,171 @@
+"""The `blockwise` subcommand of tools/benchmark.py (run it through it).
+
+The blockwise-scaled fp8 GEMM (`scaled_mm_blockwise`: per token per 128 K x per 128 x 128 weight block) on
+each shape, against
+- bf16 `F.linear` (+ bias),
+- this library's per-token fp8 kernel (`scaled_mm` on e4m3, per-token x per-channel, + bias),
+- `torch._scaled_mm` with blockwise scales (1x128 x 128x128) where the installed torch serves it: first the
+  recipe API `torch.nn.functional.scaled_mm(..., ScalingType.BlockWise1x128, ..., ScalingType.BlockWise128x128)`,
+  then the legacy `torch._scaled_mm(a, b, scale_a (M, K/128) column-major, scale_b (K/128, N/128))`; when
+  neither does, the row says so with torch's error (no time),
+- every candidate tile of kernels/blockwise.py (`candidate_configs`, rows "blockwise <tile>"): the data
+  for SELECTION, which is not measured yet,
+- `Fp8BlockLinear` (per-group activation quantization + the GEMM) vs bf16 F.linear: the layer row.
+Every row's output is checked against bf16 F.linear on the same dequantized operands first (relative
+Frobenius error, flagged above 5e-2). Device time: CUDA events around batches behind a GPU sleep, median
+(bench_common), weights rotated over copies larger than L2. "% floor": (fp8 weight + scales + activation +
+output bytes) / measured copy bandwidth / time (the decode target: >= 80 %).
+"""
+import sys
+from unittest import mock
+
+import torch
+import torch.nn.functional as F
+
+from bench_common import (bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail, gpu_time_us, md_table,
+                          parse_shapes, report, write_results)
+
+SHAPES = [(16, 7168, 2048), (16, 8192, 8192), (128, 7168, 2048), (1024, 7168, 2048), (4096, 7168, 2048),
+          (2048, 8192, 8192), (8192, 8192, 8192)]
+QUICK = [(16, 7168, 2048), (4096, 7168, 2048), (8192, 8192, 8192)]
+ERR_LIMIT = 5e-2
+BLOCKWISE = "cutlass_gemm blockwise (selected)"
+PER_TOKEN = "cutlass_gemm fp8 per-token"
+
+
+def _rel(y, ref):
+    ref = ref.float()
+    return ((y.float() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
+def _torch_blockwise(a, b, sa, sb, bias):
+    """A callable running torch's blockwise fp8 GEMM on these operands, or the reason it cannot (str)."""
+    k = a.shape[1]
+    kb = k // 128
+    sa_cm = sa.t().contiguous().t()  # (M, K/128), stride (1, M): torch's "outer-dim-major" 1x128 scales
+    errors = []
+    try:
+        from torch.nn.functional import ScalingType, scaled_mm
+        l4 = -(-kb // 4) * 4
+        pad = torch.zeros(sb.shape[0], l4, dtype=torch.float32, device=sb.device)
+        pad[:, :kb] = sb
+        sb_t = pad.t()  # (L4, N/128), stride (1, L4)
+
+        def new_api():
+            return scaled_mm(a, b, sa_cm, ScalingType.BlockWise1x128, sb_t, ScalingType.BlockWise128x128,
+                             bias=bias, output_dtype=torch.bfloat16)
+        new_api()
+        return new_api
+    except Exception as exc:
+        errors.append(f"F.scaled_mm: {type(exc).__name__}: {str(exc)[:160]}")
+    try:
+        sb_kn = sb.t().contiguous()  # (K/128, N/128)
+
+        def legacy():
+            return torch._scaled_mm(a, b, scale_a=sa_cm, scale_b=sb_kn, bias=bias, out_dtype=torch.bfloat16)
+        legacy()
+        return legacy
+    except Exception as exc:
+        errors.append(f"torch._scaled_mm: {type(exc).__name__}: {str(exc)[:160]}")
+    return "unsupported by torch " + torch.__version__ + ": " + " | ".join(errors)
+
+
+def bench_blockwise_shape(m, n, k, bw, failures):
+    import cutlass_gemm
+    from cutlass_gemm.kernels import blockwise as bk
+    from cutlass_gemm.nn import Fp8BlockLinear
+    from cutlass_gemm.ops import blockwise as bops
+    from cutlass_gemm.quant import quantize_weight
+    from cutlass_gemm.quant.blockwise import quantize_act_block, quantize_weight_block2d
+    g = torch.Generator(device="cuda").manual_seed(0)
+    x = torch.randn(m, k, device="cuda", generator=g).bfloat16()
+    copies = copies_for(n * k)
+    ws = [torch.randn(n, k, device="cuda", generator=g).bfloat16() * 0.05 for _ in range(copies)]
+    bias = torch.randn(n, device="cuda", generator=g).bfloat16()
+    aq = quantize_act_block(x.float().cpu())
+    a8, sa = aq.q.cuda(), aq.scale.cuda()
+    blk = [quantize_weight_block2d(w) for w in ws]
+    tok = [quantize_weight(w.float(), dtype=torch.float8_e4m3fn) for w in ws]
+    at = cutlass_gemm.quantize_per_token(x, torch.float8_e4m3fn)
+    w16 = [wq.dequantize().to(torch.bfloat16) for wq in blk[:copies_for(2 * n * k, hi=4)]]
+    ref = F.linear(aq.dequantize().cuda().bfloat16(), w16[0], bias)
+    floor_bytes = n * k + m * k + 2 * m * n + 4 * (m * (k // 128) + blk[0].scale.numel())
+    floor_us = floor_bytes / bw / 1e3
+    rows = []
+    rotate = {"on": False}  # the checked call uses weight copy 0 (the reference's); timed calls rotate the copies
+
+    def cycle(items):
+        nxt = cycler(items)
+        return lambda: nxt() if rotate["on"] else items[0]
+
+    def row(name, fn, check=True, note=""):
+        try:
+            rotate["on"] = False
+            y = fn()
+            err = _rel(y, ref) if check else float("nan")
+            rotate["on"] = True
+            us = gpu_time_us(fn)
+        except Exception as exc:
+            fail(f"{name} at {m}x{n}x{k}", exc)
+            failures.append(f"{m}x{n}x{k} {name}: {type(exc).__name__}: {str(exc)[:200]}")
+            return
+        if err > ERR_LIMIT:
+            note = (note + f" REL ERR {err:.3g} > {ERR_LIMIT}").strip()
+        rows.append({"m": m, "n": n, "k": k, "impl": name, "us": round(us, 2),
+                     "tflops": round(2 * m * n * k / us / 1e6, 1), "pct_floor": round(100 * floor_us / us, 1),
+                     "rel_err": round(err, 4), "note": note})
+
+    nxt16, nxtb, nxtt = cycle(w16), cycle(blk), cycle(tok)
+    row("bf16 F.linear", lambda: F.linear(x, nxt16(), bias))
+    def per_token():
+        t = nxtt()
+        return cutlass_gemm.scaled_mm(at[0], t.b, at[1], t.scale_b, torch.bfloat16, bias)
+    row(PER_TOKEN, per_token, check=False,
+        note="per-token x per-channel scales (its own quantization: error not compared)")
+    row(BLOCKWISE, lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa, q.scale, bias),
+        note=bk.select_config("bf16", m).name)
+    for cfg in bk.candidate_configs("bf16"):
+        def run(cfg=cfg):
+            with mock.patch.object(bops, "select_config", lambda *a, **kw: cfg):
+                q = nxtb()
+                return cutlass_gemm.scaled_mm_blockwise(a8, q.q.t(), sa, q.scale, bias)
+        tile = "x".join(map(str, cfg.tile))
+        row(f"blockwise t{tile} c{'x'.join(map(str, cfg.cluster))} {cfg.schedule} {cfg.scheduler}", run)
+    torch_fn = _torch_blockwise(a8, blk[0].q.t(), sa, blk[0].scale, bias)
+    if isinstance(torch_fn, str):
+        rows.append({"m": m, "n": n, "k": k, "impl": "torch._scaled_mm blockwise", "us": "", "tflops": "",
+                     "pct_floor": "", "rel_err": "", "note": torch_fn})
+    else:
+        row("torch._scaled_mm blockwise", torch_fn, note="1x128 x 128x128, torch " + torch.__version__)
+    layer = Fp8BlockLinear(k, n, dtype=torch.bfloat16, device="cuda")
+    with torch.no_grad():
+        layer.weight.copy_(blk[0].q), layer.weight_scale.copy_(blk[0].scale), layer.bias.copy_(bias)
+    row("Fp8BlockLinear (quant + GEMM)", lambda: layer(x), note="activation quantized on the GPU per call")
+    row("bf16 F.linear (layer baseline)", lambda: F.linear(x, w16[0], bias))
+    return rows
+
+
+def cmd_blockwise(args):
+    """The blockwise table: rows per shape, ratios vs the per-token kernel and bf16 on stdout."""
+    shapes = parse_shapes(args.shapes) if args.shapes else (QUICK if args.quick else SHAPES)
+    bw = copy_bandwidth_gbps()
+    failures = []
+    rows = bench_shapes(shapes, lambda m, n, k: bench_blockwise_shape(m, n, k, bw, failures), failures)
+    write_results(args.out, "blockwise", rows)
+    lines = [f"copy bandwidth {bw:.0f} GB/s", ""]
+    lines += md_table(["M", "N", "K", "impl", "us", "TFLOP/s", "% floor", "rel err", "note"],
+                      [[r["m"], r["n"], r["k"], r["impl"], r["us"], r["tflops"], r["pct_floor"], r["rel_err"],
+                        r["note"]] for r in rows])
+    lines += ["", "blockwise (selected) / per-token fp8 time ratio (done-when: per-token / blockwise >= 0.9):"]
+    for m, n, k in shapes:
+        t = {r["impl"]: r["us"] for r in rows if (r["m"], r["n"], r["k"]) == (m, n, k) and r["us"] != ""}
+        if BLOCKWISE in t and PER_TOKEN in t:
+            lines.append(f"  {m}x{n}x{k}: per-token {t[PER_TOKEN]} us, blockwise {t[BLOCKWISE]} us, "
+                         f"speed {t[PER_TOKEN] / t[BLOCKWISE]:.2f}x of per-token")
+    if failures:
+        lines += ["", "FAILURES:"] + [f"  {f}" for f in failures]
+    report(args.out, "blockwise", lines)
+    return 1 if failures else 0
+
+
+COMMANDS = {"blockwise": cmd_blockwise}
