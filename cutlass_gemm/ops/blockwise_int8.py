@@ -132,7 +132,8 @@ def blockwise_int8_backend(device: torch.device) -> str:
 
 
 def _impl(a, b, scale_a, scale_b, bias, out_dtype, activation, block_size):
-    act = check_args(a, b, scale_a, scale_b, bias, out_dtype, activation, block_size)
+    # the op's schema carries the canonical name ("none" for no activation)
+    act = check_args(a, b, scale_a, scale_b, bias, out_dtype, activations.public(activation), block_size)
     if not a.is_cuda:
         return reference(a, b, scale_a, scale_b, bias, out_dtype, act, block_size)
     ext = extension.load()
