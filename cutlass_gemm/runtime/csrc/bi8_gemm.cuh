@@ -66,13 +66,14 @@ struct Bi8Shape {
   static_assert(kChunks % kThreads == 0 && kAChunks % kThreads == 0, "whole copy rounds, A before W");
 };
 
-__device__ __forceinline__ void mma_s8(int (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+// (CG_WO_EMULATE: tests/wo_emu/bi8_emu.cpp compiles this kernel as host code and supplies its own
+// emulation of the two wrappers below, as for the weight-only kernel.)
 #ifndef CG_WO_EMULATE
+__device__ __forceinline__ void mma_s8(int (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
   asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
                "{%0, %1, %2, %3};"
                : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#endif
 }
 
 __device__ __forceinline__ float tanh_approx(float x) {
@@ -80,6 +81,7 @@ __device__ __forceinline__ float tanh_approx(float x) {
   asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));  // CUTLASS's GELU_taylor uses the hardware tanh too
   return y;
 }
+#endif  // CG_WO_EMULATE
 
 // NaN-propagating, as CUTLASS's ReLu / minimum_with_nan_propagation (a NaN in stays NaN).
 __device__ __forceinline__ float activate(float x, int act) {
@@ -99,8 +101,13 @@ __global__ void __launch_bounds__(kWM * kWN * 32) bi8_gemm_kernel(Bi8Args p) {
   static_assert(kBlock == 64 || kBlock == 128, "block 64 or 128");
   constexpr int kThreads = S::kThreads, kMT = S::kMT, kNT = S::kNT;
   constexpr int kBlocksPerStage = kStageK / kBlock;
+#ifndef CG_WO_EMULATE
   extern __shared__ __align__(128) uint8_t smem[];
   __shared__ int s_last;
+#else
+  uint8_t* smem = cg_wo_emu::shared_bytes();
+  int& s_last = cg_wo_emu::shared_int();
+#endif
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp / kWN, wn = warp % kWN;
