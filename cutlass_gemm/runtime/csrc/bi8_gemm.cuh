@@ -6,9 +6,9 @@
 // a int8 (M, K) and w int8 (N, K) row-major ("TN": K contiguous), sa float32 (M, K/B) and sb float32
 // (N, K/B) with any strides (the layouts of quantize_per_group / quant.quantize_per_block are consumed
 // as they are), B = kBlock = 64 or 128. Inside a K block the products are added exactly in int32 by
-// mma.sync m16n8k32 s8; at the end of the block each int32 fragment element is converted to float and
-// added to the fp32 accumulator with the weight sa[row] * sb[col] (one fma; |int32| <= 128 * 128^2 =
-// 2^21 < 2^24, so the conversion is exact). Epilogue in fp32: + bias, activation, one rounding to T.
+// mma.sync m16n8k32 s8; at the end of the block each int32 fragment element is converted to float
+// (exactly, without I2F: see kMagicBits) and added to the fp32 accumulator with the weight
+// sa[row] * sb[col] (one fma). Epilogue in fp32: + bias, activation, one rounding to T.
 //
 // Work split: a CTA owns a kBM x kBN output tile; kWM x kWN warps, each a (kBM / kWM) x (kBN / kWN)
 // warp tile. A pipeline stage is 128 bytes of K (one block of 128, or two of 64) of the CTA's A rows and
@@ -94,6 +94,15 @@ __device__ __forceinline__ float activate(float x, int act) {
   }
 }
 
+// int32 -> float without I2F (a quarter-rate conversion on SM80/SM90: 16 per clock per SM, which at 64
+// accumulators per thread per K block would take as long as the block's mma instructions): the int32
+// accumulators start at the bits of 1.5 * 2^23 instead of 0, the mma adds the block's dot product d to
+// them as integers (|d| <= 128^3 = 2^21 < 2^22 keeps the exponent), so the bits read as the float
+// 1.5 * 2^23 + d, and one exact fp32 subtraction gives d.
+constexpr int kMagicBits = 0x4B400000;
+constexpr int kRasterGroup = 8;
+constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+
 template <typename T, int kBlock, int kBM, int kBN, int kWM, int kWN, int kStages>
 __global__ void __launch_bounds__(kWM * kWN * 32) bi8_gemm_kernel(Bi8Args p) {
   using S = Bi8Shape<kBM, kBN, kWM, kWN, kStages>;
@@ -112,7 +121,14 @@ __global__ void __launch_bounds__(kWM * kWN * 32) bi8_gemm_kernel(Bi8Args p) {
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp / kWN, wn = warp % kWN;
   const int g = lane >> 2, tig = lane & 3;
-  const int m0 = blockIdx.y * kBM, n0 = blockIdx.x * kBN;
+  // Grouped rasterization: CTAs launched together cover kRasterGroup m tiles x a run of n tiles instead of
+  // one m tile x every n tile, so a wave re-reads a few weight tiles from L2 rather than streaming the
+  // whole weight from HBM (a 28672 x 4096 weight is 117 MB, over twice the H100's L2).
+  const int tile = blockIdx.y * gridDim.x + blockIdx.x;  // also the split-K counter index
+  const int group = kRasterGroup * gridDim.x;
+  const int first_m = tile / group * kRasterGroup;
+  const int group_m = min(static_cast<int>(gridDim.y) - first_m, kRasterGroup);
+  const int m0 = (first_m + tile % group % group_m) * kBM, n0 = tile % group / group_m * kBN;
   const int split = blockIdx.z, splits = gridDim.z;
   const int kblocks = p.k / kBlock;
   const int stages_total = (p.k + kStageK - 1) / kStageK;
@@ -197,7 +213,7 @@ __global__ void __launch_bounds__(kWM * kWN * 32) bi8_gemm_kernel(Bi8Args p) {
 #pragma unroll
         for (int nt = 0; nt < kNT; ++nt)
 #pragma unroll
-          for (int r = 0; r < 4; ++r) ci[mt][nt][r] = 0;
+          for (int r = 0; r < 4; ++r) ci[mt][nt][r] = kMagicBits;
 #pragma unroll
       for (int ks = 0; ks < kBlock / 32; ++ks) {
         const int kc = j * (kBlock / 16) + ks * 2;  // first 16-byte chunk of this k32 step
@@ -226,7 +242,7 @@ __global__ void __launch_bounds__(kWM * kWN * 32) bi8_gemm_kernel(Bi8Args p) {
         for (int nt = 0; nt < kNT; ++nt)
 #pragma unroll
           for (int r = 0; r < 4; ++r)
-            acc[mt][nt][r] = fmaf(static_cast<float>(ci[mt][nt][r]), sa_v[mt][r >> 1] * sb_v[nt][r & 1], acc[mt][nt][r]);
+            acc[mt][nt][r] = fmaf(__int_as_float(ci[mt][nt][r]) - kMagic, sa_v[mt][r >> 1] * sb_v[nt][r & 1], acc[mt][nt][r]);
     }
   };
 
@@ -248,7 +264,6 @@ __global__ void __launch_bounds__(kWM * kWN * 32) bi8_gemm_kernel(Bi8Args p) {
 
   // ---- split-K: the last CTA of the tile to arrive adds the partials in split order
   if (splits > 1) {
-    const int tile = blockIdx.y * gridDim.x + blockIdx.x;
     const int64_t per_tile = static_cast<int64_t>(S::kAcc) * kThreads;
     const int64_t ntiles = static_cast<int64_t>(gridDim.x) * gridDim.y;
     float* mine = p.workspace + (split * ntiles + tile) * per_tile + tid;
