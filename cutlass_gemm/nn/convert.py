@@ -10,6 +10,9 @@ Schemes: "w8a8-int8" (dynamic per-token symmetric), "w8a8-int8-asym" (dynamic pe
 points), "w8a8-int8-static" (calibrated per-tensor), "w8a8-fp8" (dynamic per-token), "w8a8-fp8-static",
 "fp8-block128" (`Fp8BlockLinear`: fp8 weight per 128 x 128 block, fp8 activations per token per 128 K;
 in_features must be a multiple of 128);
+per-block int8 (BLOCK_SCHEMES, `Int8BlockLinear`): "w8a8-int8-block128" (weights per channel and per block of
+128 input features, activations per token and per block; a layer whose in_features is not a multiple of 128 is
+skipped with the reason, and so is every convolution: no per-block convolution layer yet);
 weight-only (WEIGHT_ONLY_SCHEMES, `WeightOnlyLinear`): "w4a16" (int4, group 128, symmetric), "w8a16" (int8
 per channel), where a layer the weight-only kernel cannot hold (out_features not a multiple of 32,
 in_features not of 64 or of the group) is skipped with the reason.
@@ -38,6 +41,7 @@ from torch import nn
 from ..errors import InvalidArgumentError
 from ..quant import Calibrator, make_calibrator
 from .blockwise import Fp8BlockLinear, blockwise_unservable_reason
+from .block_linear import Int8BlockLinear, block_unservable_reason
 from .conv import Int8Conv2d, WeightOnlyConv2d, conv_unservable_reason
 from .linear import Fp8Linear, Int8Linear, unservable_reason
 from .weight_only import WeightOnlyLinear, weight_only_unservable_reason
@@ -57,6 +61,9 @@ WEIGHT_ONLY_SCHEMES = {
     "w4a16": {"bits": 4, "group_size": 128, "zero_point": False},
     "w8a16": {"bits": 8, "group_size": None, "zero_point": False},
 }
+
+#: Per-block int8 schemes (`Int8BlockLinear.from_float` block size).
+BLOCK_SCHEMES = {"w8a8-int8-block128": 128}
 
 Skip = Union[Sequence[str], Callable[[str, nn.Module], bool]]
 
@@ -92,6 +99,10 @@ def _linears(model: nn.Module):
 
 def _reason(mod: nn.Module, scheme: str, wo: Optional[dict]) -> Optional[str]:
     """Why `mod` (an nn.Linear or nn.Conv2d) stays float under `scheme`, or None."""
+    if scheme in BLOCK_SCHEMES:
+        if type(mod) is nn.Conv2d:
+            return f"no {scheme} convolution layer yet (Int8Conv2d and WeightOnlyConv2d serve the int8 and weight-only schemes)"
+        return block_unservable_reason(mod.in_features, mod.out_features, BLOCK_SCHEMES[scheme])
     if type(mod) is nn.Conv2d:
         if wo is None and SCHEMES[scheme][0] is not Int8Linear:
             return (f"no {scheme} convolution layer yet (Int8Conv2d and WeightOnlyConv2d serve the int8 and "
@@ -106,6 +117,8 @@ def _reason(mod: nn.Module, scheme: str, wo: Optional[dict]) -> Optional[str]:
 
 
 def _quantized(mod: nn.Module, cls, act: str, wo: Optional[dict], calibrator) -> nn.Module:
+    if cls is Int8BlockLinear:
+        return Int8BlockLinear.from_float(mod, block_size=wo["block_size"])
     if type(mod) is nn.Conv2d:
         return (Int8Conv2d.from_float(mod, act=act, calibrator=calibrator) if wo is None
                 else WeightOnlyConv2d.from_float(mod, wo["bits"], wo["group_size"], wo["zero_point"]))
@@ -162,13 +175,16 @@ def quantize_model(model: nn.Module, scheme: str, *, skip: Skip = (),
     missing from it stays float.
 
     Raises InvalidArgumentError: unknown `scheme`; static scheme without `calibration`."""
-    if scheme not in SCHEMES and scheme not in WEIGHT_ONLY_SCHEMES:
-        raise InvalidArgumentError("scheme", f"must be one of {sorted(SCHEMES) + sorted(WEIGHT_ONLY_SCHEMES)}, "
-                                             f"got {scheme!r}")
+    known = sorted(SCHEMES) + sorted(WEIGHT_ONLY_SCHEMES) + sorted(BLOCK_SCHEMES)
+    if scheme not in known:
+        raise InvalidArgumentError("scheme", f"must be one of {known}, got {scheme!r}")
     if not isinstance(model, nn.Module):
         raise InvalidArgumentError("model", f"must be a torch.nn.Module, got {type(model).__name__}")
     wo = WEIGHT_ONLY_SCHEMES.get(scheme)
-    cls, act = SCHEMES[scheme] if wo is None else (WeightOnlyLinear, "weight_only")
+    if scheme in BLOCK_SCHEMES:
+        wo, (cls, act) = {"block_size": BLOCK_SCHEMES[scheme]}, (Int8BlockLinear, "dynamic_block")
+    else:
+        cls, act = SCHEMES[scheme] if wo is None else (WeightOnlyLinear, "weight_only")
     static = act.startswith("static")
     if static and not calibration:
         raise InvalidArgumentError("calibration", f"{scheme!r} needs calibrators: calibration=calibrate(model, batches)")

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "bi8_ops.h"
 #include "quant_ops.h"
 #include "wo_ops.h"
 
@@ -265,6 +266,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("wo_gemm", &cg::wo_gemm, "weight-only small-M GEMM (see wo_gemm.cuh)");
   m.def("wo_dequant", &cg::wo_dequant, "dense weight of a packed weight-only weight (large-M fallback)");
   m.def("wo_plan_info", &cg::wo_plan_info, "launch plan of wo_gemm: (rows, columns per CTA, splits, CTAs)");
+  m.def("bi8_gemm", &cg::bi8_gemm, "per-block int8 W8A8 GEMM (see bi8_gemm.cuh)");
+  m.def("bi8_plan_info", &cg::bi8_plan_info, "launch plan of bi8_gemm: (tile rows, tile columns, splits, CTAs)");
   m.def("run", &run, "fast eager path; None when the Python path must handle the call");
   m.def("register_plan", &register_plan);
   m.def("clear_plans", &clear_plans);

@@ -16,8 +16,6 @@
 #include "wo_ops.h"
 
 namespace cg {
-namespace {
-
 // Split-K arrival counters: zero at rest (each launch's last CTA per tile resets its counter), so one
 // zeroed buffer per (device, stream) serves every call on that stream with no memset per call. A buffer
 // first needed while the stream is being captured into a CUDA graph is made for that capture (its
@@ -39,6 +37,8 @@ int* split_counters(at::Tensor const& like, cudaStream_t stream, int64_t need) {
   t = at::zeros({size}, opts);
   return t.data_ptr<int>();
 }
+
+namespace {
 
 int group_shift(int64_t group_size) {
   if (group_size == 0) return cg_wo::kPerChannelShift;

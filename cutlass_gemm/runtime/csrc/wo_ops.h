@@ -1,8 +1,14 @@
 // Declarations of the weight-only GEMM's torch glue (wo_ops.cu), bound in fast_path.cpp.
 #pragma once
 #include <ATen/ATen.h>
+#include <cuda_runtime.h>
 
 namespace cg {
+
+// Zeroed split-K arrival counters (at least `need` ints) for kernels that leave them zero at rest (the
+// weight-only and per-block int8 GEMMs): one buffer per (device, stream), a separate one kept for good
+// for each CUDA-graph capture. Defined in wo_ops.cu.
+int* split_counters(at::Tensor const& like, cudaStream_t stream, int64_t need);
 
 // out (M, N) = x (M, K) @ dequant(packed weight)^T (+ bias), M <= 64, on the current stream. x: CUDA
 // fp16/bf16, unit last stride, 16-byte aligned rows; scales / zeros / bias in x's dtype (layout of

@@ -1,0 +1,71 @@
+// Torch-facing launcher of the per-block int8 GEMM (bi8_launch.cuh): allocates the output and the
+// split-K workspace and launches on the current stream. No host synchronisation.
+#include <ATen/ATen.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include "bi8_launch.cuh"
+#include "bi8_ops.h"
+#include "wo_ops.h"  // split_counters
+
+namespace cg {
+
+at::Tensor bi8_gemm(at::Tensor const& a, at::Tensor const& w, at::Tensor const& scale_a, at::Tensor const& scale_b,
+                    c10::optional<at::Tensor> const& bias, at::ScalarType out_dtype, int64_t block, int64_t act,
+                    int64_t split) {
+  TORCH_CHECK(a.is_cuda() && a.dim() == 2 && a.scalar_type() == at::kChar && a.stride(1) == 1, "bi8_gemm: bad a");
+  TORCH_CHECK(w.is_cuda() && w.dim() == 2 && w.scalar_type() == at::kChar && w.stride(1) == 1, "bi8_gemm: bad w");
+  TORCH_CHECK(scale_a.scalar_type() == at::kFloat && scale_b.scalar_type() == at::kFloat, "bi8_gemm: scales must be float32");
+  TORCH_CHECK(out_dtype == at::kHalf || out_dtype == at::kBFloat16, "bi8_gemm: out_dtype must be float16 or bfloat16");
+  TORCH_CHECK(block == 64 || block == 128, "bi8_gemm: block must be 64 or 128");
+  TORCH_CHECK(act >= 0 && act <= 4, "bi8_gemm: bad activation code");
+  const int64_t m = a.size(0), k = a.size(1), n = w.size(0);
+  TORCH_CHECK(w.size(1) == k && k % block == 0 && k > 0, "bi8_gemm: K must match and be a multiple of the block");
+  TORCH_CHECK(scale_a.dim() == 2 && scale_a.size(0) == m && scale_a.size(1) == k / block, "bi8_gemm: bad scale_a shape");
+  TORCH_CHECK(scale_b.dim() == 2 && scale_b.size(0) == n && scale_b.size(1) == k / block, "bi8_gemm: bad scale_b shape");
+  c10::cuda::CUDAGuard guard(a.device());
+  cudaStream_t stream = c10::cuda::getCurrentCUDAStream(a.get_device()).stream();
+  at::Tensor out = at::empty({m, n}, a.options().dtype(out_dtype));
+  if (m == 0 || n == 0) return out;
+  const cg_bi8::Bi8Kernel kern = cg_bi8::bi8_select(out_dtype == at::kBFloat16, static_cast<int>(block), static_cast<int>(m));
+  const cg_bi8::Bi8Plan plan = cg_bi8::bi8_plan(kern, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
+                                                static_cast<int>(split));
+  TORCH_CHECK(plan.err == cudaSuccess, "bi8_gemm: planning failed: ", cudaGetErrorString(plan.err));
+  cg_bi8::Bi8Args p{};
+  at::Tensor ws;
+  if (plan.splits > 1) {
+    ws = at::empty({plan.ws_floats}, a.options().dtype(at::kFloat));
+    p.workspace = ws.data_ptr<float>();
+    p.counters = split_counters(a, stream, static_cast<int64_t>(plan.mtiles) * plan.ntiles);
+  }
+  p.a = a.data_ptr<int8_t>();
+  p.lda = m > 1 ? a.stride(0) : k;
+  p.b = w.data_ptr<int8_t>();
+  p.ldb = n > 1 ? w.stride(0) : k;
+  // a size-1 dimension's stride is arbitrary in torch (never used): make it harmless
+  p.sa = scale_a.data_ptr<float>();
+  p.sa_rs = m > 1 ? scale_a.stride(0) : 0;
+  p.sa_cs = k / block > 1 ? scale_a.stride(1) : 0;
+  p.sb = scale_b.data_ptr<float>();
+  p.sb_rs = n > 1 ? scale_b.stride(0) : 0;
+  p.sb_cs = k / block > 1 ? scale_b.stride(1) : 0;
+  p.bias = bias.has_value() ? bias->data_ptr() : nullptr;
+  p.out = out.data_ptr();
+  p.ldo = n;
+  p.m = static_cast<int>(m);
+  p.n = static_cast<int>(n);
+  p.k = static_cast<int>(k);
+  p.act = static_cast<int>(act);
+  cudaError_t err = cg_bi8::launch_bi8_gemm(p, plan, stream);
+  TORCH_CHECK(err == cudaSuccess, "cutlass_gemm per-block int8 kernel launch failed: ", cudaGetErrorString(err));
+  return out;
+}
+
+std::vector<int64_t> bi8_plan_info(int64_t m, int64_t n, int64_t k, int64_t block, bool bf16, int64_t split) {
+  const cg_bi8::Bi8Kernel kern = cg_bi8::bi8_select(bf16, static_cast<int>(block), static_cast<int>(m));
+  const cg_bi8::Bi8Plan p = cg_bi8::bi8_plan(kern, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
+                                             static_cast<int>(split));
+  return {kern.bm, kern.bn, p.splits, static_cast<int64_t>(p.mtiles) * p.ntiles * p.splits};
+}
+
+}  // namespace cg

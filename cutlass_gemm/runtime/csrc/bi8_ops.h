@@ -1,0 +1,22 @@
+// Declaration of the per-block int8 GEMM's torch glue (bi8_ops.cu), bound in fast_path.cpp.
+#pragma once
+#include <ATen/ATen.h>
+
+#include <vector>
+
+namespace cg {
+
+// out (M, N) in out_dtype = act(sum_kb sa[m, kb] * sb[n, kb] * (a_kb @ w_kb^T) + bias) on the current
+// stream, no host synchronisation (bi8_gemm.cuh). a (M, K) / w (N, K) int8 CUDA with unit last stride
+// and 16-byte aligned rows; scale_a (M, K/B) / scale_b (N, K/B) float32, any non-negative strides;
+// bias (N,) in out_dtype or none; block 64 / 128; act 0..4 (none, relu, relu6, gelu_tanh, silu);
+// split 0 = automatic, > 0 forces it (tests, tuning). Python validates everything first
+// (cutlass_gemm/ops/blockwise_int8.py); the TORCH_CHECKs here are the last line only.
+at::Tensor bi8_gemm(at::Tensor const& a, at::Tensor const& w, at::Tensor const& scale_a, at::Tensor const& scale_b,
+                    c10::optional<at::Tensor> const& bias, at::ScalarType out_dtype, int64_t block, int64_t act,
+                    int64_t split);
+
+// The launch plan bi8_gemm makes, for reports and tests: (tile rows, tile columns, splits, CTAs).
+std::vector<int64_t> bi8_plan_info(int64_t m, int64_t n, int64_t k, int64_t block, bool bf16, int64_t split);
+
+}  // namespace cg

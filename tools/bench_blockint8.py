@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Per-block int8 GEMM (`scaled_mm_blockwise_int8`, runtime/csrc/bi8_gemm.cuh) against this library's
+per-token int8 GEMM (`scaled_mm`, CUTLASS, per-token x per-channel scales) and bf16 `F.linear`, on the
+same shapes, in one process (GPU only):
+
+    python tools/bench_blockint8.py [--quick] [--shapes MxNxK,...] [--block 128]
+
+Per row: device time of each (CUDA events around batches of 20 calls behind a GPU sleep, median of 7;
+weights rotated over copies > 4x L2), the ratio per-token time / per-block time (the issue's bar: >= 0.85
+at M >= 2048), and the per-block call's % of the bandwidth floor ((weight + weight-scale + activation
+bytes + output bytes) / measured copy bandwidth; the issue's bar: >= 80% at M = 16). Each per-block
+result is first checked against the float64 reference of its quantized operands (rel. Frobenius error).
+"""
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+from bench_common import copies_for, copy_bandwidth_gbps, gpu_time_us, parse_shapes  # noqa: E402
+
+import cutlass_gemm  # noqa: E402
+from cutlass_gemm.ops.blockwise_int8 import reference  # noqa: E402
+
+NK = [(4096, 4096), (8192, 8192), (28672, 4096), (4096, 14336)]
+MS = [1, 16, 64, 2048, 4096]
+QUICK = [(16, 8192, 8192), (16, 4096, 14336), (2048, 8192, 8192), (4096, 4096, 4096)]
+
+
+def bench(m, n, k, block, bw_gbps):
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(m + n + k)
+    wbytes = n * k + n * (k // block) * 4
+    copies = copies_for(wbytes)
+    ws = [torch.randint(-127, 128, (n, k), device=dev, dtype=torch.int8, generator=g) for _ in range(copies)]
+    sbs = [torch.rand(n, k // block, device=dev, generator=g) * 1e-3 + 1e-4 for _ in range(copies)]
+    sch = [torch.rand(1, n, device=dev, generator=g) * 1e-3 + 1e-4 for _ in range(copies)]
+    wbf = [torch.randn(n, k, device=dev, generator=g).bfloat16() for _ in range(min(copies, 2 if n * k > 2 ** 27 else copies))]
+    a = torch.randint(-127, 128, (m, k), device=dev, dtype=torch.int8, generator=g)
+    sa = torch.rand(m, k // block, device=dev, generator=g) * 1e-2
+    st = torch.rand(m, 1, device=dev, generator=g) * 1e-2
+    x = torch.randn(m, k, device=dev, generator=g).bfloat16()
+    y = cutlass_gemm.scaled_mm_blockwise_int8(a, ws[0], sa, sbs[0], block_size=block)
+    ref = reference(a[:256], ws[0], sa[:256], sbs[0], None, torch.bfloat16, "none", block, torch.float64).double()
+    err = ((y[:256].double() - ref).norm() / ref.norm()).item()
+    it = [0]
+
+    def nxt():
+        it[0] += 1
+        return it[0] % copies
+
+    t_block = gpu_time_us(lambda: cutlass_gemm.scaled_mm_blockwise_int8(a, ws[nxt()], sa, sbs[it[0] % copies],
+                                                                        block_size=block))
+    try:
+        t_token = gpu_time_us(lambda: cutlass_gemm.scaled_mm(a, ws[nxt()].t(), st, sch[it[0] % copies], torch.bfloat16))
+    except Exception as exc:  # a per-token kernel not built: the row still reports the per-block time
+        print(f"  per-token scaled_mm unavailable: {exc}", file=sys.stderr)
+        t_token = float("nan")
+    t_bf16 = gpu_time_us(lambda: F.linear(x, wbf[nxt() % len(wbf)]))
+    bytes_moved = wbytes + m * k + m * (k // block) * 4 + m * n * 2
+    floor_us = bytes_moved / (bw_gbps * 1e3)
+    tops = 2 * m * n * k / t_block / 1e6
+    return (f"| {m} | {n} | {k} | {block} | {t_block:.2f} | {t_token:.2f} | {t_bf16:.2f} | {t_token / t_block:.2f} | "
+            f"{100 * floor_us / t_block:.0f}% | {tops:.0f} | {err:.1e} |")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--shapes", default=None, help="MxNxK,MxNxK")
+    p.add_argument("--block", type=int, default=128, choices=(64, 128))
+    args = p.parse_args()
+    shapes = parse_shapes(args.shapes) if args.shapes else QUICK if args.quick else [(m, n, k) for n, k in NK for m in MS]
+    bw = copy_bandwidth_gbps()
+    print(f"{torch.cuda.get_device_name()}  copy bandwidth {bw:.0f} GB/s  backend "
+          f"{cutlass_gemm.ops.blockwise_int8_backend('cuda')}")
+    print("| M | N | K | B | per-block us | per-token us | bf16 us | per-token/per-block | % of bw floor | TOPS | rel err |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for m, n, k in shapes:
+        print(bench(m, n, k, args.block, bw), flush=True)
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
