@@ -31,7 +31,7 @@ def test_names_round_trip_and_parse():
         assert BlockwiseConfig.from_name(cfg.name) == cfg == parse_kernel_name(cfg.name)
         assert family_of(cfg).name == "blockwise"
     assert select_config("bf16", 16, "silu").name == \
-        "sm90_blockwise_e4m3_bf16_silu_sfak_t128x128x128_c1x1x1_cooperative_streamk_s0"
+        "sm90_blockwise_e4m3_bf16_silu_sfak_t64x128x128_c1x1x1_pingpong_persistent_s0"
     with pytest.raises(ValueError):
         BlockwiseConfig.from_name("sm90_blockwise_e4m3_bf16_sfak_t128x128x128_c1x1x1_cooperative_s0")
 
@@ -48,7 +48,7 @@ def test_config_validation_names_the_field(changes, field):
 
 
 def test_selection_by_m():
-    assert select_config("bf16", 1).scheduler == "streamk"
+    assert (select_config("bf16", 1).tile, select_config("bf16", 1).schedule) == ((64, 128, 128), "pingpong")
     assert select_config("bf16", 200).tile == (64, 128, 128)
     big = select_config("f16", 8192)
     assert (big.tile, big.cluster, big.schedule) == ((128, 128, 128), (1, 2, 1), "cooperative")
@@ -64,7 +64,8 @@ def test_emitted_source_shape():
     assert "Sm90BlockwiseScaleConfig<1, 128, 128, cute::GMMA::Major::K," in src
     assert "LinCombPerColBiasEltAct<CgReLu6" in src and "minimum_with_nan_propagation" in src
     assert "cg_blockwise_launch" in src and f'"{cfg.name}"' in src
-    plain = emit_blockwise_source(select_config("f16", 16))
+    plain = emit_blockwise_source(select_config("f16", 16).replace(tile=(128, 128, 128), schedule="cooperative",
+                                                                   scheduler="streamk"))
     assert "StreamKScheduler" in plain and "LinCombPerColBias<" in plain and "CgReLu6" not in plain
     assert "cute::GMMA::Major::MN" in emit_blockwise_source(cfg.replace(sfa_major="mn", activation="none"))
     pp = emit_blockwise_source(select_config("bf16", 200))
