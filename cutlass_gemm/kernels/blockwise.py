@@ -25,12 +25,11 @@ block (the collective's static_assert), tile K is 128 (one scale block per k-til
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from .config import ACTIVATIONS
+from .config import ACTIVATIONS, TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged BlockwiseConfig would change.
 BLOCKWISE_GENERATOR_VERSION = "1"
@@ -51,7 +50,7 @@ def _is_pow2(x: int) -> bool:
 
 
 @dataclass(frozen=True)
-class BlockwiseConfig:
+class BlockwiseConfig(TemplateConfigMixin):
     """One blockwise-scaled fp8 GEMM kernel (see the module docstring). `tile` is (M, N, K) of one CTA."""
 
     sm: int = 90
@@ -137,27 +136,6 @@ class BlockwiseConfig:
                    tile=tuple(int(v) for v in g["tile"].split("x")),
                    cluster=tuple(int(v) for v in g["cluster"].split("x")), schedule=g["schedule"],
                    scheduler=g["scheduler"], stages=int(g["stages"]))
-
-    def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
-        d["tile"], d["cluster"] = list(self.tile), list(self.cluster)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "BlockwiseConfig":
-        return cls(**d)
-
-    def replace(self, **changes) -> "BlockwiseConfig":
-        return dataclasses.replace(self, **changes)
-
-    def cache_key(self, *, cutlass_version: str, nvcc_version: str, flags: Tuple[str, ...],
-                  source_sha256: str = "") -> str:
-        """Hash of everything that changes the binary (with a family tag: no name of another family can
-        share a key)."""
-        from .config import toolchain_key
-        return toolchain_key([f"family={self.family}", self.name, f"gen={BLOCKWISE_GENERATOR_VERSION}"],
-                             cutlass_version=cutlass_version, nvcc_version=nvcc_version, sm=self.sm, flags=flags,
-                             source_sha256=source_sha256)
 
 
 # ----------------------------------------------------------------- selection (heuristics data)

@@ -198,3 +198,31 @@ def toolchain_key(head, *, cutlass_version: str, nvcc_version: str, sm: int, fla
     parts = [*head, f"cutlass={cutlass_version}", f"nvcc={nvcc_version}", f"sm={sm}", "flags=" + " ".join(flags),
              f"src={source_sha256}"]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
+
+
+class TemplateConfigMixin:
+    """What the hand-written template families (mixed_input, blockwise, conv2d) share, so each config
+    class writes only its fields, validation and name: dict round trip, `replace`, and the cache key,
+    which hashes the family tag, the name and the family's generator version (kernels/families.py)."""
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["tile"], d["cluster"] = list(self.tile), list(self.cluster)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        return cls(**d)
+
+    def replace(self, **changes):
+        return dataclasses.replace(self, **changes)
+
+    def cache_key(self, *, cutlass_version: str, nvcc_version: str, flags: Tuple[str, ...],
+                  source_sha256: str = "") -> str:
+        """Hash of everything that changes the binary, with a family tag (no name of another family can
+        share a key)."""
+        from .families import FAMILIES
+        version = FAMILIES[self.family].generator_version()
+        return toolchain_key([f"family={self.family}", self.name, f"gen={version}"],
+                             cutlass_version=cutlass_version, nvcc_version=nvcc_version, sm=self.sm, flags=flags,
+                             source_sha256=source_sha256)

@@ -26,10 +26,11 @@ cluster, stages (0: as many as fit after the epilogue's shared memory).
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 from typing import List, Tuple
+
+from .config import TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged Conv2dConfig would change.
 CONV_GENERATOR_VERSION = "1"
@@ -57,7 +58,7 @@ def _is_pow2(x: int) -> bool:
 
 
 @dataclass(frozen=True)
-class Conv2dConfig:
+class Conv2dConfig(TemplateConfigMixin):
     """One int8 implicit-GEMM conv2d fprop kernel (see the module docstring). `tile` is (output pixels,
     output channels, reduction) per CTA; `cluster` the SM90 thread-block cluster (TMA multicast)."""
 
@@ -127,27 +128,6 @@ class Conv2dConfig:
         return cls(sm=int(g["sm"]), out_dtype=g["out"], activation=g["act"] or "none",
                    tile=tuple(int(v) for v in g["tile"].split("x")),
                    cluster=tuple(int(v) for v in g["cluster"].split("x")), stages=int(g["stages"]))
-
-    def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
-        d["tile"], d["cluster"] = list(self.tile), list(self.cluster)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Conv2dConfig":
-        return cls(**d)
-
-    def replace(self, **changes) -> "Conv2dConfig":
-        return dataclasses.replace(self, **changes)
-
-    def cache_key(self, *, cutlass_version: str, nvcc_version: str, flags: Tuple[str, ...],
-                  source_sha256: str = "") -> str:
-        """Hash of everything that changes the binary, with a family tag (no name of another family can
-        share a key)."""
-        from .config import toolchain_key
-        return toolchain_key([f"family={self.family}", self.name, f"gen={CONV_GENERATOR_VERSION}"],
-                             cutlass_version=cutlass_version, nvcc_version=nvcc_version, sm=self.sm, flags=flags,
-                             source_sha256=source_sha256)
 
 
 # ----------------------------------------------------------------- selection (heuristics data)

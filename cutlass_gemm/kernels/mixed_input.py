@@ -17,10 +17,11 @@ tile's K, so group 32 is served by the small-M kernel and the dequantize fallbac
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
+
+from .config import TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged MixedInputConfig would change.
 MIXED_GENERATOR_VERSION = "1"
@@ -42,7 +43,7 @@ def _is_pow2(x: int) -> bool:
 
 
 @dataclass(frozen=True)
-class MixedInputConfig:
+class MixedInputConfig(TemplateConfigMixin):
     """One mixed-input GEMM kernel (see the module docstring). `tile` is (N-tile of the weight, M-tile of
     the tokens, K-tile): CUTLASS's (M, N, K) of the transposed problem."""
 
@@ -118,27 +119,6 @@ class MixedInputConfig:
                    tile=tuple(int(v) for v in g["tile"].split("x")),
                    cluster=tuple(int(v) for v in g["cluster"].split("x")), schedule=g["schedule"],
                    stages=int(g["stages"]))
-
-    def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
-        d["tile"], d["cluster"] = list(self.tile), list(self.cluster)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "MixedInputConfig":
-        return cls(**d)
-
-    def replace(self, **changes) -> "MixedInputConfig":
-        return dataclasses.replace(self, **changes)
-
-    def cache_key(self, *, cutlass_version: str, nvcc_version: str, flags: Tuple[str, ...],
-                  source_sha256: str = "") -> str:
-        """Hash of everything that changes the binary (as KernelConfig.cache_key, with this family's
-        generator version and a family tag so that no name of either family can share a key)."""
-        from .config import toolchain_key
-        return toolchain_key([f"family={self.family}", self.name, f"gen={MIXED_GENERATOR_VERSION}"],
-                             cutlass_version=cutlass_version, nvcc_version=nvcc_version, sm=self.sm, flags=flags,
-                             source_sha256=source_sha256)
 
 
 # ----------------------------------------------------------------- selection (heuristics data)
