@@ -8,8 +8,9 @@ each shape, against
   recipe API `torch.nn.functional.scaled_mm(..., ScalingType.BlockWise1x128, ..., ScalingType.BlockWise128x128)`,
   then the legacy `torch._scaled_mm(a, b, scale_a (M, K/128) column-major, scale_b (K/128, N/128))`; when
   neither does, the row says so with torch's error (no time),
-- every candidate tile of kernels/blockwise.py (`candidate_configs`, rows "blockwise <tile>"): the data
-  for SELECTION, which is not measured yet,
+- the selected kernel again with scale_a column-major (stride (1, M), loaded by TMA) where M % 4 == 0,
+- every candidate tile of kernels/blockwise.py (`candidate_configs`, rows "blockwise <tile>"), or the kernels
+  named by `--choices NAME,NAME` (full BlockwiseConfig names): the data for SELECTION,
 - `Fp8BlockLinear` (per-group activation quantization + the GEMM) vs bf16 F.linear: the layer row.
 Every row's output is checked against bf16 F.linear on the same dequantized operands first (relative
 Frobenius error, flagged above 5e-2). Device time: CUDA events around batches behind a GPU sleep, median
@@ -30,6 +31,7 @@ SHAPES = [(16, 7168, 2048), (16, 8192, 8192), (128, 7168, 2048), (1024, 7168, 20
 QUICK = [(16, 7168, 2048), (4096, 7168, 2048), (8192, 8192, 8192)]
 ERR_LIMIT = 5e-2
 BLOCKWISE = "cutlass_gemm blockwise (selected)"
+BLOCKWISE_MN = "cutlass_gemm blockwise (selected), scale_a column-major"
 PER_TOKEN = "cutlass_gemm fp8 per-token"
 
 
@@ -70,7 +72,7 @@ def _torch_blockwise(a, b, sa, sb, bias):
     return "unsupported by torch " + torch.__version__ + ": " + " | ".join(errors)
 
 
-def bench_blockwise_shape(m, n, k, bw, failures):
+def bench_blockwise_shape(m, n, k, bw, failures, choices=None):
     import cutlass_gemm
     from cutlass_gemm.kernels import blockwise as bk
     from cutlass_gemm.nn import Fp8BlockLinear
@@ -124,13 +126,22 @@ def bench_blockwise_shape(m, n, k, bw, failures):
         note="per-token x per-channel scales (its own quantization: error not compared)")
     row(BLOCKWISE, lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa, q.scale, bias),
         note=bk.select_config("bf16", m).name)
-    for cfg in bk.candidate_configs("bf16"):
-        def run(cfg=cfg):
+    if m % 4 == 0:  # the same call with scale_a column-major (stride (1, M)): the kernel loads it with TMA
+        sa_mn = sa.t().contiguous().t()
+        row(BLOCKWISE_MN, lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa_mn, q.scale, bias),
+            note=bk.select_config("bf16", m, sfa_major="mn").name)
+    for cfg in choices or bk.candidate_configs("bf16"):
+        if cfg.sfa_major == "mn" and m % 4:
+            continue
+        sa_cfg = sa if cfg.sfa_major == "k" else sa.t().contiguous().t()
+
+        def run(cfg=cfg, sa_cfg=sa_cfg):
             with mock.patch.object(bops, "select_config", lambda *a, **kw: cfg):
                 q = nxtb()
-                return cutlass_gemm.scaled_mm_blockwise(a8, q.q.t(), sa, q.scale, bias)
+                return cutlass_gemm.scaled_mm_blockwise(a8, q.q.t(), sa_cfg, q.scale, bias)
         tile = "x".join(map(str, cfg.tile))
-        row(f"blockwise t{tile} c{'x'.join(map(str, cfg.cluster))} {cfg.schedule} {cfg.scheduler}", run)
+        row(f"blockwise t{tile} c{'x'.join(map(str, cfg.cluster))} {cfg.schedule} {cfg.scheduler} "
+            f"sfa{cfg.sfa_major} s{cfg.stages}", run)
     torch_fn = _torch_blockwise(a8, blk[0].q.t(), sa, blk[0].scale, bias)
     if isinstance(torch_fn, str):
         rows.append({"m": m, "n": n, "k": k, "impl": "torch._scaled_mm blockwise", "us": "", "tflops": "",
@@ -150,7 +161,11 @@ def cmd_blockwise(args):
     shapes = parse_shapes(args.shapes) if args.shapes else (QUICK if args.quick else SHAPES)
     bw = copy_bandwidth_gbps()
     failures = []
-    rows = bench_shapes(shapes, lambda m, n, k: bench_blockwise_shape(m, n, k, bw, failures), failures)
+    choices = None
+    if getattr(args, "choices", None):  # kernel names (any BlockwiseConfig, bf16 output) instead of the candidates
+        from cutlass_gemm.kernels.blockwise import BlockwiseConfig
+        choices = [BlockwiseConfig.from_name(name) for name in args.choices.split(",")]
+    rows = bench_shapes(shapes, lambda m, n, k: bench_blockwise_shape(m, n, k, bw, failures, choices), failures)
     write_results(args.out, "blockwise", rows)
     lines = [f"copy bandwidth {bw:.0f} GB/s", ""]
     lines += md_table(["M", "N", "K", "impl", "us", "TFLOP/s", "% floor", "rel err", "note"],
@@ -162,6 +177,9 @@ def cmd_blockwise(args):
         if BLOCKWISE in t and PER_TOKEN in t:
             lines.append(f"  {m}x{n}x{k}: per-token {t[PER_TOKEN]} us, blockwise {t[BLOCKWISE]} us, "
                          f"speed {t[PER_TOKEN] / t[BLOCKWISE]:.2f}x of per-token")
+        if BLOCKWISE_MN in t and PER_TOKEN in t:
+            lines.append(f"  {m}x{n}x{k}: scale_a column-major {t[BLOCKWISE_MN]} us, "
+                         f"speed {t[PER_TOKEN] / t[BLOCKWISE_MN]:.2f}x of per-token")
     if failures:
         lines += ["", "FAILURES:"] + [f"  {f}" for f in failures]
     report(args.out, "blockwise", lines)

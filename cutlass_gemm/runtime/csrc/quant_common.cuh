@@ -49,6 +49,7 @@ struct RowArgs {
   const void* norm_weight;      // kRmsNorm: (K,)
   float eps;
   int group_lanes;              // kGroup: vectors per group (8, 16 or 32)
+  int tensor_smem_vecs;         // kPerTensor: vectors each thread keeps in dynamic shared memory (set by launch_tensor)
 };
 
 template <typename T> __device__ __forceinline__ float to_f(T v);

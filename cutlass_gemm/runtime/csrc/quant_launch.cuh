@@ -15,9 +15,33 @@ namespace cg_quant {
 enum class InType : int { kFloat = 0, kHalf = 1, kBFloat16 = 2 };
 enum class OutType : int { kInt8 = 0, kFp8 = 1 };
 
-// Per-tensor kernel: threads per CTA and vectors each holds across the grid barrier.
+// Per-tensor kernel: threads per CTA and vectors each holds across the grid barrier in registers.
 constexpr int kTensorThreads = 512;
 constexpr int kTensorCache = 8;
+
+// Most 16-byte vectors per thread the per-tensor kernel keeps in shared memory: as many as let
+// 2048 / kTensorThreads / 2 CTAs (the register-bound residency: 1024 threads per SM) share an SM's
+// shared memory, cached per device; 0 turns the shared-memory part off (a variable for the harness).
+inline int& tensor_smem_vecs_override() {
+  static int v = -1;  // -1: derive from the device
+  return v;
+}
+inline int tensor_smem_vecs_max() {
+  if (tensor_smem_vecs_override() >= 0) return tensor_smem_vecs_override();
+  static int cache[64] = {};  // 0 unknown, else vectors + 1
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev >= 64) return 0;
+  if (cache[dev] == 0) {
+    int per_sm = 0, per_block = 0, reserved = 0;
+    cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+    cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev);
+    const int ctas = 1024 / kTensorThreads;
+    const int bytes = std::min(per_block, per_sm / ctas - reserved);
+    cache[dev] = std::max(0, bytes / (kTensorThreads * 16)) + 1;
+  }
+  return cache[dev] - 1;
+}
 
 template <typename F>
 cudaError_t with_types(InType in, OutType out, F&& f) {
@@ -72,20 +96,25 @@ size_t cap_smem(K kernel, int threads) {
 }
 
 // Most CTAs of a kernel that can be resident at once on the current device (what a cooperative launch
-// may use), cached per (device, kernel, threads): the occupancy query is a host computation, not free.
-// Every kernel here has the same pointer type, so the cache is keyed by address, not by type.
+// may use) with `smem` bytes of dynamic shared memory each, cached per (device, kernel, threads, smem):
+// the occupancy query is a host computation, not free. Every kernel here has the same pointer type, so
+// the cache is keyed by address, not by type. A kernel asking for more than 48 KB is allowed it first.
 template <typename K>
-int coresident_blocks(K kernel, int threads) {
+int coresident_blocks(K kernel, int threads, int smem = 0) {
   static std::mutex m;
-  static std::map<std::tuple<int, const void*, int>, int> cache;
+  static std::map<std::tuple<int, const void*, int, int>, int> cache;
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) return 0;
-  const auto key = std::make_tuple(dev, reinterpret_cast<const void*>(kernel), threads);
+  const auto key = std::make_tuple(dev, reinterpret_cast<const void*>(kernel), threads, smem);
   std::lock_guard<std::mutex> g(m);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
+  if (smem > 48 * 1024) {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+  }
   int per_sm = 0, sms = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
   return cache[key] = per_sm * sms;
 }
@@ -173,10 +202,26 @@ cudaError_t launch_tensor(RowArgs const& a, cudaStream_t s) {
       return cudaLaunchKernelEx(&cfg, tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kCluster>, a);
     }
     auto kernel = tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kGrid>;
-    const int blocks = static_cast<int>(std::min<int64_t>(want, coresident_blocks(kernel, kTensorThreads)));
+    const int plain = coresident_blocks(kernel, kTensorThreads);
     RowArgs copy = a;
+    copy.tensor_smem_vecs = 0;
+    int smem = 0, blocks = static_cast<int>(std::min<int64_t>(want, plain));
+    if (want > plain) {  // the registers of a full grid cannot hold it: add shared memory (tensor_quant_kernel)
+      const int smem_vecs = tensor_smem_vecs_max();
+      smem = smem_vecs * kTensorThreads * 16;
+      const int with = smem_vecs > 0 ? coresident_blocks(kernel, kTensorThreads, smem) : 0;
+      if (with * 2 >= plain) {  // keep the shared memory only if it costs at most half the resident CTAs
+        const int64_t per_thread = (total + static_cast<int64_t>(with) * kTensorThreads - 1) / (static_cast<int64_t>(with) * kTensorThreads);
+        copy.tensor_smem_vecs = static_cast<int>(std::min<int64_t>(smem_vecs, std::max<int64_t>(0, per_thread - kTensorCache)));
+        smem = copy.tensor_smem_vecs * kTensorThreads * 16;
+        blocks = with;  // fewer bytes than asked for keep at least `with` CTAs resident
+      } else {
+        smem = 0;
+      }
+    }
     void* params[] = {&copy};
-    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(blocks), dim3(kTensorThreads), params, 0, s);
+    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(blocks), dim3(kTensorThreads), params,
+                                       static_cast<size_t>(smem), s);
   };
   if (contig) return go(std::true_type{});
   return go(std::false_type{});
