@@ -228,6 +228,26 @@ def test_layer_from_float_state_dict_repr():
     assert torch.compile(layer, fullgraph=True, backend="aot_eager")(x.half()).shape == (2, 3, 136)
 
 
+def test_layer_large_m_requests_column_major_scales(monkeypatch):
+    """From SFA_MN_MIN_M rows (M % 4 == 0) the layer asks for column-major activation scales, same result."""
+    from cutlass_gemm.kernels.blockwise import SFA_MN_MIN_M, layer_sfa_major
+    assert layer_sfa_major(SFA_MN_MIN_M) == "mn" and layer_sfa_major(SFA_MN_MIN_M + 2) == "k"
+    assert layer_sfa_major(16) == "k"
+    from cutlass_gemm.ops import blockwise as bops
+    seen = []
+    real = bops.scaled_mm_blockwise
+    monkeypatch.setattr("cutlass_gemm.nn.blockwise.scaled_mm_blockwise",
+                        lambda a, b, sa, *r: seen.append(sa.stride()) or real(a, b, sa, *r))
+    torch.manual_seed(1)
+    layer = cnn.Fp8BlockLinear.from_float(nn.Linear(256, 128).to(torch.bfloat16))
+    x = torch.randn(SFA_MN_MIN_M, 256, dtype=torch.bfloat16)
+    y = layer(x)
+    assert seen == [(1, SFA_MN_MIN_M)]
+    aq = quantize_act_block(x)
+    want = blockwise_reference(aq.q, layer.weight.t(), aq.scale, layer.weight_scale, torch.bfloat16, layer.bias, "none")
+    assert torch.equal(y, want)
+
+
 def test_layer_rejects_shapes():
     with pytest.raises(InvalidArgumentError, match="^in_features:"):
         cnn.Fp8BlockLinear(200, 136)

@@ -49,6 +49,18 @@ def test_asym_static_per_tensor_group_rms_shapes():
     assert r.shape == x.shape and r.dtype == x.dtype and torch.equal(r, (x.float() + x.float()).to(x.dtype))
 
 
+def test_per_group_column_major_scale_same_values():
+    x = _x(6, 256)
+    q, s = cg.quantize_per_group(x, 128, FP8)
+    qc, sc = cg.quantize_per_group(x, 128, FP8, column_major_scale=True)
+    assert sc.shape == (6, 2) and sc.stride() == (1, 6)
+    assert torch.equal(qc.view(torch.uint8), q.view(torch.uint8)) and torch.equal(sc, s)
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        _, sf = cg.quantize_per_group(torch.empty(12, 256), 128, torch.int8, column_major_scale=True)
+        assert sf.shape == (12, 2) and sf.stride() == (1, 12)
+
+
 def test_rms_norm_quantize_matches_float64():
     x, w = _x(7, 256, dtype=torch.float32), _x(256, dtype=torch.float32, seed=3)
     q, s, _ = cg.rms_norm_quantize(x, w, 1e-6, torch.int8)
@@ -81,6 +93,10 @@ BAD = {
                                                     torch.zeros(1, dtype=torch.int64)), "azp"),
     "group-32": (lambda: cg.quantize_per_group(_x(2, 64), 32), "group_size"),
     "group-k": (lambda: cg.quantize_per_group(_x(2, 96), 64), "x"),
+    "group-colmajor-3d": (lambda: cg.quantize_per_group(_x(2, 128).reshape(1, 2, 128), 64, column_major_scale=True),
+                          "column_major_scale"),
+    "group-colmajor-notbool": (lambda: cg.quantize_per_group(_x(2, 128), 64, column_major_scale=1),
+                               "column_major_scale"),
     "rms-weight-shape": (lambda: cg.rms_norm_quantize(_x(2, 16), _x(8)), "weight"),
     "rms-weight-dtype": (lambda: cg.rms_norm_quantize(_x(2, 16), _x(16, dtype=torch.float32)), "weight"),
     "rms-eps": (lambda: cg.rms_norm_quantize(_x(2, 16), _x(16), -1.0), "eps"),
@@ -119,10 +135,11 @@ def _op_samples():
         (ops.quantize_per_group, (x, 64, torch.int8)),
         (ops.rms_norm_quantize, (x, w, 1e-6, torch.int8)),
         (ops.add_rms_norm_quantize, (x, x.clone(), w, 1e-6, FP8)),
+        (ops.quantize_per_group, (x, 64, torch.int8, True)),
     ]
 
 
-@pytest.mark.parametrize("i", range(8))
+@pytest.mark.parametrize("i", range(9))
 def test_opcheck_cpu(i):
     op, args = _op_samples()[i]
     torch.library.opcheck(op, args)

@@ -123,6 +123,11 @@ def test_per_group_bit_exact(in_dtype, qtype, group):
     _compare(cg.quantize_per_group, x, "group", group, qtype)
     _compare(cg.quantize_per_group, x[:, group:], "group (unaligned view)", group, qtype)  # rows not 16B-aligned
     _compare(cg.quantize_per_group, _x((2, 3, 256), in_dtype), "group 3-D", group, qtype)
+    q, s = cg.quantize_per_group(x, group, qtype)
+    qc, sc = cg.quantize_per_group(x, group, qtype, column_major_scale=True)  # the kernel's strided scale write
+    assert sc.stride() == (1, x.shape[0])
+    assert torch.equal(torch.nan_to_num(sc, 7.0), torch.nan_to_num(s, 7.0))  # row 5 holds a NaN: scale NaN
+    assert torch.equal(qc.view(torch.uint8), q.view(torch.uint8))
 
 
 @pytest.mark.parametrize("in_dtype", IN_DTYPES)
@@ -173,10 +178,11 @@ def _op_samples():
         (ops.quantize_per_group, (x, 128, FP8)),
         (ops.rms_norm_quantize, (x, w, 1e-6, torch.int8)),
         (ops.add_rms_norm_quantize, (x, x.clone(), w, 1e-6, FP8)),
+        (ops.quantize_per_group, (x, 128, FP8, True)),
     ]
 
 
-@pytest.mark.parametrize("i", range(8))
+@pytest.mark.parametrize("i", range(9))
 def test_opcheck_cuda(i):
     op, args = _op_samples()[i]
     torch.library.opcheck(op, args)

@@ -156,6 +156,18 @@ SELECTION: Tuple[Tuple[Optional[int], tuple], ...] = (
 )
 
 
+#: From this M on, the layers ask the per-group quantization for column-major activation scales ("mn":
+#: TMA-loaded) instead of row-major ("k"): session7/call1/blockwise.md, same kernel tile, M = 2048 x 8192^2
+#: 247.5 -> 221.3 us, 8192^3 1161 -> 1065 us, 4096x7168x2048 113.0 -> 111.2 us; at M <= 256 no gain. The GEMM
+#: needs M % 4 == 0 for it (the TMA stride), so other M keep "k".
+SFA_MN_MIN_M = 512
+
+
+def layer_sfa_major(m: int) -> str:
+    """The activation-scale layout a layer requests from quantize_per_group for `m` rows."""
+    return "mn" if m >= SFA_MN_MIN_M and m % 4 == 0 else "k"
+
+
 def select_config(out_dtype: str, m: int, activation: str = "none", sfa_major: str = "k") -> BlockwiseConfig:
     """The kernel a call with `m` rows takes (SELECTION)."""
     for limit, (tile, cluster, schedule, scheduler) in SELECTION:
@@ -182,8 +194,10 @@ def default_configs() -> List[BlockwiseConfig]:
     for bf16 and fp16 output without activation, the "mn" scale_a variant of the large tile, and every
     activation at the large and decode tiles (bf16)."""
     cfgs = set(candidate_configs("bf16")) | set(candidate_configs("f16"))
-    cfgs.add(select_config("bf16", 4096, sfa_major="mn"))
+    for out in ("bf16", "f16"):  # what the layers select at large M (layer_sfa_major)
+        cfgs.add(select_config(out, 4096, sfa_major="mn"))
     for act in ACTIVATIONS[1:]:
         cfgs.add(select_config("bf16", 4096, act))
+        cfgs.add(select_config("bf16", 4096, act, sfa_major="mn"))
         cfgs.add(select_config("bf16", 16, act))
     return sorted(cfgs, key=lambda c: c.name)

@@ -7,7 +7,8 @@
 The weight is quantized once to fp8 e4m3 with one float32 scale per 128 x 128 block
 (`cutlass_gemm.quant.blockwise.quantize_weight_block2d`); activations are quantized on every call, one
 scale per token per 128-wide K group, by `cutlass_gemm.quantize_per_group(x, 128, float8_e4m3fn)`, whose
-row-major (M, K / 128) scale is what the GEMM reads (no copy); then `scaled_mm_blockwise` (the CUTLASS SM90
+(M, K / 128) scale the GEMM reads as it is (no copy): row-major, or column-major from M = 512 (M % 4 == 0),
+where the kernel's TMA load of it is faster (kernels/blockwise.py SFA_MN_MIN_M); then `scaled_mm_blockwise` (the CUTLASS SM90
 blockwise mainloop, bias and activation in its epilogue). CPU tensors run the references of both ops.
 
 Buffers: `weight` (N, K) float8_e4m3fn, `weight_scale` (ceil(N / 128), K / 128) float32 (the layout of
@@ -27,6 +28,7 @@ from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
 from ..kernels import activations
 from ..ops.blockwise import K_ALIGN, N_ALIGN, scaled_mm_blockwise
+from ..kernels.blockwise import layer_sfa_major
 from ..ops.quantize import quantize_per_group
 from ..quant.blockwise import BLOCK, quantize_weight_block2d
 
@@ -89,7 +91,10 @@ class Fp8BlockLinear(QuantizedBuffers):
             raise InvalidArgumentError("x", f"last dimension must be in_features = {self.in_features}, "
                                             f"got {tuple(x.shape)}")
         lead = x.shape[:-1]
-        q, s = quantize_per_group(x.reshape(-1, self.in_features), BLOCK, torch.float8_e4m3fn)
+        x2 = x.reshape(-1, self.in_features)
+        # large M: column-major scales, which the GEMM loads with TMA (kernels/blockwise.py SFA_MN_MIN_M)
+        q, s = quantize_per_group(x2, BLOCK, torch.float8_e4m3fn,
+                                  column_major_scale=layer_sfa_major(x2.shape[0]) == "mn")
         y = scaled_mm_blockwise(q, self.weight.t(), s, self.weight_scale, self.bias, self.dtype, self.activation)
         y = y.reshape(*lead, self.out_features)
         return y if y.dtype == x.dtype else y.to(x.dtype)

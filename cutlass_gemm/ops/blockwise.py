@@ -131,22 +131,41 @@ def _check_device(dev: int) -> None:
                                      f"mainloop); device {dev} is SM{major}{minor} (capability matrix in the README)")
 
 
+#: (device, M, N, K, out dtype, activation, scale_a major) -> (kernel, workspace bytes): the per-call Python
+#: work (config, loader lookup, a ctypes workspace query) done once per shape; eager calls at decode sizes
+#: are host-bound otherwise.
+_plans: Dict[tuple, tuple] = {}
+
+
+def _plan(dev, m, n, k, out_dtype, act, major):
+    key = (dev, m, n, k, out_dtype, act, major)
+    plan = _plans.get(key)
+    if plan is None:
+        from ..runtime import loader
+        lib = loader.get_kernel(select_config(_OUT[out_dtype], m, act, major))
+        with torch.cuda.device(dev):  # the stream-K workspace is sized for this device's SMs
+            plan = _plans[key] = (lib, lib.workspace_size(m, n, k))
+    return plan
+
+
 def _run_cuda(a, b, scale_a, scale_b, bias, out_dtype, act, m, n, k, major) -> Tensor:
-    from ..runtime import loader
     dev = a.get_device()
     _check_device(dev)
     check_pointers(a, b, bias)
     out = torch.empty((m, n), dtype=out_dtype, device=a.device)
     if m == 0:
         return out
-    lib = loader.get_kernel(select_config(_OUT[out_dtype], m, act, major))
-    with torch.cuda.device(dev):
-        ws_bytes = lib.workspace_size(m, n, k)
-        ws = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=a.device)
-        lda = a.stride(0) if m > 1 else k
-        lib.launch(a.data_ptr(), b.data_ptr(), out.data_ptr(), scale_a.data_ptr(), scale_b.data_ptr(),
-                   None if bias is None else bias.data_ptr(), m, n, k, lda, b.stride(1) if n > 1 else k, n,
-                   ws.data_ptr(), ws_bytes, torch.cuda.current_stream(dev).cuda_stream)
+    lib, ws_bytes = _plan(dev, m, n, k, out_dtype, act, major)
+    ws = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=a.device)
+    lda = a.stride(0) if m > 1 else k
+    args = (a.data_ptr(), b.data_ptr(), out.data_ptr(), scale_a.data_ptr(), scale_b.data_ptr(),
+            None if bias is None else bias.data_ptr(), m, n, k, lda, b.stride(1) if n > 1 else k, n,
+            ws.data_ptr(), ws_bytes, torch.cuda.current_stream(dev).cuda_stream)
+    if dev == torch.cuda.current_device():  # the launcher reads the current device: skip the context (~10 us)
+        lib.launch(*args)
+    else:
+        with torch.cuda.device(dev):
+            lib.launch(*args)
     return out
 
 

@@ -131,14 +131,18 @@ def _static_impl(x, scale, dtype, azp=None):
     return q.reshape(x.shape), s.reshape(_lead(x, 1))
 
 
-def _per_group_impl(x, group_size, dtype):
+def _per_group_impl(x, group_size, dtype, column_major_scale=False):
     x2 = _rows(x)
     ext = _ext() if x.is_cuda else None
     if ext is not None:
-        q, s = ext.quant_groups(x2, group_size, dtype)
+        q, s = ext.quant_groups(x2, group_size, dtype, bool(column_major_scale))
     else:
         bq = _ref.quantize_per_block(_cpu_rows(x2), group_size, dtype=dtype)
         q, s = bq.q[:x2.shape[0]], bq.scale[:x2.shape[0]]
+        if column_major_scale:
+            s = s.t().contiguous().t()
+    if column_major_scale:  # 2-D x only (checked): the strided scale is returned as it is
+        return q.reshape(x.shape), s
     return q.reshape(x.shape), s.reshape(_lead(x, x.shape[-1] // group_size))
 
 
@@ -172,7 +176,8 @@ _lib.define("quantize_per_token(Tensor x, ScalarType dtype, Tensor? scale_ub=Non
 _lib.define("quantize_per_token_asym(Tensor x) -> (Tensor, Tensor, Tensor)")
 _lib.define("quantize_per_tensor(Tensor x, ScalarType dtype) -> (Tensor, Tensor)")
 _lib.define("quantize_static(Tensor x, Tensor scale, ScalarType dtype, Tensor? azp=None) -> (Tensor, Tensor)")
-_lib.define("quantize_per_group(Tensor x, int group_size, ScalarType dtype) -> (Tensor, Tensor)")
+_lib.define("quantize_per_group(Tensor x, int group_size, ScalarType dtype, bool column_major_scale=False) "
+            "-> (Tensor, Tensor)")
 _lib.define("rms_norm_quantize(Tensor x, Tensor weight, float eps, ScalarType dtype) -> (Tensor, Tensor)")
 _lib.define("add_rms_norm_quantize(Tensor x, Tensor residual, Tensor weight, float eps, ScalarType dtype)"
             " -> (Tensor, Tensor, Tensor)")
@@ -220,7 +225,9 @@ def _(x, scale, dtype, azp=None):
 
 
 @torch.library.register_fake("cutlass_gemm::quantize_per_group")
-def _(x, group_size, dtype):
+def _(x, group_size, dtype, column_major_scale=False):
+    if column_major_scale:
+        return _fake_q(x, dtype), x.new_empty((x.shape[-1] // group_size, x.shape[0]), dtype=torch.float32).t()
     return _fake_q(x, dtype), _fake_scale(x, x.shape[-1] // group_size)
 
 
@@ -277,15 +284,26 @@ def quantize_static(x: Tensor, scale: Tensor, dtype: torch.dtype = torch.int8,
     return _ops.quantize_static(x, scale, dtype, azp)
 
 
-def quantize_per_group(x: Tensor, group_size: int, dtype: torch.dtype = torch.int8) -> Tuple[Tensor, Tensor]:
+def quantize_per_group(x: Tensor, group_size: int, dtype: torch.dtype = torch.int8, *,
+                       column_major_scale: bool = False) -> Tuple[Tensor, Tensor]:
     """Dynamic symmetric quantization per group of `group_size` (64 or 128) consecutive K elements:
-    (q, scale (..., K // group_size)), the layout of `cutlass_gemm.quant.quantize_per_block`."""
+    (q, scale (..., K // group_size)), the layout of `cutlass_gemm.quant.quantize_per_block`.
+
+    `column_major_scale=True` (x 2-D (M, K)) returns the same scale values as the column-major view (strides
+    (1, M)) of a (K // group_size, M) tensor: the layout the blockwise GEMM loads with TMA, faster at large M
+    (tools/results/h100-2026-11-23/session7/call1/blockwise.md)."""
     _check_x(x)
     _check_qtype(dtype)
     if group_size not in GROUP_SIZES:
         raise InvalidArgumentError("group_size", f"must be one of {GROUP_SIZES}, got {group_size!r}")
     if x.shape[-1] % group_size:
         raise InvalidArgumentError("x", f"K = {x.shape[-1]} must be a multiple of group_size = {group_size}")
+    if not isinstance(column_major_scale, bool):
+        raise InvalidArgumentError("column_major_scale", f"must be a bool, got {type(column_major_scale).__name__}")
+    if column_major_scale and x.dim() != 2:
+        raise InvalidArgumentError("column_major_scale", f"needs a 2-D x (M, K), got shape {tuple(x.shape)}")
+    if column_major_scale:
+        return _ops.quantize_per_group(x, group_size, dtype, True)
     return _ops.quantize_per_group(x, group_size, dtype)
 
 

@@ -259,8 +259,8 @@ py::tuple quant_rows_py(at::Tensor const& x, int64_t mode, at::ScalarType qtype,
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("w8a8_linear", &w8a8_linear, "quantize + GEMM of a W8A8 linear layer (eager)");
   m.def("quant_rows", &quant_rows_py, "row-wise activation quantization (see quant_common.cuh)");
-  m.def("quant_groups", [](at::Tensor const& x, int64_t group, at::ScalarType qtype) {
-    auto r = cg::quant_groups(x, group, qtype);
+  m.def("quant_groups", [](at::Tensor const& x, int64_t group, at::ScalarType qtype, bool scale_col_major) {
+    auto r = cg::quant_groups(x, group, qtype, scale_col_major);
     return py::make_tuple(r[0], r[1]);
   }, "per-group activation quantization along K");
   m.def("wo_gemm", &cg::wo_gemm, "weight-only small-M GEMM (see wo_gemm.cuh)");

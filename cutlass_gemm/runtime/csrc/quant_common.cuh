@@ -49,6 +49,7 @@ struct RowArgs {
   const void* norm_weight;      // kRmsNorm: (K,)
   float eps;
   int group_lanes;              // kGroup: vectors per group (8, 16 or 32)
+  bool scale_col_major;         // kGroup: scale_out is (K / group, rows) (column-major (rows, K / group))
   int tensor_smem_vecs;         // kPerTensor: vectors each thread keeps in dynamic shared memory (set by launch_tensor)
 };
 

@@ -94,7 +94,7 @@ std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::Scalar
   return {q, scale, azp, res_out};
 }
 
-std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::ScalarType qtype) {
+std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::ScalarType qtype, bool scale_col_major) {
   TORCH_CHECK(x_in.is_cuda() && x_in.dim() == 2 && x_in.stride(1) == 1, "quant_groups: x must be a 2-D CUDA view with unit last stride");
   c10::cuda::CUDAGuard guard(x_in.device());
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x_in.get_device()).stream();
@@ -105,7 +105,8 @@ std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::
   // The group kernel reads 16-byte vectors; a misaligned view is copied once (correct, slower).
   at::Tensor x = rows_aligned(x_in, vec) ? x_in : x_in.contiguous().clone();
   at::Tensor q = at::empty({rows, cols}, x.options().dtype(qtype));
-  at::Tensor scale = at::empty({rows, cols / group}, x.options().dtype(at::kFloat));
+  at::Tensor scale = scale_col_major ? at::empty({cols / group, rows}, x.options().dtype(at::kFloat)).t()
+                                     : at::empty({rows, cols / group}, x.options().dtype(at::kFloat));
   if (rows == 0) return {q, scale};
   RowArgs args{};
   args.x = x.data_ptr();
@@ -116,6 +117,7 @@ std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::
   args.rows = rows;
   args.cols = cols;
   args.group_lanes = static_cast<int>(group / vec);
+  args.scale_col_major = scale_col_major;
   launch(args, RowMode::kGroup, x, qtype, true, stream);
   return {q, scale};
 }

@@ -16,7 +16,8 @@ std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::Scalar
                                    c10::optional<at::Tensor> const& residual,
                                    c10::optional<at::Tensor> const& norm_weight, double eps);
 
-// Per-group (along K) symmetric quantization: {q (rows, K), scale (rows, K / group)}.
-std::vector<at::Tensor> quant_groups(at::Tensor const& x, int64_t group, at::ScalarType qtype);
+// Per-group (along K) symmetric quantization: {q (rows, K), scale (rows, K / group)}; with
+// `scale_col_major` the scale is the column-major view (strides (1, rows)) of a (K / group, rows) tensor.
+std::vector<at::Tensor> quant_groups(at::Tensor const& x, int64_t group, at::ScalarType qtype, bool scale_col_major);
 
 }  // namespace cg

@@ -174,7 +174,8 @@ __global__ void __launch_bounds__(kThreads) group_quant_kernel(RowArgs args) {
     if (i >= nvec) continue;
     const bool bad = bits_bad(a);
     const float s = scale_from_amax(__uint_as_float(a), QTraits<TQ>::kMax, !bad);
-    if ((i & (lanes - 1)) == 0) args.scale_out[row * (nvec >> shift) + (i >> shift)] = s;
+    if ((i & (lanes - 1)) == 0)
+      args.scale_out[args.scale_col_major ? (i >> shift) * args.rows + row : row * (nvec >> shift) + (i >> shift)] = s;
     quant_store<TQ, false>(reinterpret_cast<TQ*>(q + i), c[j], __frcp_rn(s), 0.0f, bad);
   }
 }
