@@ -87,7 +87,7 @@ def _row(name, ci, co, k, stride, hw, batch):
     return row
 
 
-def _resnet():
+def resnet_rows():
     """ResNet-50 at batch 32: fp16 cuDNN vs each int8 scheme, eager wall clock and CUDA-graph GPU time."""
     base, source = resnet50()
     base = base.cuda().to(memory_format=CL)
@@ -142,7 +142,7 @@ def cmd_conv(args):
             lines.append(f"\n3x3 convs at batch 32: cuDNN fp16 / int8 {col} (GPU time) geometric mean "
                          f"{statistics.geometric_mean(three):.2f}x, min {min(three):.2f}x (aim: >= 1.3x)")
     if args.resnet:
-        more, summary = _resnet()
+        more, summary = resnet_rows()
         lines += [""] + more
         write_results(args.out, "conv_resnet50", summary)
     report(args.out, "conv", lines)
