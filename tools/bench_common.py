@@ -1,5 +1,5 @@
-"""Helpers shared by tools/benchmark.py and tools/bench_e2e.py: stamping, GPU and wall-clock timing,
-L2 rotation, the measured copy bandwidth, and writing CSV / Markdown / PNG results."""
+"""Helpers shared by tools/benchmark.py and tools/bench_e2e.py: stamping, GPU (sleep-queued or CUDA-graph) and
+wall-clock timing, L2 rotation, the measured copy bandwidth, and writing CSV / Markdown / PNG results."""
 import csv
 import datetime
 import json
@@ -38,6 +38,38 @@ def gpu_time_us(fn, batch=20, batches=7, warmup=3):
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end) * 1e3 / batch)
+    return statistics.median(times)
+
+
+def graph_time_us(fn, calls=20, replays=7, warmup=3):
+    """Median GPU time per call (us) with no host cost in it: `calls` calls captured into one CUDA graph
+    (warmed up on a side stream first, as capture requires), each replay queued behind a sleep and timed with
+    events. What `fn` allocates comes from the graph's private pool, so its outputs stay valid across replays.
+    Unlike `gpu_time_us` (a sleep then eager calls), a host slower than the kernel cannot drain the queue and
+    turn the figure into the host's rate."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(warmup):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn()
+    graph.replay()  # the first replay uploads the graph
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(replays):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(1_000_000)  # the graph launch is queued before the GPU gets to it
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / calls)
+    del graph
     return statistics.median(times)
 
 

@@ -1,32 +1,47 @@
 """`python tools/benchmark.py conv [--quick] [--resnet]`: int8 convolutions against cuDNN, channels_last.
 
 Rows: ResNet-50's distinct conv shapes (tools/resnet50.py: 3x3 and 1x1, 56x56 down to 7x7, stride 1 and 2) at
-batch 1 and 32. Columns (us, GPU time, medians of batches queued behind a sleep; bench_common.gpu_time_us):
-- cudnn_f16 / cudnn_bf16: F.conv2d(x, w, bias) on channels_last fp16 / bf16 tensors, cudnn.benchmark on;
-- int8_kernel: the int8 kernel alone on already-quantized operands, bias fused, bf16 out (k x k / strided: the
-  implicit-GEMM op `conv2d_int8_igemm`; 1x1 stride 1: the fused GEMM `scaled_mm` on the pixel rows; both from
-  the kernels a bf16 ResNet-50 uses, so nothing outside `--conv --resnet` and the prebuilt set is built);
-- int8_e2e: `conv2d_int8` from the fp16 activation (dynamic per-tensor quantization kernel + conv kernel; 1x1:
-  per-pixel quantization + GEMM), what `Int8Conv2d` runs;
-and the ratios cudnn_f16 / int8_kernel and cudnn_f16 / int8_e2e (> 1: int8 faster). The aim (issue 14):
->= 1.3x on the 3x3 convs at batch 32. `--resnet` adds the whole network at batch 32 (fp16 cuDNN model vs
-`quantize_model(model, "w8a8-int8")`, both channels_last, plus the int8 model's relative error vs fp32).
+batch 1 and 32. Two kinds of figure per column (us per call):
+- GPU time (no host cost): the call captured 20 times into one CUDA graph, replays timed with events
+  (bench_common.graph_time_us). The sleep-queued eager figure used before (gpu_time_us) was the host's rate
+  whenever the host needed more per call than the kernel (session6/call5: 65-75 us for every 3x3 conv);
+- wall (`*_wall`): back-to-back eager calls, synchronized at the end (bench_common.wall_time_us): the larger of
+  host and GPU time per call, what an eager model sees. wall >> GPU: host-bound.
+Columns: cudnn_f16 / cudnn_bf16: F.conv2d(x, w, bias) on channels_last fp16 / bf16 tensors, cudnn.benchmark on;
+int8_kernel: the int8 kernel alone on already-quantized operands, bias fused, bf16 out (k x k / strided: the
+implicit-GEMM op `conv2d_int8_igemm`; 1x1 stride 1: the fused GEMM `scaled_mm` on the pixel rows); int8_e2e:
+`conv2d_int8` from the bf16 activation (dynamic per-tensor quantization kernel + conv kernel; 1x1: per-pixel
+quantization + GEMM); int8_layer: `Int8Conv2d.from_float(conv)(x)` on the same bf16 x (what quantize_model
+runs). Ratios cudnn_f16 / int8 (> 1: int8 faster). The aim (issue 14): >= 1.3x on the 3x3 convs at batch 32.
+`--resnet` adds the whole network at batch 32 (fp16 cuDNN model vs `quantize_model(model, scheme)` for
+w8a8-int8 and w8a8-int8-static, both channels_last), eager wall clock and CUDA-graph GPU time, plus each
+model's relative error vs fp32.
 """
+import copy
 import statistics
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
-from bench_common import gpu_time_us, md_table, report, write_results
+from bench_common import graph_time_us, md_table, report, wall_time_us, write_results
 from resnet50 import RESNET50_CONVS, resnet50
 
 import cutlass_gemm  # noqa: F401  (registers the ops)
+import cutlass_gemm.nn as cnn
 from cutlass_gemm import conv2d_int8
 from cutlass_gemm.ops import gemm
 from cutlass_gemm.ops.conv import conv_unsupported_reason
 from cutlass_gemm.ops.conv_igemm import conv2d_int8_igemm
 
 CL = torch.channels_last
+RESNET_SCHEMES = ("w8a8-int8", "w8a8-int8-static")
+
+
+def _both(row, name, fn):
+    """row[name] = CUDA-graph GPU time, row[name + "_wall"] = eager wall clock."""
+    row[name] = graph_time_us(fn)
+    row[name + "_wall"] = wall_time_us(fn, calls=100, reps=5)
 
 
 def _row(name, ci, co, k, stride, hw, batch):
@@ -40,51 +55,70 @@ def _row(name, ci, co, k, stride, hw, batch):
         memory_format=CL)
     w_scale = torch.rand(1, co, device="cuda", generator=g) * 1e-3
     row = {"conv": name, "batch": batch, "ci": ci, "co": co, "k": k, "stride": stride, "hw": hw}
-    row["cudnn_f16"] = gpu_time_us(lambda: F.conv2d(x, w, b, stride, pad))
-    row["cudnn_bf16"] = gpu_time_us(lambda: F.conv2d(xb, wb, bb, stride, pad))
+    _both(row, "cudnn_f16", lambda: F.conv2d(x, w, b, stride, pad))
+    row["cudnn_bf16"] = graph_time_us(lambda: F.conv2d(xb, wb, bb, stride, pad))
     is_gemm = conv_unsupported_reason(k, stride, pad) is None
     if is_gemm:
         rows = torch.randint(-128, 128, (batch * hw * hw, ci), dtype=torch.int8, device="cuda", generator=g)
         b_t = w_q.reshape(co, ci).t()
         sa = torch.rand(batch * hw * hw, 1, device="cuda") * 1e-2
-        row["int8_kernel"] = gpu_time_us(lambda: gemm.scaled_mm(rows, b_t, sa, w_scale, torch.bfloat16, bb))
+        _both(row, "int8_kernel", lambda: gemm.scaled_mm(rows, b_t, sa, w_scale, torch.bfloat16, bb))
         row["path"] = "gemm"
     else:
         xq = torch.randint(-128, 128, (batch, hw, hw, ci), dtype=torch.int8, device="cuda", generator=g)
         w_krsc = w_q.permute(0, 2, 3, 1)
         sx = torch.tensor([0.02], device="cuda")
         sw = w_scale.reshape(-1)
-        row["int8_kernel"] = gpu_time_us(lambda: conv2d_int8_igemm(xq, w_krsc, sx, sw, bb, (stride, stride),
-                                                                   (pad, pad), (1, 1), None, torch.bfloat16))
+        _both(row, "int8_kernel", lambda: conv2d_int8_igemm(xq, w_krsc, sx, sw, bb, (stride, stride), (pad, pad),
+                                                            (1, 1), None, torch.bfloat16))
         row["path"] = "implicit_gemm"
-    row["int8_e2e"] = gpu_time_us(lambda: conv2d_int8(x, w_q, w_scale, bb, stride=stride, padding=pad,
-                                                      out_dtype=torch.bfloat16))
-    row["x_f16_per_kernel"] = round(row["cudnn_f16"] / row["int8_kernel"], 3)
-    row["x_f16_per_e2e"] = round(row["cudnn_f16"] / row["int8_e2e"], 3)
+    _both(row, "int8_e2e", lambda: conv2d_int8(xb, w_q, w_scale, bb, stride=stride, padding=pad,
+                                               out_dtype=torch.bfloat16))
+    conv = nn.Conv2d(ci, co, k, stride, pad, device="cuda", dtype=torch.bfloat16)
+    with torch.no_grad():
+        conv.weight.copy_(wb)
+        conv.bias.copy_(bb)
+    layer = cnn.Int8Conv2d.from_float(conv)
+    with torch.no_grad():
+        _both(row, "int8_layer", lambda: layer(xb))
+    for col in ("int8_kernel", "int8_e2e", "int8_layer"):
+        row[f"x_f16_per_{col[5:]}"] = round(row["cudnn_f16"] / row[col], 3)
+    row["x_f16_per_layer_wall"] = round(row["cudnn_f16_wall"] / row["int8_layer_wall"], 3)
     return row
 
 
-def _resnet(out):
-    import copy
-    import cutlass_gemm.nn as cnn
+def resnet_rows():
+    """ResNet-50 at batch 32: fp16 cuDNN vs each int8 scheme, eager wall clock and CUDA-graph GPU time."""
     base, source = resnet50()
     base = base.cuda().to(memory_format=CL)
     x = torch.randn(32, 3, 224, 224, device="cuda").contiguous(memory_format=CL)
+    xh = x.half()
+    lines = [f"ResNet-50 ({source}, random weights), batch 32, 224x224, channels_last; eager = wall clock per "
+             f"forward, graph = CUDA-graph GPU time per forward (ms):"]
+    summary = []
     with torch.no_grad():
         ref = base(x).double()
-        f16 = copy.deepcopy(base).half()
-        q = copy.deepcopy(base).half()
-        report_q = cnn.quantize_model(q, "w8a8-int8")
-        xh = x.half()
-        err = ((q(xh).double() - ref).norm() / ref.norm()).item()
-        err16 = ((f16(xh).double() - ref).norm() / ref.norm()).item()
-        t16 = gpu_time_us(lambda: f16(xh), batch=5, batches=5)
-        t8 = gpu_time_us(lambda: q(xh), batch=5, batches=5)
-    lines = [f"ResNet-50 ({source}, random weights), batch 32, 224x224, channels_last:",
-             f"  fp16 cuDNN {t16:.0f} us; int8 {t8:.0f} us ({t16 / t8:.2f}x); rel. error vs fp32: int8 {err:.3e}, "
-             f"fp16 {err16:.3e}", f"  {report_q}".replace("\n", "\n  ")]
-    return lines, {"resnet_source": source, "fp16_us": t16, "int8_us": t8, "speedup": t16 / t8, "rel_err_int8": err,
-                   "rel_err_fp16": err16, "quantized": len(report_q.quantized), "skipped": len(report_q.skipped)}
+        models = {"fp16 cuDNN": copy.deepcopy(base).half()}
+        reports = {}
+        for scheme in RESNET_SCHEMES:
+            q = copy.deepcopy(base).half()
+            cals = cnn.calibrate(q, [xh]) if scheme.endswith("static") else None
+            reports[scheme] = cnn.quantize_model(q, scheme, calibration=cals)
+            models[scheme] = q
+        t16 = None
+        for name, m in models.items():
+            err = ((m(xh).double() - ref).norm() / ref.norm()).item()
+            eager = wall_time_us(lambda: m(xh), calls=10, reps=3, warmup=2) / 1e3
+            graph = graph_time_us(lambda: m(xh), calls=2, replays=5, warmup=2) / 1e3
+            t16 = t16 or (eager, graph)
+            summary.append({"model": name, "resnet_source": source, "eager_ms": eager, "graph_ms": graph,
+                            "eager_speedup": t16[0] / eager, "graph_speedup": t16[1] / graph, "rel_err": err,
+                            "quantized": len(reports[name].quantized) if name in reports else 0})
+            lines.append(f"  {name:17s} eager {eager:7.2f} ({t16[0] / eager:.2f}x)  graph {graph:7.2f} "
+                         f"({t16[1] / graph:.2f}x)  rel. error vs fp32 {err:.3e}")
+    for scheme, rep in reports.items():
+        lines.append(f"  {scheme}: {rep}".replace("\n", "\n    "))
+    return lines, summary
 
 
 def cmd_conv(args):
@@ -94,19 +128,23 @@ def cmd_conv(args):
     rows = [_row(*s, b) for b in batches for s in shapes]
     write_results(args.out, "conv", rows)
     header = ["conv", "batch", "Ci->Co", "k/s", "HW", "path", "cudnn f16", "cudnn bf16", "int8 kernel", "int8 e2e",
-              "f16/kernel", "f16/e2e"]
+              "int8 layer", "f16/kernel", "f16/e2e", "f16/layer", "wall: cudnn f16", "int8 kernel", "int8 e2e",
+              "int8 layer", "f16/layer"]
     table = [[r["conv"], r["batch"], f"{r['ci']}->{r['co']}", f"{r['k']}/{r['stride']}", r["hw"], r["path"],
-              f"{r['cudnn_f16']:.1f}", f"{r['cudnn_bf16']:.1f}", f"{r['int8_kernel']:.1f}", f"{r['int8_e2e']:.1f}",
-              r["x_f16_per_kernel"], r["x_f16_per_e2e"]] for r in rows]
-    three = [r["x_f16_per_kernel"] for r in rows if r["k"] == 3 and r["batch"] == 32]
-    lines = md_table(header, table)
-    if three:
-        lines.append(f"\n3x3 convs at batch 32: cuDNN fp16 / int8 kernel geometric mean "
-                     f"{statistics.geometric_mean(three):.2f}x, min {min(three):.2f}x (aim: >= 1.3x)")
+              *(f"{r[c]:.1f}" for c in ("cudnn_f16", "cudnn_bf16", "int8_kernel", "int8_e2e", "int8_layer")),
+              r["x_f16_per_kernel"], r["x_f16_per_e2e"], r["x_f16_per_layer"],
+              *(f"{r[c + '_wall']:.1f}" for c in ("cudnn_f16", "int8_kernel", "int8_e2e", "int8_layer")),
+              r["x_f16_per_layer_wall"]] for r in rows]
+    lines = ["GPU time (CUDA graph of 20 calls) then eager wall clock, us per call:", ""] + md_table(header, table)
+    for col in ("kernel", "e2e", "layer"):
+        three = [r[f"x_f16_per_{col}"] for r in rows if r["k"] == 3 and r["batch"] == 32]
+        if three:
+            lines.append(f"\n3x3 convs at batch 32: cuDNN fp16 / int8 {col} (GPU time) geometric mean "
+                         f"{statistics.geometric_mean(three):.2f}x, min {min(three):.2f}x (aim: >= 1.3x)")
     if args.resnet:
-        more, summary = _resnet(args.out)
+        more, summary = resnet_rows()
         lines += [""] + more
-        write_results(args.out, "conv_resnet50", [summary])
+        write_results(args.out, "conv_resnet50", summary)
     report(args.out, "conv", lines)
 
 

@@ -38,35 +38,20 @@ def main() -> int:
 
 
 def resnet_demo() -> int:
-    """ResNet-50 at batch 32 (channels_last): int8 (quantize_model "w8a8-int8") vs fp16 cuDNN; exit status 1 if
-    the int8 model's relative error vs fp32 exceeds 0.15. Skipped (status 0) off SM90 (no implicit-GEMM kernels)."""
-    import copy
+    """ResNet-50 at batch 32 (channels_last): each int8 scheme that quantizes its k x k convs (w8a8-int8,
+    w8a8-int8-static) vs the fp16 cuDNN model, eager wall clock and CUDA-graph GPU time (bench_conv.resnet_rows);
+    exit status 1 if an int8 model's relative error vs fp32 exceeds 0.15. Skipped (status 0) off SM90."""
     if torch.cuda.get_device_capability() != (9, 0):
         print("ResNet-50 demo skipped: the int8 implicit-GEMM conv kernels are SM90 only")
         return 0
-    import cutlass_gemm.nn as cnn
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_common import gpu_time_us
-    from resnet50 import resnet50
+    from bench_conv import resnet_rows
     torch.backends.cudnn.benchmark = True
-    base, source = resnet50()
-    base = base.cuda().to(memory_format=torch.channels_last)
-    x = torch.randn(32, 3, 224, 224, device="cuda").contiguous(memory_format=torch.channels_last)
-    with torch.no_grad():
-        ref = base(x).double()
-        f16, q = copy.deepcopy(base).half(), copy.deepcopy(base).half()
-        t0 = time.perf_counter()
-        report = cnn.quantize_model(q, "w8a8-int8")
-        xh = x.half()
-        rel = ((q(xh).double() - ref).norm() / ref.norm()).item()
-        first = time.perf_counter() - t0
-        t16, t8 = gpu_time_us(lambda: f16(xh), batch=5, batches=5), gpu_time_us(lambda: q(xh), batch=5, batches=5)
-    print(f"ResNet-50 ({source}, random weights) batch 32 224x224 channels_last, w8a8-int8: "
-          f"{len(report.quantized)} layers ({', '.join(f'{k} skipped: {v}' for k, v in report.skipped.items())}); "
-          f"rel. error vs fp32 {rel:.2e}; fp16 cuDNN {t16 / 1e3:.2f} ms, int8 {t8 / 1e3:.2f} ms "
-          f"({t16 / t8:.2f}x); quantize + first call {first:.1f} s")
-    return 0 if rel < 0.15 else 1
+    t0 = time.perf_counter()
+    lines, rows = resnet_rows()
+    print("\n".join(lines) + f"\n  (quantize, calibrate, capture and time: {time.perf_counter() - t0:.1f} s)")
+    return 0 if all(r["rel_err"] < 0.15 for r in rows) else 1
 
 
 def llama_demo() -> int:

@@ -29,7 +29,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..errors import InvalidArgumentError, UnsupportedConvError
-from ..ops.conv import IGEMM_ACTS, Pair, _pair, conv2d_int8_krsc, conv_padding, conv_unsupported_reason, from_rows, \
+from ..ops.conv import IGEMM_ACTS, Pair, _pair, conv_padding, igemm_forward, conv_unsupported_reason, from_rows, \
     to_rows
 from ..ops.conv_igemm import igemm_unsupported_reason
 from ..quant import Calibrator
@@ -167,9 +167,9 @@ class Int8Conv2d(nn.Module):
             return from_rows(lin(r.rows), r)
         kh, kw = self.kernel_size
         w = lin.weight.view(self.out_channels, kh, kw, self.in_channels)
-        y = conv2d_int8_krsc(x, w, lin.weight_scale, lin.bias, act=lin.act.replace("dynamic_per_tensor", "dynamic"),
-                             input_scale=lin.input_scale, activation=lin.activation, out_dtype=lin.dtype,
-                             stride=self.stride, padding=self.padding, dilation=self.dilation)
+        # The constructor checked the conv parameters and the scheme: only x is checked per call (host cost).
+        y = igemm_forward(x, w, lin.weight_scale, lin.bias, lin.act == "static", lin.input_scale, lin.activation,
+                          lin.dtype, self.stride, self.padding, self.dilation)
         return y if y.dtype == x.dtype else y.to(x.dtype)
 
     def extra_repr(self) -> str:

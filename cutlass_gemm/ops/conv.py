@@ -35,6 +35,8 @@ import torch
 
 from ..errors import InvalidArgumentError, UnsupportedConvError
 from ..quant.prepack import PackedWeight
+from . import quantize as qops
+from .conv_igemm import conv2d_int8_igemm, igemm_unsupported_reason
 from .gemm import K_ALIGN, N_ALIGN
 from .linear import w8a8_linear
 from .weight_only import weight_only_linear
@@ -185,6 +187,7 @@ def conv2d_int8(x: Tensor, w_q: Tensor, w_scale: Tensor, bias: Optional[Tensor] 
 #: The implicit GEMM's activation schemes: one scale per tensor (a per-pixel scale cannot be taken out of a
 #: sum that runs over Kh x Kw pixels), so "dynamic" means "dynamic_per_tensor" there.
 IGEMM_ACTS = ("dynamic", "dynamic_per_tensor", "static")
+_FLOAT_INPUTS = (torch.float32, torch.float16, torch.bfloat16)
 
 
 def conv_padding(padding: Union[Pair, str], kernel: Tuple[int, int], stride: Tuple[int, int],
@@ -214,8 +217,6 @@ def conv2d_int8_krsc(x: Tensor, w_krsc: Tensor, w_scale: Tensor, bias: Optional[
     `Int8Conv2d` holds): quantize x per tensor on the device (no host read), run
     `cutlass_gemm::conv2d_int8_igemm`, give the output x's memory format. x NCHW costs one permute copy
     into NHWC (channels_last x: none) and one back. fp32 x: bf16 output returned as fp32."""
-    from . import quantize as qops
-    from .conv_igemm import conv2d_int8_igemm, igemm_unsupported_reason
     if act not in IGEMM_ACTS:
         raise UnsupportedConvError("act", f"k x k / strided convolutions take act in {IGEMM_ACTS}, got {act!r}")
     if activation not in (None, "relu", "relu6"):
@@ -224,11 +225,6 @@ def conv2d_int8_krsc(x: Tensor, w_krsc: Tensor, w_scale: Tensor, bias: Optional[
     if not isinstance(w_krsc, Tensor) or w_krsc.dim() != 4 or w_krsc.dtype != torch.int8 \
             or not w_krsc.is_contiguous():
         raise InvalidArgumentError("w_q", "must be an int8 (Co, Kh, Kw, Ci)-ordered (KRSC) contiguous weight")
-    if not isinstance(x, Tensor) or x.dim() not in (3, 4):
-        raise InvalidArgumentError("x", f"must be (N, Ci, H, W) or (Ci, H, W), got "
-                                        f"{tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__}")
-    if x.dtype not in (torch.float32, torch.float16, torch.bfloat16):
-        raise InvalidArgumentError("x", f"must be float32, float16 or bfloat16, got {x.dtype}")
     co, kh, kw, ci = w_krsc.shape
     st, dil = _pair(stride, "stride"), _pair(dilation, "dilation")
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
@@ -244,6 +240,23 @@ def conv2d_int8_krsc(x: Tensor, w_krsc: Tensor, w_scale: Tensor, bias: Optional[
         raise InvalidArgumentError("input_scale", "act='static' needs the calibrated per-tensor scale")
     if act != "static" and input_scale is not None:
         raise InvalidArgumentError("input_scale", f"act={act!r} computes its scale; input_scale is for act='static'")
+    return igemm_forward(x, w_krsc, w_scale, bias, act == "static", input_scale, activation, out_dtype, st, pad, dil)
+
+
+def igemm_forward(x: Tensor, w_krsc: Tensor, w_scale: Tensor, bias: Optional[Tensor], static: bool,
+                  input_scale: Optional[Tensor], activation: Optional[str], out_dtype: Optional[torch.dtype],
+                  stride: Tuple[int, int], padding: Tuple[int, int], dilation: Tuple[int, int]) -> Tensor:
+    """The per-call part of `conv2d_int8_krsc` for parameters it (or `Int8Conv2d`'s constructor) already
+    checked: normalised pairs, a servable conv, `input_scale` given iff `static`. Checks x (what changes per
+    call), quantizes it per tensor on the device, runs the implicit GEMM, returns x's memory format.
+    Copies: none for a channels_last x (NHWC is then a view, and so is the output); an NCHW x costs one permute
+    copy in and one out; a float32 x one cast of the bf16 output."""
+    if not isinstance(x, Tensor) or x.dim() not in (3, 4):
+        raise InvalidArgumentError("x", f"must be (N, Ci, H, W) or (Ci, H, W), got "
+                                        f"{tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__}")
+    if x.dtype not in _FLOAT_INPUTS:
+        raise InvalidArgumentError("x", f"must be float32, float16 or bfloat16, got {x.dtype}")
+    ci = w_krsc.shape[3]
     back_to_f32 = out_dtype is None and x.dtype == torch.float32  # w8a8_linear's rule for float32 input
     if out_dtype is None:
         out_dtype = x.dtype if x.dtype in (torch.float16, torch.bfloat16) else torch.bfloat16
@@ -255,7 +268,7 @@ def conv2d_int8_krsc(x: Tensor, w_krsc: Tensor, w_scale: Tensor, bias: Optional[
     nhwc = x4.permute(0, 2, 3, 1)
     if not cl:  # the documented copy: NCHW (or strided) input into pixel-major order
         nhwc = nhwc.contiguous()
-    if act == "static":
+    if static:
         q, row_scale = qops.quantize_static(nhwc, input_scale, torch.int8)
         # row_scale is the static scale, or NaN for a pixel holding NaN/Inf: its max (NaN wins) makes such an
         # input NaN out, as the per-tensor dynamic scale does, instead of a plausible output (device op, no sync)
@@ -263,7 +276,7 @@ def conv2d_int8_krsc(x: Tensor, w_krsc: Tensor, w_scale: Tensor, bias: Optional[
     else:
         q, scale_x = qops.quantize_per_tensor(nhwc, torch.int8)
     w_scale_v = w_scale.reshape(-1) if isinstance(w_scale, Tensor) else w_scale
-    y = conv2d_int8_igemm(q, w_krsc, scale_x, w_scale_v, bias, st, pad, dil, activation, out_dtype)
+    y = conv2d_int8_igemm(q, w_krsc, scale_x, w_scale_v, bias, stride, padding, dilation, activation, out_dtype)
     out = y.permute(0, 3, 1, 2)  # (N, Co, P, Q) channels_last view of the NHWC result
     if not cl:
         out = out.contiguous()

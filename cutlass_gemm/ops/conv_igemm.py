@@ -19,13 +19,14 @@ im2col window limits (padding 0..127, dilation * (K - 1) < 128) — `igemm_unsup
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import torch
 import torch.nn.functional as F
 
 from ..errors import InvalidArgumentError, UnsupportedConvError, UnsupportedDeviceError
 from ..kernels.conv2d import CI_ALIGN, CO_ALIGN, select_config
+from .gemm import _eager_direct
 
 Tensor = torch.Tensor
 ACTIVATIONS = (None, "relu", "relu6")
@@ -132,30 +133,103 @@ def reference(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Opti
     return y.permute(0, 2, 3, 1).to(out_dtype).contiguous()
 
 
-def _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype):
-    act = activation or None
+class Plan(NamedTuple):
+    """What a call of one (shapes, strides, dtypes, devices, conv parameters, activation) signature needs once
+    its checks passed: the kernel and the launcher's integer arguments (workspace bytes included)."""
+    lib: object              # loader.Conv2dLibrary (None on the CPU: the reference runs)
+    device: int              # CUDA device index (-1: CPU)
+    out_shape: Tuple[int, int, int, int]
+    out_dtype: torch.dtype
+    sizes: Tuple[int, ...]   # the launcher's 13 sizes, then p, q
+    workspace_bytes: int
+
+
+#: Plans by `plan_key`: a call whose key is here skips check_igemm, the capability query, the kernel selection
+#: and the workspace query (the host cost of the op; issue 14). Cleared when full, like ops/gemm.py's.
+_plans: Dict[tuple, Plan] = {}
+#: The current stream's raw handle for a device index (a module name, so a CPU test can stand in for it).
+_current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+_MAX_PLANS = 1 << 12
+
+
+def plan_key(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype) -> Optional[tuple]:
+    """Every property `check_igemm` reads except the data pointers (checked per call), or None when an argument
+    is not a plain tensor (then the full check names it). Contiguity is a function of (shape, strides), numel of
+    the shape, so two calls with one key pass or fail the shape/dtype/device rules alike."""
+    if type(x) is not Tensor or type(w) is not Tensor or type(scale_x) is not Tensor or type(w_scale) is not Tensor:
+        return None
+    if bias is None:
+        b = None
+    elif type(bias) is Tensor:
+        b = (bias.dtype, bias.shape, bias.stride(), bias.device)
+    else:
+        return None
+    return (x.device, x.dtype, x.shape, x.stride(), w.dtype, w.shape, w.stride(), w.device,
+            scale_x.dtype, scale_x.shape, scale_x.device, w_scale.dtype, w_scale.shape, w_scale.stride(),
+            w_scale.device, b, tuple(stride), tuple(padding), tuple(dilation), activation, out_dtype)
+
+
+def _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype) -> Plan:
+    """Check everything (typed errors), then pick and load the kernel and ask its workspace once."""
     p, q = check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+    n, h, wd, ci = x.shape
+    co, kh, kw, _ = w.shape
+    sizes = (n, h, wd, ci, co, kh, kw, padding[0], padding[1], stride[0], stride[1], dilation[0], dilation[1])
     if not x.is_cuda:
-        return reference(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+        return Plan(None, -1, (n, p, q, co), out_dtype, sizes + (p, q), 0)
     from ..runtime import loader
-    major, minor = torch.cuda.get_device_capability(x.device)
+    dev = x.get_device()
+    major, minor = torch.cuda.get_device_capability(dev)
     if (major, minor) != (9, 0):
         raise UnsupportedDeviceError(f"the int8 implicit-GEMM convolution has SM90 kernels only, this GPU is "
                                      f"SM{major}{minor} (1x1 convolutions run on the GEMMs everywhere)")
-    n, h, wd, ci = x.shape
-    co, kh, kw, _ = w.shape
-    out = torch.empty((n, p, q, co), dtype=out_dtype, device=x.device)
-    if out.numel() == 0:
+    lib = ws = None
+    if n * p * q * co:
+        lib = loader.get_kernel(select_config(_OUT[out_dtype], act or "none", n * p * q, co, ci))
+        ws = lib.workspace_size(*sizes)  # pure host arithmetic in the launcher: no device needed
+    return Plan(lib, dev, (n, p, q, co), out_dtype, sizes + (p, q), ws or 0)
+
+
+def get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype) -> Plan:
+    """The memoised plan of this call (made, i.e. fully checked, on the first call of its key)."""
+    key = plan_key(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+    plan = None if key is None else _plans.get(key)
+    if plan is None:
+        plan = _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+        if key is not None:
+            if len(_plans) >= _MAX_PLANS:
+                _plans.clear()
+            _plans[key] = plan
+    return plan
+
+
+def _launch(plan: Plan, x, w, scale_x, w_scale, bias) -> Tensor:
+    """Allocate the output (and a workspace if the kernel wants one: per call from the caching allocator, which
+    is stream-ordered and capture-safe, unlike a shared buffer) and launch on the current stream."""
+    out = torch.empty(plan.out_shape, dtype=plan.out_dtype, device=x.device)
+    if plan.lib is None:  # an empty output: nothing to launch
         return out
-    lib = loader.get_kernel(select_config(_OUT[out_dtype], act or "none", n * p * q, co, ci))
-    sizes = (n, h, wd, ci, co, kh, kw, padding[0], padding[1], stride[0], stride[1], dilation[0], dilation[1])
-    with torch.cuda.device(x.device):
-        ws_bytes = lib.workspace_size(*sizes)
-        ws = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=x.device)
-        lib.launch(x.data_ptr(), w.data_ptr(), out.data_ptr(), scale_x.data_ptr(), w_scale.data_ptr(),
-                   None if bias is None else bias.data_ptr(), *sizes, p, q, ws.data_ptr(), ws_bytes,
-                   torch.cuda.current_stream(x.device).cuda_stream)
+    ptrs = (x.data_ptr(), w.data_ptr(), w_scale.data_ptr(), 0 if bias is None else bias.data_ptr())
+    if (ptrs[0] | ptrs[1] | ptrs[2] | ptrs[3]) % 16:  # data pointers change per call: TMA wants 16 bytes
+        for name, ptr in zip(("x", "w", "w_scale", "bias"), ptrs):
+            if ptr % 16:
+                raise InvalidArgumentError(name, "data pointer must be 16-byte aligned (TMA); pass a fresh tensor")
+    ws_bytes = plan.workspace_bytes
+    ws = torch.empty(ws_bytes, dtype=torch.uint8, device=x.device).data_ptr() if ws_bytes else None
+    plan.lib.launch(ptrs[0], ptrs[1], out.data_ptr(), scale_x.data_ptr(), ptrs[2], ptrs[3] or None, *plan.sizes,
+                    ws, ws_bytes, _current_stream(plan.device))
     return out
+
+
+def _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype):
+    act = activation or None
+    plan = get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+    if plan.device < 0:
+        return reference(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+    if torch._C._cuda_getDevice() != plan.device:  # the device guard costs ~10 us: only when it switches
+        with torch.cuda.device(plan.device):
+            return _launch(plan, x, w, scale_x, w_scale, bias)
+    return _launch(plan, x, w, scale_x, w_scale, bias)
 
 
 # ------------------------------------------------------------------------------------ registration
@@ -179,12 +253,16 @@ def conv2d_int8_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bi
                       stride: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0),
                       dilation: Sequence[int] = (1, 1), activation: Optional[str] = None,
                       out_dtype: torch.dtype = torch.bfloat16) -> Tensor:
-    """The registered op on already-quantized NHWC / KRSC operands (module docstring); checks first."""
+    """The registered op on already-quantized NHWC / KRSC operands (module docstring); checks first.
+    Eager calls on plain tensors run the implementation directly (no dispatcher round trip), and check each
+    (shape, dtype, device, parameters) signature once (`get_plan`); traced calls check, then go through the op."""
     stride, padding, dilation = (list(map(int, v)) if isinstance(v, (tuple, list)) else v
                                  for v in (stride, padding, dilation))
+    if _eager_direct(x):
+        return _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation or "", out_dtype)
     check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype)
     return torch.ops.cutlass_gemm.conv2d_int8_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation,
                                                     activation or "", out_dtype)
 
 
-__all__: List[str] = ["conv2d_int8_igemm", "check_igemm", "igemm_unsupported_reason", "reference", "out_size"]
+__all__: List[str] = ["conv2d_int8_igemm", "check_igemm", "get_plan", "plan_key", "Plan", "igemm_unsupported_reason", "reference", "out_size"]

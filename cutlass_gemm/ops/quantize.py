@@ -26,6 +26,7 @@ import torch
 from .. import quant as _ref
 from ..errors import InvalidArgumentError
 from ..runtime import extension
+from .gemm import _eager_direct  # eager plain tensors skip the dispatcher's 5-10 us (gemm's rule)
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 _QTYPES = (torch.int8, torch.float8_e4m3fn)
@@ -267,6 +268,8 @@ def quantize_per_tensor(x: Tensor, dtype: torch.dtype = torch.int8) -> Tuple[Ten
     """Dynamic per-tensor quantization: (q, scale 0-dim). The absmax is reduced on the device."""
     _check_x(x)
     _check_qtype(dtype)
+    if _eager_direct(x):  # eager plain tensors: the implementation itself, no dispatcher round trip
+        return _per_tensor_impl(x, dtype)
     return _ops.quantize_per_tensor(x, dtype)
 
 
@@ -281,6 +284,8 @@ def quantize_static(x: Tensor, scale: Tensor, dtype: torch.dtype = torch.int8,
         if dtype != torch.int8:
             raise InvalidArgumentError("azp", "zero points are int8 only")
         _check_scalar(azp, "azp", torch.int32, x.device)
+    if _eager_direct(x):
+        return _static_impl(x, scale, dtype, azp)
     return _ops.quantize_static(x, scale, dtype, azp)
 
 
