@@ -178,7 +178,7 @@ def summarize(rows, out_dir):
 
 def parse_choice(text):
     """"128x256x128/c1x2x1/cooperative" -> heuristics.TileChoice; a fourth part picks the tile scheduler:
-    "128x64x128/c1x1x1/cooperative/streamk" (CUTLASS's stream-K heuristic), ".../splitk4" (split-K into 4 K
+    "128x64x128/c1x1x1/cooperative/streamk" (CUTLASS's stream-K decomposition), ".../splitk4" (split-K into 4 K
     slices) or ".../persistent" (the default). Stream-K and split-K take the cooperative schedule only."""
     parts = text.strip().split("/")
     if len(parts) not in (3, 4):

@@ -30,9 +30,10 @@ SM90_SCHEDULES = ("pingpong", "cooperative")
 SM80_SCHEDULES = ("multistage",)
 #: SM90 tile schedulers. "persistent" (CUTLASS's default persistent data-parallel scheduler) adds nothing to
 #: the name, so the names, sources and cache keys of the kernels made before the field existed are unchanged.
-#: "streamk" and "splitk" run CUTLASS's SM90 stream-K scheduler (the cooperative kernel only): "streamk" lets it
-#: choose the decomposition (DecompositionMode::Heuristic: data-parallel, split-K or stream-K units spread over
-#: the SMs), "splitk" forces a split-K decomposition into `splits` K slices (name suffix `_splitk<splits>`).
+#: "streamk" and "splitk" run CUTLASS's SM90 stream-K scheduler (the cooperative kernel only): "streamk" asks for
+#: its stream-K decomposition (DecompositionMode::StreamK: the K iterations of the last two waves' tiles spread
+#: evenly over all SMs, earlier full waves data-parallel), "splitk" forces a split-K decomposition into `splits`
+#: K slices (name suffix `_splitk<splits>`; CUTLASS lowers the count when K has fewer 128-deep tiles).
 #: Both reduce partial tiles through a workspace in a fixed order (ReductionMode::Deterministic).
 SCHEDULERS = ("persistent", "streamk", "splitk")
 MAX_SPLITS = 16

@@ -375,7 +375,9 @@ def _scheduler_args(cfg: KernelConfig) -> str:
     """make_args' tail for the stream-K scheduler ("" for the persistent one, whose text stays as it was)."""
     if cfg.scheduler == "persistent":
         return ""
-    mode, splits = (("Heuristic", 1) if cfg.scheduler == "streamk" else ("SplitK", cfg.splits))
+    # StreamK, not CUTLASS's Heuristic mode: that one falls back to data-parallel whenever the last wave is at
+    # least half full, e.g. 128 tiles on 132 SMs, exactly the few-tile problems this scheduler is chosen for.
+    mode, splits = (("StreamK", 1) if cfg.scheduler == "streamk" else ("SplitK", cfg.splits))
     return f"""\
   // {cfg.scheduler}: CUTLASS's SM90 stream-K scheduler. Partial tiles meet in the workspace and are summed in
   // a fixed order (Deterministic), so a result does not depend on which CTA finishes first.

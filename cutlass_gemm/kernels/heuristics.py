@@ -78,8 +78,8 @@ class SplitRow:
     min_m: int = 1
 
 
-#: The stream-K rows: 128 x 64 cooperative tiles spread over all SMs by CUTLASS's stream-K scheduler (its
-#: heuristic decomposition) for decode M <= 16, and a 128 x 128 one for the fp8 M = 512 x N = 4096 rows.
+#: The stream-K rows: 128 x 64 cooperative tiles whose K iterations CUTLASS's stream-K scheduler spreads over
+#: all SMs (DecompositionMode::StreamK) for decode M <= 16, and 128 x 128 ones for the fp8 M = 512 x N = 4096 rows.
 #: NOT YET MEASURED: chosen from the tile counts alone (issue 11: int8 16x8192x8192 at 78% of the copy floor
 #: with 128 CTAs of 64x64, 1x4096x14336 at ~58% with 64; fp8 512x4096x{4096,14336} at 0.90x / 0.95x and
 #: 16x14336x4096 at 1.01x `torch._scaled_mm`). `tools/benchmark.py tiles --choices .../streamk,.../splitk4`

@@ -214,7 +214,7 @@ typename Gemm::Arguments make_args(void const* a, void const* b, void* d,
   using DecompositionMode = typename Gemm::GemmKernel::TileScheduler::DecompositionMode;
   using ReductionMode = typename Gemm::GemmKernel::TileScheduler::ReductionMode;
   args.scheduler.splits = 1;
-  args.scheduler.decomposition_mode = DecompositionMode::Heuristic;
+  args.scheduler.decomposition_mode = DecompositionMode::StreamK;
   args.scheduler.reduction_mode = ReductionMode::Deterministic;
   return args;
 }
