@@ -18,7 +18,7 @@ from typing import Dict, List
 from . import _cuda_compat
 from ..errors import BuildError
 from .config import GENERATOR_VERSION, KernelConfig
-from . import activations
+from . import activations, emit_streamk
 from .epilogues import EPILOGUES, LAUNCH_INPUTS, input_shapes
 
 #: cutlass_cppgen consults the nvcc version for a few emission choices; pin it so output is reproducible.
@@ -83,7 +83,7 @@ def _cutlass_cppgen(sm: int):
             if name.startswith("cutlass_cppgen") and hasattr(mod, "device_cc"):
                 mod.device_cc = forced_cc
         cutlass_cppgen._nvcc_version = EMIT_NVCC_VERSION
-        _allow_fp8_cooperative_streamk()
+        emit_streamk.allow_fp8_cooperative_streamk()
         activations.install_frontend_names()
         _cg = cutlass_cppgen
     _target_cc["cc"] = sm
@@ -92,27 +92,6 @@ def _cutlass_cppgen(sm: int):
         _registries[sm] = OptionRegistry(sm)
     _cg._option_registry = _registries[sm]
     return _cg
-
-
-def _allow_fp8_cooperative_streamk() -> None:
-    """cutlass_cppgen 4.2 refuses the stream-K scheduler unless the kernel schedule is exactly the cooperative
-    one, which rejects the fp8 fast-accumulation cooperative schedule too; in CUTLASS that schedule is the
-    cooperative kernel (`KernelTmaWarpSpecializedCooperativeFP8FastAccum` derives from
-    `KernelTmaWarpSpecializedCooperative` and dispatches to the same GemmUniversal), so its check is asked
-    about the cooperative schedule instead. Nothing else is changed (no other schedule reaches this path)."""
-    from cutlass_library import KernelScheduleType
-    from cutlass_cppgen.utils import check
-    original = check.valid_schedule
-    if getattr(original, "_cutlass_gemm_wrapped", False):
-        return
-
-    def valid_schedule(cc, kernel_schedule, epilogue_schedule, tile_scheduler):
-        if kernel_schedule == KernelScheduleType.TmaWarpSpecializedCooperativeFP8FastAccum:
-            kernel_schedule = KernelScheduleType.TmaWarpSpecializedCooperative
-        return original(cc, kernel_schedule, epilogue_schedule, tile_scheduler)
-
-    valid_schedule._cutlass_gemm_wrapped = True
-    check.valid_schedule = valid_schedule
 
 
 def trace_epilogue(variant: str, scale_a: str, scale_b: str, out_dtype: str, sm: int, m: int = 128, n: int = 256,
@@ -371,48 +350,12 @@ _SM90_LAUNCH_FUNCTIONS = (
     + _SM90_RUN_ARGS)
 
 
-def _scheduler_args(cfg: KernelConfig) -> str:
-    """make_args' tail for the stream-K scheduler ("" for the persistent one, whose text stays as it was)."""
-    if cfg.scheduler == "persistent":
-        return ""
-    # StreamK, not CUTLASS's Heuristic mode: that one falls back to data-parallel whenever the last wave is at
-    # least half full, e.g. 128 tiles on 132 SMs, exactly the few-tile problems this scheduler is chosen for.
-    mode, splits = (("StreamK", 1) if cfg.scheduler == "streamk" else ("SplitK", cfg.splits))
-    return f"""\
-  // {cfg.scheduler}: CUTLASS's SM90 stream-K scheduler. Partial tiles meet in the workspace and are summed in
-  // a fixed order (Deterministic), so a result does not depend on which CTA finishes first.
-  using DecompositionMode = typename Gemm::GemmKernel::TileScheduler::DecompositionMode;
-  using ReductionMode = typename Gemm::GemmKernel::TileScheduler::ReductionMode;
-  args.scheduler.splits = {splits};
-  args.scheduler.decomposition_mode = DecompositionMode::{mode};
-  args.scheduler.reduction_mode = ReductionMode::Deterministic;
-  return args;
-"""
-
-
-#: cg_workspace_size of the stream-K kernels: the scheduler sizes its workspace by the SM count and the cluster
-#: occupancy, so it is given the hw_info the launch will give (a size made without it would be for the wrong
-#: SM count). It needs a current device; without one it returns 0 and the launch then reports the workspace
-#: as too small instead of running with a wrong one.
-_SM90_STREAMK_WORKSPACE = """\
-CG_EXPORT size_t cg_workspace_size(int64_t m, int64_t n, int64_t k) {
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 0;
-  DeviceSetup& setup = setup_device(device);
-  if (setup.error != cudaSuccess || setup.sm_count <= 0) return 0;
-  auto args = make_args(nullptr, nullptr, nullptr, m, n, k, k, k, n,
-                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
-  args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
-  return Gemm::get_workspace_size(args);
-}
-"""
-
-
 def _sm90_launch_functions(cfg: KernelConfig) -> str:
+    """The SM90 entry points; stream-K / split-K kernels size their workspace with the device's hw_info."""
     if cfg.scheduler == "persistent":
         return _SM90_LAUNCH_FUNCTIONS
     entry = _ENTRY_POINTS.split("\n\n", 1)[1]  # cg_launch's head, without the hw_info-less cg_workspace_size
-    return (_SM90_DEVICE_SETUP + _SM90_STREAMK_WORKSPACE + "\n" + entry + _SM90_DEVICE_LOOKUP
+    return (_SM90_DEVICE_SETUP + emit_streamk.SM90_STREAMK_WORKSPACE + "\n" + entry + _SM90_DEVICE_LOOKUP
             + "  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias);\n"
             + _SM90_RUN_ARGS)
 
@@ -438,7 +381,7 @@ def _launcher(cfg: KernelConfig, kernel_type: str, dag_ir) -> str:
       {{static_cast<ElementA const*>(a), stride_a, static_cast<ElementB const*>(b), stride_b}},
       {{{evt},
        nullptr, stride_d, static_cast<ElementOut*>(d), stride_d}}}};
-{_scheduler_args(cfg)}"""
+{emit_streamk.scheduler_args(cfg)}"""
     else:
         evt = _evt_initializer(dag_ir, "D", cfg.sm)
         body = f"""\
