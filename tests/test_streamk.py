@@ -93,7 +93,7 @@ def test_split_rows_take_the_few_tile_shapes(m, n, a_dtype, want):
 
 @pytest.mark.parametrize("m,n,a_dtype", [
     (16, 14336, "int8"), (17, 8192, "int8"), (64, 4096, "e4m3"), (512, 4096, "int8"), (512, 8192, "e4m3"),
-    (2048, 4096, "e4m3"), (16, 8192, ""), (16, 0, "int8"),
+    (2048, 4096, "e4m3"), (16, 8192, ""), (16, 0, "int8"), (16, 512, "int8"), (1, 136, "e4m3"),
 ])
 def test_other_shapes_keep_the_data_parallel_tiles(m, n, a_dtype):
     choice = heuristics.choose_tile(90, m, n, a_dtype)
@@ -103,7 +103,7 @@ def test_other_shapes_keep_the_data_parallel_tiles(m, n, a_dtype):
 
 def test_split_rows_are_data_and_every_choice_is_a_valid_kernel():
     for row in heuristics.SPLIT[90]:
-        assert 1 <= row.min_m <= row.max_m and row.max_n > 0
+        assert 1 <= row.min_m <= row.max_m and 1 <= row.min_n <= row.max_n
         for dt in row.a_dtypes:
             heuristics.make_config(90, "scaled", "bf16", row.choice, a_dtype=dt)  # validates
     # a measured sweep edits a row: the choice follows
@@ -206,3 +206,31 @@ def test_benchmark_choice_syntax_takes_the_scheduler():
     for bad in ("128x64x128/c1x1x1/cooperative/splitk", "128x64x128/c1x1x1/cooperative/fast", "128x64x128"):
         with pytest.raises(SystemExit):
             bench.parse_choice(bad)
+
+
+def test_unavailable_split_kernel_falls_back_to_the_data_parallel_tile_with_a_warning(monkeypatch):
+    """A prebuilt package with CUTLASS_GEMM_JIT=0 holds no stream-K kernel: the table's data-parallel tile serves,
+    said once (SchedulerFallbackWarning), and the stream-K kernel is not asked for again."""
+    from cutlass_gemm.errors import KernelNotBuiltError
+    from cutlass_gemm.ops import gemm as ops
+    asked = []
+
+    def get_kernel(cfg):
+        asked.append(cfg)
+        if cfg.scheduler != "persistent":
+            raise KernelNotBuiltError(f"kernel {cfg.name} is not built")
+        return ("lib", cfg)
+
+    monkeypatch.setattr(ops, "_selected", {})
+    monkeypatch.setattr(ops, "_split_unavailable", set())
+    monkeypatch.setattr(ops.loader, "cached_kernel", lambda cfg: None)
+    monkeypatch.setattr(ops.loader, "get_kernel", get_kernel)
+    with pytest.warns(ops.SchedulerFallbackWarning, match="data-parallel"):
+        lib, sa, sb = ops.select_kernel(90, "scaled_bias", "int8", "bf16", "token", "channel", 16, n=8192)
+    assert lib[1].scheduler == "persistent" and lib[1].tile == heuristics.choose_tile(90, 16, 8192).tile
+    assert [c.scheduler for c in asked] == ["streamk", "persistent"]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = ops.select_kernel(90, "scaled_bias", "int8", "bf16", "token", "channel", 16, n=4096)
+    assert again[0][1].scheduler == "persistent" and len(asked) == 2  # memoised: neither kernel asked again

@@ -68,14 +68,16 @@ NARROW: Dict[int, Tuple[int, TileChoice]] = {
 @dataclass(frozen=True)
 class SplitRow:
     """Problems with few output tiles, where a data-parallel tile leaves SMs idle: min_m <= M <= max_m and
-    N <= max_n, for the input types listed, take `choice` (a stream-K / split-K kernel) instead of the
+    min_n <= N <= max_n, for the input types listed, take `choice` (a stream-K / split-K kernel) instead of the
     SELECTION / NARROW tile. Rows are matched in order; K plays no part, because plans are keyed by (M, N)
-    (ops/gemm.py `_plans`, the C++ fast path's PlanKey)."""
+    (ops/gemm.py `_plans`, the C++ fast path's PlanKey). `min_n` keeps small layers (a few tiles of little
+    work, where a split's fixed cost would not pay) on the data-parallel tiles."""
     max_m: int
     max_n: int
     a_dtypes: Tuple[str, ...]
     choice: TileChoice
     min_m: int = 1
+    min_n: int = 1024
 
 
 #: The stream-K rows: 128 x 64 cooperative tiles whose K iterations CUTLASS's stream-K scheduler spreads over
@@ -104,7 +106,7 @@ def split_choice(sm: int, m: int, n: int, a_dtype: str) -> Optional[TileChoice]:
     if n <= 0:
         return None
     for row in SPLIT.get(sm, ()):
-        if row.min_m <= m <= row.max_m and n <= row.max_n and a_dtype in row.a_dtypes:
+        if row.min_m <= m <= row.max_m and row.min_n <= n <= row.max_n and a_dtype in row.a_dtypes:
             return row.choice
     return None
 

@@ -21,13 +21,14 @@ launch; problems raise InvalidArgumentError naming the argument.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Dict, Tuple
 
 import torch
 
 from ..kernels import activations, heuristics
 from ..runtime import autotune, fastpath, loader
-from ..errors import UnsupportedDeviceError
+from ..errors import KernelNotBuiltError, UnsupportedDeviceError
 # the checks live in _gemm_args.py; K_ALIGN, N_ALIGN, SIZE_LIMIT and the checks stay importable from here
 from ._gemm_args import (K_ALIGN, N_ALIGN, SIZE_LIMIT, _IN_NAMES, _OUT_NAMES, _fast_layout, _overlap,  # noqa: F401
                          check_pointers, validate)
@@ -80,16 +81,39 @@ def kernel_sm(device_index: int) -> int:
     return sm
 
 
+class SchedulerFallbackWarning(UserWarning):
+    """A stream-K / split-K kernel the heuristics chose (heuristics.SPLIT) is not built and cannot be built now
+    (CUTLASS_GEMM_JIT=0, or no nvcc: e.g. a prebuilt kernel package, which holds no such kernel); the
+    data-parallel tile of the table serves the call instead. Said once per kernel and call kind."""
+
+
+#: select_kernel keys whose stream-K / split-K kernel could not be had (not asked again in this process)
+_split_unavailable: set = set()
+
+
 def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, sb: str, m: int, choice=None,
                   activation: str = "none", n: int = 0):
     """(kernel, scale_a kind it takes, scale_b kind it takes) for a problem; memoised per tile.
 
     A kernel built for the call's scale kinds is used when it is in the default set or the cache;
-    otherwise the per-token/per-channel kernel serves, with the scalar broadcast to a vector."""
+    otherwise the per-token/per-channel kernel serves, with the scalar broadcast to a vector. A stream-K /
+    split-K choice of the table that cannot be had falls back to the data-parallel tile, with a
+    SchedulerFallbackWarning."""
+    if choice is None:
+        choice = heuristics.choose_tile(sm, m, n, a_dtype)
+        if choice.scheduler != "persistent":
+            split_key = (sm, variant, a_dtype, out_dtype, sa, sb, choice, activation)
+            if split_key not in _split_unavailable:
+                try:
+                    return select_kernel(sm, variant, a_dtype, out_dtype, sa, sb, m, choice, activation, n)
+                except KernelNotBuiltError as exc:
+                    _split_unavailable.add(split_key)
+                    warnings.warn(f"{exc}; the data-parallel tile serves such problems instead",
+                                  SchedulerFallbackWarning, stacklevel=2)
+            choice = heuristics.choose_tile(sm, m, n)  # without the input type: no SPLIT row applies
     if a_dtype == "e4m3" and sm < 89:
         raise UnsupportedDeviceError(f"fp8 (float8_e4m3fn) GEMMs need SM89+ kernels; this device runs the SM{sm} "
                                      f"kernel family, which serves int8 only (capability matrix in the README)")
-    choice = choice or heuristics.choose_tile(sm, m, n, a_dtype)
     key = (sm, variant, a_dtype, out_dtype, sa, sb, choice, activation)
     hit = _selected.get(key)
     if hit is not None:
