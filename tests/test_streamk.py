@@ -234,3 +234,20 @@ def test_unavailable_split_kernel_falls_back_to_the_data_parallel_tile_with_a_wa
         warnings.simplefilter("error")
         again = ops.select_kernel(90, "scaled_bias", "int8", "bf16", "token", "channel", 16, n=4096)
     assert again[0][1].scheduler == "persistent" and len(asked) == 2  # memoised: neither kernel asked again
+
+
+def test_sweep_tool_lists_valid_kernels_and_choices():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        sweep = importlib.import_module("streamk_sweep")
+    finally:
+        sys.path.pop(0)
+    bench = _benchmark_module()
+    for which in ("decode", "mid"):
+        for text in sweep.CHOICES[which]:
+            assert sweep.parse_choice(text) == bench.parse_choice(text)
+    names = sweep.sweep_names() + sweep.test_names()
+    assert len(names) == len(set(names)) and len(names) <= 32  # two waves of 16 nvcc jobs
+    assert all(KernelConfig.from_name(n).name == n for n in names)
+    gpu_test = (ROOT / "tests" / "test_streamk_gpu.py").read_text()
+    assert "splitk" in gpu_test and all(f'"{t}"' in gpu_test for t in ("splitk",))
