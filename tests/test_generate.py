@@ -97,11 +97,15 @@ def test_default_set_is_exactly_what_the_selection_table_uses():
                 for dt in heuristics.INPUT_DTYPES_BY_SM[sm]
                 for v in (VARIANTS if dt == "int8" else heuristics.FP8_VARIANTS)
                 for sa, sb in heuristics.SCALE_KINDS[dt]}
-        assert configs == used
-        for m in (1, 16, 64, 65, 128, 256, 257, 4096):
-            for n in (0, 136, 4096, 8192):
-                chosen = heuristics.make_config(sm, "scaled_bias", "bf16", heuristics.choose_tile(sm, m, n))
-                assert chosen in configs
+        # plus the stream-K rows' kernels for the common call only (heuristics.split_configs)
+        assert configs == used | set(heuristics.split_configs(sm))
+        assert len(heuristics.split_configs(sm)) <= 8
+        for m in (1, 16, 64, 65, 128, 256, 257, 512, 4096):
+            for n in (0, 136, 4096, 8192, 14336):
+                for dt in heuristics.INPUT_DTYPES_BY_SM[sm]:
+                    chosen = heuristics.make_config(sm, "scaled_bias", "bf16", heuristics.choose_tile(sm, m, n, dt),
+                                                    a_dtype=dt)
+                    assert chosen in configs, chosen.name
         manifest = read_manifest(ROOT / "generated" / f"sm{sm}")
         assert set(manifest.values()) == configs
 

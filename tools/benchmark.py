@@ -21,6 +21,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -176,10 +177,28 @@ def summarize(rows, out_dir):
 
 
 def parse_choice(text):
-    """"128x256x128/c1x2x1/cooperative" -> heuristics.TileChoice."""
-    tile, cluster, schedule = text.split("/")
+    """"128x256x128/c1x2x1/cooperative" -> heuristics.TileChoice; a fourth part picks the tile scheduler:
+    "128x64x128/c1x1x1/cooperative/streamk" (CUTLASS's stream-K decomposition), ".../splitk4" (split-K into 4 K
+    slices) or ".../persistent" (the default). Stream-K and split-K take the cooperative schedule only."""
+    parts = text.strip().split("/")
+    if len(parts) not in (3, 4):
+        raise SystemExit(f"--choices: {text!r} is not TILE/CLUSTER/SCHEDULE[/streamk|/splitkN]")
+    tile, cluster, schedule = parts[:3]
+    scheduler, splits = "persistent", 1
+    if len(parts) == 4:
+        m = re.fullmatch(r"(persistent|streamk)|splitk(\d+)", parts[3])
+        if not m:
+            raise SystemExit(f"--choices: scheduler {parts[3]!r} is not persistent, streamk or splitkN")
+        scheduler, splits = (m.group(1), 1) if m.group(1) else ("splitk", int(m.group(2)))
     return heuristics.TileChoice(tuple(int(v) for v in tile.split("x")),
-                                 tuple(int(v) for v in cluster.lstrip("c").split("x")), schedule)
+                                 tuple(int(v) for v in cluster.lstrip("c").split("x")), schedule,
+                                 scheduler=scheduler, splits=splits)
+
+
+def choice_label(c) -> str:
+    """Column title of a choice: "128x64x128 c1x1 coop sk" style, with the scheduler when not persistent."""
+    tag = {"persistent": "", "streamk": " streamk"}.get(c.scheduler, f" splitk{c.splits}")
+    return f"{c.tile[0]}x{c.tile[1]}x{c.tile[2]} c{c.cluster[0]}x{c.cluster[1]} {c.schedule[:4]}{tag}"
 
 
 def cmd_tiles(args):
@@ -209,9 +228,12 @@ def cmd_tiles(args):
             stream = torch.cuda.current_stream().cuda_stream
             timed = {}
             for choice, lib in libs.items():
-                def run(lib=lib):
+                # stream-K / split-K kernels: one workspace per shape, as the op takes from the caching allocator
+                ws, ws_ptr, ws_bytes = ops.workspace_for(lib, m, n, k, out.device)
+
+                def run(lib=lib, ws_ptr=ws_ptr, ws_bytes=ws_bytes):
                     lib.launch(a.data_ptr(), nxt().data_ptr(), out.data_ptr(), m, n, k, k, k, n, p.sa.data_ptr(),
-                               p.sb.data_ptr(), None, None, None, p.bias.data_ptr(), None, 0, stream)
+                               p.sb.data_ptr(), None, None, None, p.bias.data_ptr(), ws_ptr, ws_bytes, stream)
                 timed[lib.config.name] = gpu_time_us(run)
             if dtype == "int8":
                 if m > 16:
@@ -232,8 +254,7 @@ def cmd_tiles(args):
             print(f"{dtype} {m}x{n}x{k}: best {best[1]} {best[0]:.1f} us; "
                   + "; ".join(f"{kname} {v:.1f} us ({v / best[0]:.2f}x)" for kname, v in base.items()), flush=True)
     write_results(args.out, "tiles", rows)
-    lines = ["| dtype | M x N x K | " + " | ".join(f"{c.tile[0]}x{c.tile[1]}x{c.tile[2]} c{c.cluster[0]}x{c.cluster[1]} "
-                                                   f"{c.schedule[:4]}" for c in choices) + " | baseline us |", ""]
+    lines = ["| dtype | M x N x K | " + " | ".join(choice_label(c) for c in choices) + " | baseline us |", ""]
     lines[1] = "|" + "---|" * (len(choices) + 3)
     for dtype in args.dtypes.split(","):
         for m, n, k in shapes:
@@ -342,8 +363,9 @@ def main():
     p.add_argument("--cublaslt", action="store_true", help="shapes: add the cuBLASLt int8 row")
     p.add_argument("--shapes", help="shapes, tiles, layer, weight_only, blockwise: comma-separated MxNxK list instead of the default set")
     p.add_argument("--dtypes", default="int8", help="tiles: input types, comma-separated (int8, e4m3)")
-    p.add_argument("--choices", help="tiles: tile choices TILE/CLUSTER/SCHEDULE, comma-separated, "
-                                     "e.g. 128x256x128/c1x2x1/cooperative (default: the selection table's)")
+    p.add_argument("--choices", help="tiles: tile choices TILE/CLUSTER/SCHEDULE[/SCHEDULER], comma-separated, "
+                                     "e.g. 128x256x128/c1x2x1/cooperative or 128x64x128/c1x1x1/cooperative/streamk "
+                                     "or .../cooperative/splitk4 (default: the selection table's)")
     p.add_argument("--resnet", action="store_true", help="conv: also time the whole ResNet-50 at batch 32")
     p.add_argument("--uncached", action="store_true", help="first-call: also time a kernel not yet built")
     p.add_argument("--inductor-mode", default="default",

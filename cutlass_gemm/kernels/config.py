@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Tuple
 
+from ..errors import InvalidArgumentError
+
 #: Bumped whenever the emitted source for an unchanged config would change.
 GENERATOR_VERSION = "2"
 
@@ -26,6 +28,15 @@ SCALE_A_KINDS = ("tensor", "token")
 SCALE_B_KINDS = ("tensor", "channel")
 SM90_SCHEDULES = ("pingpong", "cooperative")
 SM80_SCHEDULES = ("multistage",)
+#: SM90 tile schedulers. "persistent" (CUTLASS's default persistent data-parallel scheduler) adds nothing to
+#: the name, so the names, sources and cache keys of the kernels made before the field existed are unchanged.
+#: "streamk" and "splitk" run CUTLASS's SM90 stream-K scheduler (the cooperative kernel only): "streamk" asks for
+#: its stream-K decomposition (DecompositionMode::StreamK: the K iterations of the last two waves' tiles spread
+#: evenly over all SMs, earlier full waves data-parallel), "splitk" forces a split-K decomposition into `splits`
+#: K slices (name suffix `_splitk<splits>`; CUTLASS lowers the count when K has fewer 128-deep tiles).
+#: Both reduce partial tiles through a workspace in a fixed order (ReductionMode::Deterministic).
+SCHEDULERS = ("persistent", "streamk", "splitk")
+MAX_SPLITS = 16
 
 INPUT_BITS = {"int8": 8, "e4m3": 8}
 OUTPUT_BITS = {"bf16": 16, "f16": 16}
@@ -61,6 +72,8 @@ class KernelConfig:
     align_a: int = 16
     align_b: int = 16
     align_out: int = 8
+    scheduler: str = "persistent"
+    splits: int = 1
 
     def __post_init__(self):
         # Tuples from JSON arrive as lists; normalise before validating so equality and hashing hold.
@@ -71,7 +84,8 @@ class KernelConfig:
     # ----------------------------------------------------------------- validation
     def validate(self) -> None:
         def bad(field: str, why: str):
-            raise ValueError(f"KernelConfig.{field}: {why} (config {self!r})")
+            # InvalidArgumentError is a ValueError: callers that caught ValueError still do
+            raise InvalidArgumentError(f"KernelConfig.{field}", f"{why} (config {self!r})")
 
         if self.sm not in SUPPORTED_SMS:
             bad("sm", f"must be one of {SUPPORTED_SMS}, got {self.sm}")
@@ -123,7 +137,17 @@ class KernelConfig:
                 bad("cluster", f"SM90 clusters are (m, n, 1) with m*n <= 8, got {self.cluster}")
             if self.stages not in (0,) and not (2 <= self.stages <= 8):
                 bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
-        else:
+        if self.scheduler not in SCHEDULERS:
+            bad("scheduler", f"must be one of {SCHEDULERS}, got {self.scheduler!r}")
+        if self.scheduler != "persistent" and (self.sm < 90 or self.schedule != "cooperative"):
+            # CUTLASS's pingpong kernel static_asserts against the stream-K scheduler; SM80 has no such scheduler here
+            bad("scheduler", f"{self.scheduler!r} runs CUTLASS's SM90 stream-K scheduler, which takes the cooperative "
+                             f"schedule only (got sm={self.sm}, schedule={self.schedule!r})")
+        if self.scheduler == "splitk" and not (2 <= self.splits <= MAX_SPLITS):
+            bad("splits", f"splitk needs 2..{MAX_SPLITS} splits, got {self.splits}")
+        if self.scheduler != "splitk" and self.splits != 1:
+            bad("splits", f"only the splitk scheduler takes a split count (1 otherwise), got {self.splits}")
+        if self.sm < 90:
             if self.schedule not in SM80_SCHEDULES:
                 bad("schedule", f"SM{self.sm} kernels take {SM80_SCHEDULES}, got {self.schedule!r}")
             if self.cluster != (1, 1, 1):
@@ -140,7 +164,15 @@ class KernelConfig:
         c = "x".join(map(str, self.cluster))
         act = "" if self.activation == "none" else f"_{self.activation}"
         return (f"sm{self.sm}_{self.a_dtype}_{self.out_dtype}_{self.variant}{act}_{self.scale_a}_{self.scale_b}"
-                f"_t{t}_c{c}_{self.schedule}_s{self.stages}_a{self.align_a}x{self.align_b}x{self.align_out}")
+                f"_t{t}_c{c}_{self.schedule}{self.scheduler_tag}_s{self.stages}"
+                f"_a{self.align_a}x{self.align_b}x{self.align_out}")
+
+    @property
+    def scheduler_tag(self) -> str:
+        """The name's scheduler part: "" (persistent), "_streamk" or "_splitk<splits>"."""
+        if self.scheduler == "persistent":
+            return ""
+        return "_streamk" if self.scheduler == "streamk" else f"_splitk{self.splits}"
 
     # Variants and activations are spelled out (longest first) so that an activation after the variant
     # ("scaled_bias_gelu_tanh_token") parses unambiguously.
@@ -149,7 +181,8 @@ class KernelConfig:
         r"_(?P<variant>" + "|".join(sorted(VARIANTS, key=len, reverse=True)) + ")"
         r"(?:_(?P<activation>" + "|".join(sorted(ACTIVATIONS[1:], key=len, reverse=True)) + "))?"
         r"_(?P<scale_a>tensor|token)_(?P<scale_b>tensor|channel)"
-        r"_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)_(?P<schedule>[a-z]+)_s(?P<stages>\d+)"
+        r"_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)_(?P<schedule>[a-z]+)"
+        r"(?:_(?P<scheduler>streamk|splitk)(?P<splits>\d+)?)?_s(?P<stages>\d+)"
         r"_a(?P<align_a>\d+)x(?P<align_b>\d+)x(?P<align_out>\d+)$")
 
     @classmethod
@@ -158,21 +191,30 @@ class KernelConfig:
         if not m:
             raise ValueError(f"not a cutlass_gemm kernel name: {name!r}")
         g = m.groupdict()
+        # "_streamk" takes no count and "_splitk" needs one: anything else does not round-trip, so it is no name
+        if (g["scheduler"] == "streamk") == (g["splits"] is not None) and g["scheduler"] is not None:
+            raise ValueError(f"not a cutlass_gemm kernel name (scheduler part): {name!r}")
+        if g["splits"] is not None and (g["splits"].startswith("0") or len(g["splits"]) > 3):
+            raise ValueError(f"not a cutlass_gemm kernel name (split count): {name!r}")
         return cls(sm=int(g["sm"]), a_dtype=g["a_dtype"], out_dtype=g["out_dtype"], variant=g["variant"],
                    activation=g["activation"] or "none", scale_a=g["scale_a"], scale_b=g["scale_b"],
                    tile=tuple(int(v) for v in g["tile"].split("x")),
                    cluster=tuple(int(v) for v in g["cluster"].split("x")),
                    schedule=g["schedule"], stages=int(g["stages"]), align_a=int(g["align_a"]),
-                   align_b=int(g["align_b"]), align_out=int(g["align_out"]))
+                   align_b=int(g["align_b"]), align_out=int(g["align_out"]),
+                   scheduler=g["scheduler"] or "persistent", splits=int(g["splits"] or 1))
 
     def to_dict(self) -> dict:
-        """Fields as JSON data; `activation` only when not "none", so that the manifests and the emitted
-        headers of kernels without an activation read as before the field existed (from_dict fills it)."""
+        """Fields as JSON data; `activation` only when not "none" and `scheduler` / `splits` only when not
+        persistent, so that the manifests and the emitted headers of the kernels made before those fields
+        existed read as before (from_dict fills them)."""
         d = dataclasses.asdict(self)
         d["tile"] = list(self.tile)
         d["cluster"] = list(self.cluster)
         if self.activation == "none":
             del d["activation"]
+        if self.scheduler == "persistent":
+            del d["scheduler"], d["splits"]
         return d
 
     @classmethod

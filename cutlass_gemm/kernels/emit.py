@@ -18,7 +18,7 @@ from typing import Dict, List
 from . import _cuda_compat
 from ..errors import BuildError
 from .config import GENERATOR_VERSION, KernelConfig
-from . import activations
+from . import activations, emit_streamk
 from .epilogues import EPILOGUES, LAUNCH_INPUTS, input_shapes
 
 #: cutlass_cppgen consults the nvcc version for a few emission choices; pin it so output is reproducible.
@@ -83,6 +83,7 @@ def _cutlass_cppgen(sm: int):
             if name.startswith("cutlass_cppgen") and hasattr(mod, "device_cc"):
                 mod.device_cc = forced_cc
         cutlass_cppgen._nvcc_version = EMIT_NVCC_VERSION
+        emit_streamk.allow_fp8_cooperative_streamk()
         activations.install_frontend_names()
         _cg = cutlass_cppgen
     _target_cc["cc"] = sm
@@ -143,7 +144,9 @@ def _tile_description(cfg: KernelConfig, plan):
         return tds[0].clone_and_update({
             "threadblock_shape": cluster_tile, "cluster_shape": list(cfg.cluster),
             "stages": cfg.stages or None, "kernel_schedule": kernel[(cfg.schedule, fp8)],
-            "epilogue_schedule": epi[cfg.schedule], "tile_scheduler": TileSchedulerType.Default})
+            "epilogue_schedule": epi[cfg.schedule],
+            # split-K and stream-K are both CUTLASS's stream-K scheduler; make_args picks the decomposition
+            "tile_scheduler": TileSchedulerType.Default if cfg.scheduler == "persistent" else TileSchedulerType.StreamK})
     for td in tds:
         if list(td.threadblock_shape) == list(cfg.tile) and td.stages == cfg.stages:
             return td
@@ -347,6 +350,16 @@ _SM90_LAUNCH_FUNCTIONS = (
     + _SM90_RUN_ARGS)
 
 
+def _sm90_launch_functions(cfg: KernelConfig) -> str:
+    """The SM90 entry points; stream-K / split-K kernels size their workspace with the device's hw_info."""
+    if cfg.scheduler == "persistent":
+        return _SM90_LAUNCH_FUNCTIONS
+    entry = _ENTRY_POINTS.split("\n\n", 1)[1]  # cg_launch's head, without the hw_info-less cg_workspace_size
+    return (_SM90_DEVICE_SETUP + emit_streamk.SM90_STREAMK_WORKSPACE + "\n" + entry + _SM90_DEVICE_LOOKUP
+            + "  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias);\n"
+            + _SM90_RUN_ARGS)
+
+
 def _launcher(cfg: KernelConfig, kernel_type: str, dag_ir) -> str:
     if cfg.sm >= 90:
         root = dag_ir.get_all_inputs("D")[0]
@@ -362,13 +375,13 @@ def _launcher(cfg: KernelConfig, kernel_type: str, dag_ir) -> str:
   StrideA stride_a{{}}; cute::get<0>(stride_a) = lda;
   StrideB stride_b{{}}; cute::get<0>(stride_b) = ldb;
   StrideD stride_d{{}}; cute::get<0>(stride_d) = ldd;
-  return typename Gemm::Arguments{{
+  {"return" if cfg.scheduler == "persistent" else "typename Gemm::Arguments args ="} typename Gemm::Arguments{{
       cutlass::gemm::GemmUniversalMode::kGemm,
       {{static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1}},
       {{static_cast<ElementA const*>(a), stride_a, static_cast<ElementB const*>(b), stride_b}},
       {{{evt},
        nullptr, stride_d, static_cast<ElementOut*>(d), stride_d}}}};
-"""
+{emit_streamk.scheduler_args(cfg)}"""
     else:
         evt = _evt_initializer(dag_ir, "D", cfg.sm)
         body = f"""\
@@ -396,7 +409,7 @@ namespace {{
 {body}}}
 }}  // namespace
 
-{_SM90_LAUNCH_FUNCTIONS if cfg.sm >= 90 else _LAUNCH_FUNCTIONS}"""
+{_sm90_launch_functions(cfg) if cfg.sm >= 90 else _LAUNCH_FUNCTIONS}"""
 
 
 def emit_source(cfg: KernelConfig) -> str:

@@ -29,10 +29,14 @@ from .config import OUTPUT_DTYPES, VARIANTS, KernelConfig
 
 @dataclass(frozen=True)
 class TileChoice:
+    """A kernel's shape: tile, cluster, schedule, stages and (SM90 cooperative only) the tile scheduler
+    ("persistent", "streamk", or "splitk" with `splits` K slices; see config.SCHEDULERS)."""
     tile: Tuple[int, int, int]
     cluster: Tuple[int, int, int] = (1, 1, 1)
     schedule: str = "pingpong"
     stages: int = 0
+    scheduler: str = "persistent"
+    splits: int = 1
 
 
 SELECTION: Dict[int, List[Tuple[Optional[int], TileChoice]]] = {
@@ -61,13 +65,59 @@ NARROW: Dict[int, Tuple[int, TileChoice]] = {
 }
 
 
+@dataclass(frozen=True)
+class SplitRow:
+    """Problems with few output tiles, where a data-parallel tile leaves SMs idle: min_m <= M <= max_m and
+    min_n <= N <= max_n, for the input types listed, take `choice` (a stream-K / split-K kernel) instead of the
+    SELECTION / NARROW tile. Rows are matched in order; K plays no part, because plans are keyed by (M, N)
+    (ops/gemm.py `_plans`, the C++ fast path's PlanKey). `min_n` keeps small layers (a few tiles of little
+    work, where a split's fixed cost would not pay) on the data-parallel tiles."""
+    max_m: int
+    max_n: int
+    a_dtypes: Tuple[str, ...]
+    choice: TileChoice
+    min_m: int = 1
+    min_n: int = 1024
+
+
+#: The stream-K rows: 128 x 64 cooperative tiles whose K iterations CUTLASS's stream-K scheduler spreads over
+#: all SMs (DecompositionMode::StreamK) for decode M <= 16, and 128 x 128 ones for the fp8 M = 512 x N = 4096 rows.
+#: NOT YET MEASURED: chosen from the tile counts alone (issue 11: int8 16x8192x8192 at 78% of the copy floor
+#: with 128 CTAs of 64x64, 1x4096x14336 at ~58% with 64; fp8 512x4096x{4096,14336} at 0.90x / 0.95x and
+#: 16x14336x4096 at 1.01x `torch._scaled_mm`). `tools/benchmark.py tiles --choices .../streamk,.../splitk4`
+#: times the candidates beside the data-parallel tiles; replace these rows with what it measures.
+DECODE_STREAMK = TileChoice((128, 64, 128), (1, 1, 1), "cooperative", scheduler="streamk")
+NARROW_STREAMK = TileChoice((128, 128, 128), (1, 1, 1), "cooperative", scheduler="streamk")
+SPLIT: Dict[int, List[SplitRow]] = {
+    90: [
+        SplitRow(16, 8192, ("int8", "e4m3"), DECODE_STREAMK),
+        SplitRow(16, 16384, ("e4m3",), DECODE_STREAMK),
+        SplitRow(1024, 4096, ("e4m3",), NARROW_STREAMK, min_m=257),
+    ],
+}
+
+
 def _ctas(choice: TileChoice, m: int, n: int) -> int:
     return -(-m // choice.tile[0]) * -(-n // choice.tile[1])
 
 
-def choose_tile(sm: int, m: int, n: int = 0) -> TileChoice:
-    """The tile for an M x N problem: the first SELECTION row whose max_m >= M; for the last row, the NARROW
+def split_choice(sm: int, m: int, n: int, a_dtype: str) -> Optional[TileChoice]:
+    """The SPLIT row's choice for an M x N problem of `a_dtype` inputs, or None (N = 0: unknown, none)."""
+    if n <= 0:
+        return None
+    for row in SPLIT.get(sm, ()):
+        if row.min_m <= m <= row.max_m and row.min_n <= n <= row.max_n and a_dtype in row.a_dtypes:
+            return row.choice
+    return None
+
+
+def choose_tile(sm: int, m: int, n: int = 0, a_dtype: str = "") -> TileChoice:
+    """The tile for an M x N problem: a SPLIT row's stream-K / split-K kernel when one matches (only with N and
+    the input type known); else the first SELECTION row whose max_m >= M, and for the last row the NARROW
     tile when the row's tile would leave too few CTAs (n = 0: unknown, no such check)."""
+    split = split_choice(sm, m, n, a_dtype)
+    if split is not None:
+        return split
     for max_m, choice in SELECTION[sm]:
         if max_m is None or m <= max_m:
             narrow = NARROW.get(sm)
@@ -92,7 +142,8 @@ def make_config(sm: int, variant: str, out_dtype: str, choice: TileChoice, *, a_
     table and autotuning measure the plain variant)."""
     return KernelConfig(sm=sm, a_dtype=a_dtype, out_dtype=out_dtype, variant=variant, activation=activation,
                         scale_a=scale_a, scale_b=scale_b, tile=choice.tile, cluster=choice.cluster,
-                        schedule=choice.schedule, stages=choice.stages)
+                        schedule=choice.schedule, stages=choice.stages, scheduler=choice.scheduler,
+                        splits=choice.splits)
 
 
 #: Input dtypes with a default kernel set, per SM; fp8 takes the symmetric (non-azp) epilogues only.
@@ -121,6 +172,25 @@ def default_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
                 continue
             configs |= {make_config(sm, v, o, t, a_dtype=a_dtype, scale_a=sa, scale_b=sb)
                         for o in OUTPUT_DTYPES for t in tiles for sa, sb in SCALE_KINDS[a_dtype]}
+    configs |= set(split_configs(sm, variants))
+    return sorted(configs, key=lambda c: c.name)
+
+
+#: The part of the SPLIT rows' kernels in the default set (generated and committed): the common call only,
+#: bf16 out, per-token x per-channel, the plain, bias and (int8) bias-free per-token zero-point epilogues, 7
+#: kernels on SM90. Other calls those rows select (fp16 out, per-tensor scales, the other zero-point
+#: epilogues, activations) are built on first use, like activation kernels; none is in the prebuilt set.
+SPLIT_VARIANTS = ("scaled", "scaled_bias", "scaled_azp_per_token_nobias")
+
+
+def split_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
+    """The SPLIT rows' kernels of the default set (see SPLIT_VARIANTS), in name order."""
+    configs = set()
+    for row in SPLIT.get(sm, ()):
+        for a_dtype in row.a_dtypes:
+            for v in variants:
+                if v in SPLIT_VARIANTS and (a_dtype == "int8" or v in FP8_VARIANTS):
+                    configs.add(make_config(sm, v, "bf16", row.choice, a_dtype=a_dtype))
     return sorted(configs, key=lambda c: c.name)
 
 

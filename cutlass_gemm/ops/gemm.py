@@ -21,13 +21,14 @@ launch; problems raise InvalidArgumentError naming the argument.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Dict, Tuple
 
 import torch
 
 from ..kernels import activations, heuristics
 from ..runtime import autotune, fastpath, loader
-from ..errors import UnsupportedDeviceError
+from ..errors import KernelNotBuiltError, UnsupportedDeviceError
 # the checks live in _gemm_args.py; K_ALIGN, N_ALIGN, SIZE_LIMIT and the checks stay importable from here
 from ._gemm_args import (K_ALIGN, N_ALIGN, SIZE_LIMIT, _IN_NAMES, _OUT_NAMES, _fast_layout, _overlap,  # noqa: F401
                          check_pointers, validate)
@@ -80,16 +81,39 @@ def kernel_sm(device_index: int) -> int:
     return sm
 
 
+class SchedulerFallbackWarning(UserWarning):
+    """A stream-K / split-K kernel the heuristics chose (heuristics.SPLIT) is not built and cannot be built now
+    (CUTLASS_GEMM_JIT=0, or no nvcc: e.g. a prebuilt kernel package, which holds no such kernel); the
+    data-parallel tile of the table serves the call instead. Said once per kernel and call kind."""
+
+
+#: select_kernel keys whose stream-K / split-K kernel could not be had (not asked again in this process)
+_split_unavailable: set = set()
+
+
 def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, sb: str, m: int, choice=None,
                   activation: str = "none", n: int = 0):
     """(kernel, scale_a kind it takes, scale_b kind it takes) for a problem; memoised per tile.
 
     A kernel built for the call's scale kinds is used when it is in the default set or the cache;
-    otherwise the per-token/per-channel kernel serves, with the scalar broadcast to a vector."""
+    otherwise the per-token/per-channel kernel serves, with the scalar broadcast to a vector. A stream-K /
+    split-K choice of the table that cannot be had falls back to the data-parallel tile, with a
+    SchedulerFallbackWarning."""
+    if choice is None:
+        choice = heuristics.choose_tile(sm, m, n, a_dtype)
+        if choice.scheduler != "persistent":
+            split_key = (sm, variant, a_dtype, out_dtype, sa, sb, choice, activation)
+            if split_key not in _split_unavailable:
+                try:
+                    return select_kernel(sm, variant, a_dtype, out_dtype, sa, sb, m, choice, activation, n)
+                except KernelNotBuiltError as exc:
+                    _split_unavailable.add(split_key)
+                    warnings.warn(f"{exc}; the data-parallel tile serves such problems instead",
+                                  SchedulerFallbackWarning, stacklevel=2)
+            choice = heuristics.choose_tile(sm, m, n)  # without the input type: no SPLIT row applies
     if a_dtype == "e4m3" and sm < 89:
         raise UnsupportedDeviceError(f"fp8 (float8_e4m3fn) GEMMs need SM89+ kernels; this device runs the SM{sm} "
                                      f"kernel family, which serves int8 only (capability matrix in the README)")
-    choice = choice or heuristics.choose_tile(sm, m, n)
     key = (sm, variant, a_dtype, out_dtype, sa, sb, choice, activation)
     hit = _selected.get(key)
     if hit is not None:
@@ -133,7 +157,10 @@ def _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, tim
 
 
 def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=None, activation="none"):
-    """(ctypes launch function, kernel, broadcast scale_a?, broadcast scale_b?) for a call; memoised."""
+    """(ctypes launch function, kernel, broadcast scale_a?, broadcast scale_b?, needs a workspace?) for a call;
+    memoised. Stream-K / split-K kernels (heuristics.SPLIT) need a workspace, whose size depends on K too:
+    it is asked of the kernel on every call (a host computation, no device call) and taken from torch's
+    caching allocator on the current stream (so it is CUDA-graph safe and never a cudaMalloc per call)."""
     if m == 1 and sa == "tensor" and sb == "channel":
         sa = "token"  # one row: its per-token scale is the scalar itself, and the prebuilt kernels take it
     tuned = autotune.enabled()
@@ -147,16 +174,16 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
             choice = _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, timing_args)
         lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, m,
                                             choice=choice, activation=activation, n=n)
-        if lib.workspace_size(m, n, k) != 0:  # none of the generated kernels needs one
-            raise NotImplementedError(f"{lib.config.name} needs a workspace; not supported by this call path")
-        plan = (lib._launch, lib, want_a != sa, want_b != sb)
+        needs_workspace = lib.config.scheduler != "persistent"  # persistent kernels never need one
+        plan = (lib._launch, lib, want_a != sa, want_b != sb, needs_workspace)
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
         _plans[key] = plan
         fast = None if tuned else fastpath.module()  # its plans are per (M, N); autotuned ones per (M, N, K)
         if fast is not None:  # teach the C++ fast path this plan; later calls skip Python entirely
             fast.register_plan(dev, fastpath.CODES[variant, activation], a_dtype, out_dtype, sa == "token",
-                               sb == "channel", m, n, lib.function_address, plan[2], plan[3])
+                               sb == "channel", m, n, lib.function_address, plan[2], plan[3],
+                               lib.workspace_address if needs_workspace else 0)
     return plan
 
 
@@ -165,8 +192,21 @@ def _as_vector(scale, expand: bool, rows: int, cols: int):
     return scale.expand(rows, cols).contiguous() if expand else scale
 
 
-def _launch_args(variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N, K, dev) -> tuple:
-    """cg_launch's arguments, in its order. `azp_adj` holds azp * colsum for the per-tensor variant."""
+def workspace_for(lib, M: int, N: int, K: int, device) -> tuple:
+    """(tensor or None, pointer, bytes): the workspace kernel `lib` needs for an M x N x K call, as uint8 from
+    torch's caching allocator on the current stream (keep the tensor alive until the launch is queued).
+    CUTLASS zeroes the part it must (a cudaMemsetAsync in the launch), so the bytes need no initialisation."""
+    nbytes = lib.workspace_size(M, N, K)
+    if nbytes == 0:
+        return None, None, 0
+    ws = torch.empty(nbytes, dtype=torch.uint8, device=device)
+    return ws, ws.data_ptr(), nbytes
+
+
+def _launch_args(variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N, K, dev,
+                 workspace=(None, None, 0)) -> tuple:
+    """cg_launch's arguments, in its order. `azp_adj` holds azp * colsum for the per-tensor variant;
+    `workspace` is what workspace_for returned (none by default)."""
     adj = None if azp_adj is None else azp_adj.data_ptr()
     per_tensor_azp = variant in ("scaled_azp", "scaled_azp_nobias")
     # With one row a leading dimension is meaningless (and may be any stride); give the packed one.
@@ -174,7 +214,8 @@ def _launch_args(variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N,
     return (a.data_ptr(), b.data_ptr(), out.data_ptr(), M, N, K, lda, b.stride(1), ldd,
             scale_a.data_ptr(), scale_b.data_ptr(), None if azp is None else azp.data_ptr(),
             None if per_tensor_azp else adj, adj if per_tensor_azp else None,
-            None if bias is None else bias.data_ptr(), None, 0, torch._C._cuda_getCurrentRawStream(dev))
+            None if bias is None else bias.data_ptr(), workspace[1], workspace[2],
+            torch._C._cuda_getCurrentRawStream(dev))
 
 
 def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb, act):
@@ -193,10 +234,11 @@ def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
     global _fast_ready
     if _fast_ready is None:
         _fast_ready = fastpath.module() or False
-    launch, lib, expand_a, expand_b = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M, N, K,
-                                            (a, b, scale_a, scale_b, bias, azp_adj, azp, out), act)
+    launch, lib, expand_a, expand_b, needs_ws = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M, N, K,
+                                                      (a, b, scale_a, scale_b, bias, azp_adj, azp, out), act)
+    ws = workspace_for(lib, M, N, K, a.device) if needs_ws else (None, None, 0)
     rc = launch(*_launch_args(variant, a, b, _as_vector(scale_a, expand_a, M, 1), _as_vector(scale_b, expand_b, 1, N),
-                              bias, azp_adj, azp, out, M, N, K, dev))
+                              bias, azp_adj, azp, out, M, N, K, dev, ws))
     if rc:
         lib.raise_launch_error(rc, M, N, K)
     return out

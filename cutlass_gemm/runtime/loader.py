@@ -87,6 +87,9 @@ class KernelLibrary:
         lib.cg_launch.restype = ctypes.c_int
         lib.cg_launch.argtypes = _LAUNCH_ARGTYPES
         self._launch = lib.cg_launch
+        #: address of cg_workspace_size, for the C++ fast path (stream-K / split-K kernels size their workspace
+        #: per call: it depends on K and the SM count)
+        self.workspace_address = ctypes.cast(lib.cg_workspace_size, ctypes.c_void_p).value
 
     def workspace_size(self, m: int, n: int, k: int) -> int:
         return int(self._lib.cg_workspace_size(m, n, k))

@@ -19,6 +19,7 @@ namespace {
 using LaunchFn = int (*)(void const*, void const*, void*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                          void const*, void const*, void const*, void const*, void const*, void const*, void*, size_t,
                          void*);
+using WorkspaceSizeFn = size_t (*)(int64_t, int64_t, int64_t);
 
 enum Variant : int {
   kScaled = 0, kScaledBias = 1, kScaledAzp = 2, kScaledAzpPerToken = 3, kScaledAzpNoBias = 4,
@@ -54,17 +55,22 @@ struct PlanKeyHash {
 struct Plan {
   LaunchFn fn;
   bool expand_a, expand_b;
+  // Stream-K / split-K kernels only (null otherwise): the kernel's cg_workspace_size. Their workspace depends
+  // on K, which the key leaves out, so it is sized on every call (host arithmetic, no device call).
+  WorkspaceSizeFn workspace_size;
 };
 
 std::mutex g_mutex;
 std::unordered_map<PlanKey, Plan, PlanKeyHash> g_plans;
 
 void register_plan(int device, int code, at::ScalarType a_dtype, at::ScalarType out_dtype, bool scale_a_vector,
-                   bool scale_b_vector, int64_t m, int64_t n, int64_t fn, bool expand_a, bool expand_b) {
+                   bool scale_b_vector, int64_t m, int64_t n, int64_t fn, bool expand_a, bool expand_b,
+                   int64_t workspace_size_fn) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_plans.size() > (1u << 14)) g_plans.clear();
   g_plans[PlanKey{device, code, static_cast<int>(a_dtype), static_cast<int>(out_dtype), scale_a_vector,
-                  scale_b_vector, m, n}] = Plan{reinterpret_cast<LaunchFn>(fn), expand_a, expand_b};
+                  scale_b_vector, m, n}] = Plan{reinterpret_cast<LaunchFn>(fn), expand_a, expand_b,
+                                  reinterpret_cast<WorkspaceSizeFn>(workspace_size_fn)};
 }
 
 void clear_plans() {
@@ -179,10 +185,16 @@ py::object run(int code, at::Tensor const& a, at::Tensor const& b, at::Tensor co
   int64_t ldd = m > 1 ? result.stride(0) : n;
   void const* adj = azp_adj.has_value() ? azp_adj->data_ptr() : nullptr;
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
+  // The workspace comes from the caching allocator on the current stream (graph-capturable, no cudaMalloc per
+  // call); the launcher zeroes what CUTLASS needs zeroed with a cudaMemsetAsync on `stream`.
+  size_t ws_bytes = plan.workspace_size ? plan.workspace_size(m, n, k) : 0;
+  at::Tensor ws;
+  if (ws_bytes > 0) ws = at::empty({static_cast<int64_t>(ws_bytes)}, a.options().dtype(at::kByte));
   int rc = plan.fn(a.data_ptr(), b.data_ptr(), result.data_ptr(), m, n, k, lda, ldb, ldd, sa_t.data_ptr(),
                    sb_t.data_ptr(), azp.has_value() ? azp->data_ptr() : nullptr,
                    per_token_azp(variant) ? adj : nullptr, per_tensor_azp(variant) ? adj : nullptr,
-                   bias.has_value() ? bias->data_ptr() : nullptr, nullptr, 0, stream);
+                   bias.has_value() ? bias->data_ptr() : nullptr, ws_bytes ? ws.data_ptr() : nullptr, ws_bytes,
+                   stream);
   if (rc != 0) return py::int_(rc);
   return py::cast(result);
 }
