@@ -117,3 +117,54 @@ def test_deferred_copies_expose_no_pipeline_hazard(emu, cfg):
     deferred = _run(emu, p, x, cfg=cfg, eager=False)
     _check(deferred, x, p, what=f"deferred cfg {cfg}")
     assert torch.equal(eager, deferred)
+
+
+# ------------------------------------------------------------------------------------ stream kernels
+# wo_stream.cuh, as 100 + its variant id of wo_launch.cuh's kWoVariants -> the M capacity it serves.
+STREAM = {105: 1, 106: 4, 107: 8, 108: 8, 109: 8, 110: 16, 111: 16, 112: 32, 113: 64}
+
+
+@pytest.mark.parametrize("bits,group,zp", [(4, 128, False), (4, 32, True), (4, None, True), (8, None, False),
+                                           (8, 64, True)])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_stream_every_format(emu, bits, group, zp, dtype):
+    k = 384 if group == 128 else 320  # 5-6 k64 tiles
+    p = _packed(96, k, bits, group, zp, seed=bits + (group or 0), dtype=dtype)  # 96: a 4-warp CTA partly past N
+    bias = torch.randn(96).to(dtype)
+    for cfg, m in ((105, 1), (107, 5), (110, 13)):
+        x = torch.randn(m, k).to(dtype)
+        _check(_run(emu, p, x, bias if m % 2 else None, cfg=cfg), x, p, bias if m % 2 else None,
+               f"stream {cfg} int{bits} g{group} zp={zp} {dtype} M={m}")
+
+
+@pytest.mark.parametrize("cfg", sorted(STREAM))
+def test_stream_shapes_m_and_splits(emu, cfg):
+    rows = STREAM[cfg]
+    p = _packed(160, 512, 4, 64, True, seed=cfg)  # 160 columns: the last CTA is partly past N for every width
+    for m in sorted({1, max(1, rows // 2 + 1), rows}):
+        x = torch.randn(m, 512).bfloat16()
+        one = _run(emu, p, x, cfg=cfg, ldx=520)
+        _check(one, x, p, what=f"stream {cfg} M={m}")
+    three = _run(emu, p, x, cfg=cfg, splits=3)
+    _check(three, x, p, what=f"stream {cfg} M={m} 3 splits")
+    assert torch.equal(_run(emu, p, x, cfg=cfg, splits=3, reverse=True), three)  # ordered split-K reduction
+
+
+@pytest.mark.parametrize("cfg", [105, 107, 109, 110])
+def test_stream_deferred_copies_expose_no_pipeline_hazard(emu, cfg):
+    """Copies landing only at their wait: a slot read before its wait or refilled while the warp still
+    reads it (the __syncwarp placement) would change the result."""
+    p = _packed(128, 1024, 4, 32, False, seed=5)
+    x = torch.randn(STREAM[cfg] // 2 + 1, 1024).half()
+    eager = _run(emu, p, x, cfg=cfg)
+    deferred = _run(emu, p, x, cfg=cfg, eager=False)
+    _check(deferred, x, p, what=f"deferred stream {cfg}")
+    assert torch.equal(eager, deferred)
+
+
+def test_stream_refuses_m_above_its_rows(emu):
+    p = _packed(64, 256, 4, 64, False)
+    x = torch.randn(2, 256).bfloat16()
+    rc = emu.emu_run(105, 1, 4, 0, 1, 0, x.data_ptr(), 256, p.qweight.data_ptr(), p.scales.bfloat16().data_ptr(),
+                     None, None, torch.empty(2, 64).bfloat16().data_ptr(), 2, 64, 256, 6, 1)
+    assert rc == 2

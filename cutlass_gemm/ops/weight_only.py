@@ -38,6 +38,7 @@ from ..errors import InvalidArgumentError
 from ..quant.prepack import LAYOUT, LAYOUT_MIXED, PackedWeight, check_packed, dequantize_packed, unpack
 from ..quant.prepack_mixed import check_mixed_tensors, dequantize_mixed, zero_term
 from ..runtime import extension
+from . import wo_heuristics
 
 Tensor = torch.Tensor
 SMALL_M_MAX = 64
@@ -159,7 +160,8 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
         if not _rows_aligned(x2):  # cp.async reads 16-byte chunks: copy a misaligned view once
             x2 = x2.clone(memory_format=torch.contiguous_format)
         qweight, scales, zeros, bias = _aligned(qweight, 16), _aligned(scales, 16), _aligned(zeros, 16), _aligned(bias, 4)
-        y = ext.wo_gemm(x2, qweight, scales, zeros, bias, bits, group_size, n, 0)
+        variant = wo_heuristics.select_variant(m, n, k, bits)  # host table lookup (wo_heuristics.TABLE)
+        y = ext.wo_gemm(x2, qweight, scales, zeros, bias, bits, group_size, n, 0, variant)
     elif m == 0:
         y = x2.new_empty((0, n))
     else:

@@ -39,7 +39,7 @@ struct Warp {
 std::atomic<bool> g_diverged{false};
 thread_local int tl_warp_ops = 0, tl_syncs = 0;
 std::vector<Warp> g_warps;
-struct Copy { uint8_t* dst; const uint8_t* src; };
+struct Copy { uint8_t* dst; const uint8_t* src; int bytes = 16; };
 thread_local std::deque<std::vector<Copy>> tl_groups;  // committed groups, oldest first
 thread_local std::vector<Copy> tl_open;
 
@@ -93,6 +93,15 @@ inline void cp_async16_zero(uint32_t dst, const void*) {  // source size 0: the 
   if (cg_wo_emu::g_eager_copies) std::memset(c.dst, 0, 16);
   else cg_wo_emu::tl_open.push_back(c);
 }
+// cp.async.ca (wo_stream.cuh): the same copies (caching is invisible here), 16 or 8 bytes.
+inline void cp_async_n(uint32_t dst, const void* src, int bytes) {
+  cg_wo_emu::Copy c{cg_wo_emu::g_smem.data() + dst, static_cast<const uint8_t*>(src), bytes};
+  if (dst + bytes > cg_wo_emu::g_smem.size()) throw std::runtime_error("cp.async past shared memory");
+  if (cg_wo_emu::g_eager_copies) std::memcpy(c.dst, c.src, bytes);
+  else cg_wo_emu::tl_open.push_back(c);
+}
+inline void cp_async16_ca(uint32_t dst, const void* src) { cp_async_n(dst, src, 16); }
+inline void cp_async8_ca(uint32_t dst, const void* src) { cp_async_n(dst, src, 8); }
 inline void cp_async_commit() {
   cg_wo_emu::tl_groups.push_back(std::move(cg_wo_emu::tl_open));
   cg_wo_emu::tl_open.clear();
@@ -100,8 +109,8 @@ inline void cp_async_commit() {
 template <int kPending> inline void cp_async_wait() {
   while (static_cast<int>(cg_wo_emu::tl_groups.size()) > kPending) {
     for (auto const& c : cg_wo_emu::tl_groups.front()) {
-      if (c.src) std::memcpy(c.dst, c.src, 16);
-      else std::memset(c.dst, 0, 16);
+      if (c.src) std::memcpy(c.dst, c.src, c.bytes);
+      else std::memset(c.dst, 0, c.bytes);
     }
     cg_wo_emu::tl_groups.pop_front();
   }
@@ -123,6 +132,10 @@ inline void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {
   }
   w.bar->arrive_and_wait();
 }
+
+// __syncwarp: the warp's lanes meet (not a counted collective: the kernel calls it in the same places on
+// every lane anyway).
+inline void syncwarp_emu() { cg_wo_emu::warp().bar->arrive_and_wait(); }
 
 template <typename T> float half_at(uint32_t reg, int hi) {
   uint16_t b = static_cast<uint16_t>(reg >> (16 * hi));
@@ -164,17 +177,19 @@ template <uint32_t kLut> inline uint32_t lop3(uint32_t a, uint32_t b, uint32_t c
 }
 }  // namespace cg_wo
 
+#define __syncwarp() cg_wo::syncwarp_emu()
 #include "../../cutlass_gemm/runtime/csrc/wo_gemm.cuh"
+#include "../../cutlass_gemm/runtime/csrc/wo_stream.cuh"
 
 namespace {
 using namespace cg_wo;
 
-template <typename T, int kBits, bool kZero, int kMT, int kWN, int kWK, int kST>
-int run(WoArgs a, int splits, bool eager, bool reverse_splits) {
-  using S = WoShape<kBits, kZero, kMT, kWN, kWK, kST>;
+// One launch of kernel `kern` whose shape is S (WoShape or WsShape), CTA by CTA.
+template <typename S>
+int run_kernel(void (*kern)(WoArgs), WoArgs a, int splits, bool eager, bool reverse_splits, int ws_rows) {
   if (a.m < 1 || a.m > S::kRows) return 2;
   const int ntiles = (a.n + S::kBN - 1) / S::kBN;
-  std::vector<float> ws(static_cast<size_t>(splits) * ntiles * S::kBN * S::kRows);
+  std::vector<float> ws(static_cast<size_t>(splits) * ntiles * S::kBN * ws_rows);
   std::vector<int> counters(ntiles, 0);
   a.workspace = ws.data();
   a.counters = counters.data();
@@ -192,12 +207,12 @@ int run(WoArgs a, int splits, bool eager, bool reverse_splits) {
       std::vector<std::thread> threads;
       std::vector<int> syncs(S::kThreads), ops(S::kThreads);
       for (int tid = 0; tid < S::kThreads; ++tid)
-        threads.emplace_back([tid, &a, &syncs, &ops] {
+        threads.emplace_back([tid, kern, &a, &syncs, &ops] {
           cg_wo_emu::tl_thread = {unsigned(tid), 0, 0};
           cg_wo_emu::tl_groups.clear();
           cg_wo_emu::tl_open.clear();
           cg_wo_emu::tl_warp_ops = cg_wo_emu::tl_syncs = 0;
-          wo_gemm_kernel<T, kBits, kZero, kMT, kWN, kWK, kST>(a);
+          kern(a);
           syncs[tid] = cg_wo_emu::tl_syncs;
           ops[tid] = cg_wo_emu::tl_warp_ops;
           cg_wo_emu::warp().bar->arrive_and_drop();  // exited: no longer awaited (as on the GPU)
@@ -213,9 +228,31 @@ int run(WoArgs a, int splits, bool eager, bool reverse_splits) {
   return 0;
 }
 
+template <typename T, int kBits, bool kZero, int kMT, int kWN, int kWK, int kST>
+int run(WoArgs a, int splits, bool eager, bool rev) {
+  using S = WoShape<kBits, kZero, kMT, kWN, kWK, kST>;
+  return run_kernel<S>(wo_gemm_kernel<T, kBits, kZero, kMT, kWN, kWK, kST>, a, splits, eager, rev, S::kRows);
+}
+
+template <typename T, int kBits, bool kZero, int kXR, int kWN, int kWK, int kST>
+int run_stream(WoArgs a, int splits, bool eager, bool rev) {
+  using S = WsShape<kBits, kZero, kXR, kWN, kWK, kST>;
+  return run_kernel<S>(wo_stream_kernel<T, kBits, kZero, kXR, kWN, kWK, kST>, a, splits, eager, rev, S::kAcc);
+}
+
 template <typename T, int kBits, bool kZero>
 int by_config(int cfg, WoArgs const& a, int splits, bool eager, bool rev) {
   switch (cfg) {
+    // 100 + variant id: the stream kernels of wo_launch.cuh's kWoVariants (same template arguments)
+    case 105: return run_stream<T, kBits, kZero, 1, 4, 1, 8>(a, splits, eager, rev);
+    case 106: return run_stream<T, kBits, kZero, 4, 4, 1, 8>(a, splits, eager, rev);
+    case 107: return run_stream<T, kBits, kZero, 8, 4, 1, 6>(a, splits, eager, rev);
+    case 108: return run_stream<T, kBits, kZero, 8, 8, 1, 4>(a, splits, eager, rev);
+    case 109: return run_stream<T, kBits, kZero, 8, 2, 2, 6>(a, splits, eager, rev);
+    case 110: return run_stream<T, kBits, kZero, 16, 4, 1, 4>(a, splits, eager, rev);
+    case 111: return run_stream<T, kBits, kZero, 16, 8, 1, 3>(a, splits, eager, rev);
+    case 112: return run_stream<T, kBits, kZero, 32, 4, 1, 3>(a, splits, eager, rev);
+    case 113: return run_stream<T, kBits, kZero, 64, 4, 1, 2>(a, splits, eager, rev);
     case 0: return run<T, kBits, kZero, 1, 1, 4, 4>(a, splits, eager, rev);  // default, M <= 4
     case 1: return run<T, kBits, kZero, 2, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 32
     case 2: return run<T, kBits, kZero, 4, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 64

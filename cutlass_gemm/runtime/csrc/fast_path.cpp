@@ -277,7 +277,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   }, "per-group activation quantization along K");
   m.def("wo_gemm", &cg::wo_gemm, "weight-only small-M GEMM (see wo_gemm.cuh)");
   m.def("wo_dequant", &cg::wo_dequant, "dense weight of a packed weight-only weight (large-M fallback)");
-  m.def("wo_plan_info", &cg::wo_plan_info, "launch plan of wo_gemm: (rows, columns per CTA, splits, CTAs)");
+  m.def("wo_plan_info", &cg::wo_plan_info, "launch plan of wo_gemm: (rows, columns per CTA, splits, CTAs, smem, threads)",
+        py::arg("m"), py::arg("n"), py::arg("k"), py::arg("bits"), py::arg("zero"), py::arg("bf16"), py::arg("variant") = 0);
+  m.def("wo_variants", &cg::wo_variants, "weight-only kernel variants: (id, name, M capacity)");
   m.def("bi8_gemm", &cg::bi8_gemm, "per-block int8 W8A8 GEMM (see bi8_gemm.cuh)");
   m.def("bi8_plan_info", &cg::bi8_plan_info, "launch plan of bi8_gemm: (tile rows, tile columns, splits, CTAs)");
   m.def("run", &run, "fast eager path; None when the Python path must handle the call");

@@ -45,6 +45,7 @@ template <> struct Ty<__half> {
   using T2 = __half2;
   static constexpr uint32_t kMagic4 = 0x64006400u;  // 1024 in both halves: lop3 makes 1024 + nibble
   static __device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
+  static __device__ __forceinline__ __half from_f(float v) { return __float2half_rn(v); }
   static __device__ __forceinline__ T2 pack(float a, float b) { return __floats2half2_rn(a, b); }
   static __device__ __forceinline__ T2 dup(float a) { return __float2half2_rn(a); }
 };
@@ -52,6 +53,7 @@ template <> struct Ty<__nv_bfloat16> {
   using T2 = __nv_bfloat162;
   static constexpr uint32_t kMagic4 = 0x43004300u;  // 128: bf16 holds 128 + 0..16 exactly
   static __device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
+  static __device__ __forceinline__ __nv_bfloat16 from_f(float v) { return __float2bfloat16_rn(v); }
   static __device__ __forceinline__ T2 pack(float a, float b) { return __floats2bfloat162_rn(a, b); }
   static __device__ __forceinline__ T2 dup(float a) { return __float2bfloat162_rn(a); }
 };

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "wo_gemm.cuh"
+#include "wo_stream.cuh"
 
 namespace cg_wo {
 
@@ -18,13 +19,22 @@ struct WoKernel {
   int rows = 0;     // M capacity (16 * m tiles)
   int threads = 0;  // 32 * warps
   int bits = 0;
+  int ws_rows = 0;  // accumulator rows per column in the split-K workspace (>= rows)
 };
 
 template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages>
 WoKernel wo_kernel() {
   using S = WoShape<kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>;
   return {wo_gemm_kernel<T, kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>, S::kSmem, S::kBN, kWarpsK, S::kRows,
-          S::kThreads, kBits};
+          S::kThreads, kBits, S::kRows};
+}
+
+// A "stream" kernel (wo_stream.cuh): kXRows rows of x at most.
+template <typename T, int kBits, bool kZero, int kXRows, int kWarpsN, int kWarpsK, int kStages>
+WoKernel ws_kernel() {
+  using S = WsShape<kBits, kZero, kXRows, kWarpsN, kWarpsK, kStages>;
+  return {wo_stream_kernel<T, kBits, kZero, kXRows, kWarpsN, kWarpsK, kStages>, S::kSmem, S::kBN, kWarpsK, S::kRows,
+          S::kThreads, kBits, S::kAcc};
 }
 
 // Default configurations, by M, from the harness's tuning rows (tools/results/h100-2026-11-23/session5/
@@ -41,13 +51,53 @@ WoKernel wo_default_kernel(int m) {
   return wo_kernel<T, kBits, kZero, 4, 4, 1, 3>();
 }
 
-inline WoKernel wo_select(ActType t, int bits, bool zero, int m) {
-  if (t == ActType::kHalf) {
-    if (bits == 4) return zero ? wo_default_kernel<__half, 4, true>(m) : wo_default_kernel<__half, 4, false>(m);
-    return zero ? wo_default_kernel<__half, 8, true>(m) : wo_default_kernel<__half, 8, false>(m);
+// Kernel variants selectable per call (wo_gemm's `variant`; 0 = wo_default_kernel by M). The ids are
+// stable names: the heuristics table (cutlass_gemm/ops/wo_heuristics.py, which mirrors this list and is
+// checked against it by a CPU test) and the sweep rows (tools/bench_wo_sweep.py) refer to them.
+// "mma mtA WNxWK sS": wo_gemm.cuh with A m16 tiles; "stream xR WNxWK sS": wo_stream.cuh serving M <= R.
+struct WoVariantInfo {
+  int id;
+  const char* name;
+  int rows;  // M capacity
+};
+inline constexpr WoVariantInfo kWoVariants[] = {
+    {1, "mma mt1 1x4 s4", 16},     {2, "mma mt2 4x1 s4", 32},     {3, "mma mt4 4x1 s3", 64},
+    {4, "mma mt1 2x4 s4", 16},     {5, "stream x1 4x1 s8", 1},    {6, "stream x4 4x1 s8", 4},
+    {7, "stream x8 4x1 s6", 8},    {8, "stream x8 8x1 s4", 8},    {9, "stream x8 2x2 s6", 8},
+    {10, "stream x16 4x1 s4", 16}, {11, "stream x16 8x1 s3", 16}, {12, "stream x32 4x1 s3", 32},
+    {13, "stream x64 4x1 s2", 64},
+};
+constexpr int kWoVariantCount = sizeof(kWoVariants) / sizeof(kWoVariants[0]);
+
+template <typename T, int kBits, bool kZero>
+WoKernel wo_variant_kernel(int variant, int m) {
+  switch (variant) {
+    case 0: return wo_default_kernel<T, kBits, kZero>(m);
+    case 1: return wo_kernel<T, kBits, kZero, 1, 1, 4, 4>();
+    case 2: return wo_kernel<T, kBits, kZero, 2, 4, 1, 4>();
+    case 3: return wo_kernel<T, kBits, kZero, 4, 4, 1, 3>();
+    case 4: return wo_kernel<T, kBits, kZero, 1, 2, 4, 4>();
+    case 5: return ws_kernel<T, kBits, kZero, 1, 4, 1, 8>();
+    case 6: return ws_kernel<T, kBits, kZero, 4, 4, 1, 8>();
+    case 7: return ws_kernel<T, kBits, kZero, 8, 4, 1, 6>();
+    case 8: return ws_kernel<T, kBits, kZero, 8, 8, 1, 4>();
+    case 9: return ws_kernel<T, kBits, kZero, 8, 2, 2, 6>();
+    case 10: return ws_kernel<T, kBits, kZero, 16, 4, 1, 4>();
+    case 11: return ws_kernel<T, kBits, kZero, 16, 8, 1, 3>();
+    case 12: return ws_kernel<T, kBits, kZero, 32, 4, 1, 3>();
+    case 13: return ws_kernel<T, kBits, kZero, 64, 4, 1, 2>();
+    default: return {};  // unknown id: fn == nullptr
   }
-  if (bits == 4) return zero ? wo_default_kernel<__nv_bfloat16, 4, true>(m) : wo_default_kernel<__nv_bfloat16, 4, false>(m);
-  return zero ? wo_default_kernel<__nv_bfloat16, 8, true>(m) : wo_default_kernel<__nv_bfloat16, 8, false>(m);
+}
+
+inline WoKernel wo_select(ActType t, int bits, bool zero, int m, int variant = 0) {
+  if (t == ActType::kHalf) {
+    if (bits == 4) return zero ? wo_variant_kernel<__half, 4, true>(variant, m) : wo_variant_kernel<__half, 4, false>(variant, m);
+    return zero ? wo_variant_kernel<__half, 8, true>(variant, m) : wo_variant_kernel<__half, 8, false>(variant, m);
+  }
+  if (bits == 4)
+    return zero ? wo_variant_kernel<__nv_bfloat16, 4, true>(variant, m) : wo_variant_kernel<__nv_bfloat16, 4, false>(variant, m);
+  return zero ? wo_variant_kernel<__nv_bfloat16, 8, true>(variant, m) : wo_variant_kernel<__nv_bfloat16, 8, false>(variant, m);
 }
 
 // CTAs of `k` resident per SM and the SM count, on the current device; the first call per (kernel,
@@ -90,6 +140,10 @@ constexpr int kMaxSplits = 16;
 inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0) {
   WoPlan p;
   p.kernel = kernel;
+  if (kernel.fn == nullptr) {
+    p.err = cudaErrorInvalidDeviceFunction;
+    return p;
+  }
   p.ntiles = (n + kernel.bn - 1) / kernel.bn;
   const int stages = (k / kTileK + kernel.warps_k - 1) / kernel.warps_k;
   if (force_splits > 0) {
@@ -98,12 +152,12 @@ inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0
     const WoDeviceFit fit = wo_fit(kernel);
     if ((p.err = fit.err) != cudaSuccess) return p;
     const int slots = fit.per_sm * fit.sms;
-    const int64_t partial_cap = static_cast<int64_t>(k) * kernel.bits / (4 * 8 * 4 * kernel.rows);  // per n: k*bits/8/4 bytes
+    const int64_t partial_cap = static_cast<int64_t>(k) * kernel.bits / (4 * 8 * 4 * kernel.ws_rows);  // per n: k*bits/8/4 bytes
     if (p.ntiles < slots)
       p.splits = static_cast<int>(std::min<int64_t>({slots / p.ntiles, stages / kMinStagesPerSplit, kMaxSplits, partial_cap}));
     p.splits = std::max(1, p.splits);
   }
-  if (p.splits > 1) p.ws_floats = static_cast<int64_t>(p.splits) * p.ntiles * kernel.bn * kernel.rows;
+  if (p.splits > 1) p.ws_floats = static_cast<int64_t>(p.splits) * p.ntiles * kernel.bn * kernel.ws_rows;
   return p;
 }
 
@@ -111,6 +165,7 @@ inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0
 // are zero (the kernel leaves them zero) when plan.splits > 1.
 inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t stream) {
   if (p.err != cudaSuccess) return p.err;
+  if (p.kernel.fn == nullptr) return cudaErrorInvalidDeviceFunction;
   if (a.m < 1 || a.m > p.kernel.rows || a.n % kTileN || a.k % kTileK || a.ldx % 8 || a.ldo % 2)
     return cudaErrorInvalidValue;
   if (p.splits > 1 && (a.workspace == nullptr || a.counters == nullptr)) return cudaErrorInvalidValue;

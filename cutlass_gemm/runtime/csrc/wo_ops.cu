@@ -8,6 +8,8 @@
 
 #include <map>
 #include <mutex>
+#include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -52,7 +54,7 @@ int group_shift(int64_t group_size) {
 
 at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
                    c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
-                   int64_t group_size, int64_t n, int64_t split) {
+                   int64_t group_size, int64_t n, int64_t split, int64_t variant) {
   TORCH_CHECK(x.is_cuda() && x.dim() == 2 && x.stride(1) == 1, "wo_gemm: x must be a 2-D CUDA view with unit last stride");
   TORCH_CHECK(x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16, "wo_gemm: x must be float16 or bfloat16");
   TORCH_CHECK(scales.scalar_type() == x.scalar_type(), "wo_gemm: scales must have x's dtype");
@@ -65,7 +67,9 @@ at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
   at::Tensor out = at::empty({m, n}, x.options());
   if (m == 0) return out;
   const cg_wo::ActType t = x.scalar_type() == at::kHalf ? cg_wo::ActType::kHalf : cg_wo::ActType::kBFloat16;
-  const cg_wo::WoKernel kern = cg_wo::wo_select(t, static_cast<int>(bits), zeros.has_value(), static_cast<int>(m));
+  const cg_wo::WoKernel kern =
+      cg_wo::wo_select(t, static_cast<int>(bits), zeros.has_value(), static_cast<int>(m), static_cast<int>(variant));
+  TORCH_CHECK(kern.fn != nullptr && m <= kern.rows, "wo_gemm: variant ", variant, " does not serve M = ", m);
   const cg_wo::WoPlan plan = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k), static_cast<int>(split));
   TORCH_CHECK(plan.err == cudaSuccess, "wo_gemm: planning failed: ", cudaGetErrorString(plan.err));
   at::Tensor ws;
@@ -115,11 +119,19 @@ at::Tensor wo_dequant(at::Tensor const& qweight, at::Tensor const& scales, c10::
   return out;
 }
 
-std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits, bool zero, bool bf16) {
+std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits, bool zero, bool bf16, int64_t variant) {
   const cg_wo::WoKernel kern = cg_wo::wo_select(bf16 ? cg_wo::ActType::kBFloat16 : cg_wo::ActType::kHalf,
-                                                static_cast<int>(bits), zero, static_cast<int>(m));
+                                                static_cast<int>(bits), zero, static_cast<int>(m), static_cast<int>(variant));
+  TORCH_CHECK(kern.fn != nullptr, "wo_plan_info: unknown variant ", variant);
   const cg_wo::WoPlan p = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k));
-  return {kern.rows, kern.bn, p.splits, static_cast<int64_t>(p.ntiles) * p.splits};
+  TORCH_CHECK(p.err == cudaSuccess, "wo_plan_info: planning failed: ", cudaGetErrorString(p.err));
+  return {kern.rows, kern.bn, p.splits, static_cast<int64_t>(p.ntiles) * p.splits, kern.smem, kern.threads};
+}
+
+std::vector<std::tuple<int64_t, std::string, int64_t>> wo_variants() {
+  std::vector<std::tuple<int64_t, std::string, int64_t>> out;
+  for (auto const& v : cg_wo::kWoVariants) out.emplace_back(v.id, v.name, v.rows);
+  return out;
 }
 
 }  // namespace cg

@@ -3,6 +3,10 @@
 #include <ATen/ATen.h>
 #include <cuda_runtime.h>
 
+#include <string>
+#include <tuple>
+#include <vector>
+
 namespace cg {
 
 // Zeroed split-K arrival counters (at least `need` ints) for kernels that leave them zero at rest (the
@@ -13,18 +17,23 @@ int* split_counters(at::Tensor const& like, cudaStream_t stream, int64_t need);
 // out (M, N) = x (M, K) @ dequant(packed weight)^T (+ bias), M <= 64, on the current stream. x: CUDA
 // fp16/bf16, unit last stride, 16-byte aligned rows; scales / zeros / bias in x's dtype (layout of
 // cutlass_gemm/quant/prepack.py). group_size 0: per channel. split: 0 = automatic, > 0 forces it
-// (tuning). Python validates everything first (cutlass_gemm/ops/weight_only.py); TORCH_CHECKs here are
+// (tuning). variant: 0 = the default kernel for M, else an id of cg_wo::kWoVariants (wo_launch.cuh), which
+// must serve M. Python validates everything first (cutlass_gemm/ops/weight_only.py); TORCH_CHECKs here are
 // the last line only.
 at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
                    c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
-                   int64_t group_size, int64_t n, int64_t split);
+                   int64_t group_size, int64_t n, int64_t split, int64_t variant);
 
 // The dense (n, k) weight in scales' dtype that a packed weight stands for (wo_dequant.cuh), for the
 // large-M fallback (dequantize, then a cuBLAS GEMM). group_size 0: per channel.
 at::Tensor wo_dequant(at::Tensor const& qweight, at::Tensor const& scales, c10::optional<at::Tensor> const& zeros,
                       int64_t bits, int64_t group_size, int64_t n, int64_t k);
 
-// The launch plan the call above makes, for reports and tests: (m tiles * 16, columns per CTA, splits, CTAs).
-std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits, bool zero, bool bf16);
+// The launch plan the call above makes, for reports and tests: (M capacity, columns per CTA, splits, CTAs,
+// dynamic shared memory bytes, threads per CTA).
+std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits, bool zero, bool bf16, int64_t variant);
+
+// The selectable kernel variants: (id, name, M capacity), as cg_wo::kWoVariants lists them.
+std::vector<std::tuple<int64_t, std::string, int64_t>> wo_variants();
 
 }  // namespace cg

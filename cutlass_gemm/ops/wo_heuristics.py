@@ -1,0 +1,55 @@
+"""Which weight-only small-M kernel variant serves a call, as plain data.
+
+The extension's weight-only GEMM has several compiled variants (runtime/csrc/wo_launch.cuh,
+`kWoVariants`): the shared-memory mma kernel of wo_gemm.cuh in four CTA shapes and the per-warp
+"stream" kernels of wo_stream.cuh (x rows R, warps N x K, ring stages S). `VARIANTS` mirrors that list
+(a CPU test checks the two agree); `TABLE` maps (bits, M range, N, K) to a variant id and is filled from
+the H100 sweep (`tools/bench_wo_sweep.py`, which prints the rows to paste). Variant 0 is the kernel's
+built-in choice by M (wo_default_kernel), what every call not matched by a row takes.
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+#: id -> (name, M capacity), as wo_launch.cuh's kWoVariants.
+VARIANTS: Dict[int, Tuple[str, int]] = {
+    1: ("mma mt1 1x4 s4", 16), 2: ("mma mt2 4x1 s4", 32), 3: ("mma mt4 4x1 s3", 64), 4: ("mma mt1 2x4 s4", 16),
+    5: ("stream x1 4x1 s8", 1), 6: ("stream x4 4x1 s8", 4), 7: ("stream x8 4x1 s6", 8),
+    8: ("stream x8 8x1 s4", 8), 9: ("stream x8 2x2 s6", 8), 10: ("stream x16 4x1 s4", 16),
+    11: ("stream x16 8x1 s3", 16), 12: ("stream x32 4x1 s3", 32), 13: ("stream x64 4x1 s2", 64),
+}
+DEFAULT = 0
+MAX_M = 64
+
+#: (bits, max_m, n, k, variant): the first row with this bits, max_m >= M, and n / k equal to the call's
+#: (None: any) wins; rows of one bits value in increasing max_m, exact shapes before the catch-all rows.
+#: Empty until the H100 sweep's rows are pasted in: every call takes variant 0.
+TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = ()
+
+
+def variant_rows(variant: int, m: int = 1) -> int:
+    """M capacity of `variant` (0: MAX_M, the default kernel serves every M <= 64)."""
+    return MAX_M if variant == DEFAULT else VARIANTS[variant][1]
+
+
+def select_variant(m: int, n: int, k: int, bits: int, table=None) -> int:
+    """The variant id for an (m, n, k) call on a `bits`-bit weight: the table's first matching row whose
+    variant serves m, else 0. Pure host arithmetic on Python ints (no device query, no sync)."""
+    for row_bits, max_m, rn, rk, variant in (TABLE if table is None else table):
+        if row_bits == bits and m <= max_m and (rn is None or rn == n) and (rk is None or rk == k) \
+                and m <= variant_rows(variant):
+            return variant
+    return DEFAULT
+
+
+def check_table(table=None) -> None:
+    """Raise ValueError on a row naming an unknown variant, one whose variant cannot serve its M range,
+    or bits outside {4, 8}."""
+    for row in (TABLE if table is None else table):
+        bits, max_m, _, _, variant = row
+        if bits not in (4, 8) or not 1 <= max_m <= MAX_M:
+            raise ValueError(f"bad row {row}: bits must be 4 or 8 and 1 <= max_m <= {MAX_M}")
+        if variant != DEFAULT and variant not in VARIANTS:
+            raise ValueError(f"bad row {row}: unknown variant {variant}")
+        if max_m > variant_rows(variant):
+            raise ValueError(f"bad row {row}: variant {variant} serves M <= {variant_rows(variant)} only")

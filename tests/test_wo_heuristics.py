@@ -1,0 +1,77 @@
+"""CPU: the weight-only variant list and heuristics table (cutlass_gemm/ops/wo_heuristics.py) agree with the
+kernels the extension compiles (runtime/csrc/wo_launch.cuh) and with the emulator's configurations; the
+table lookup and its validation; the sweep tool's table builder."""
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from cutlass_gemm.ops import wo_heuristics as H
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCH = ROOT / "cutlass_gemm" / "runtime" / "csrc" / "wo_launch.cuh"
+
+
+def _cuh_variants():
+    text = LAUNCH.read_text()
+    listed = {int(i): (name, int(rows)) for i, name, rows in re.findall(r'\{(\d+), "([^"]+)", (\d+)\}', text)}
+    cases = {}
+    for vid, kind, args in re.findall(r"case (\d+): return (wo_kernel|ws_kernel)<T, kBits, kZero, ([\d, ]+)>\(\);", text):
+        cases[int(vid)] = (kind, tuple(int(a) for a in args.split(",")))
+    return listed, cases
+
+
+def test_variant_list_mirrors_the_cuda_table():
+    listed, cases = _cuh_variants()
+    assert listed == H.VARIANTS
+    assert set(cases) == set(listed)
+    for vid, (kind, args) in cases.items():
+        name, rows = listed[vid]
+        if kind == "ws_kernel":  # stream xR WNxWK sS <-> <R, WN, WK, S>
+            assert name == f"stream x{args[0]} {args[1]}x{args[2]} s{args[3]}" and rows == args[0]
+        else:  # mma mtA WNxWK sS <-> <A, WN, WK, S>, 16 rows per m tile
+            assert name == f"mma mt{args[0]} {args[1]}x{args[2]} s{args[3]}" and rows == 16 * args[0]
+
+
+def test_emulator_configs_are_the_same_kernels():
+    text = (ROOT / "tests" / "wo_emu" / "emu.cpp").read_text()
+    _, cases = _cuh_variants()
+    emu = {int(c) - 100: tuple(int(a) for a in args.split(","))
+           for c, args in re.findall(r"case (1\d\d): return run_stream<T, kBits, kZero, ([\d, ]+)>", text)}
+    assert emu == {v: a for v, (kind, a) in cases.items() if kind == "ws_kernel"}
+
+
+def test_select_variant_rules():
+    table = ((4, 1, 8192, 8192, 5), (4, 16, 8192, 8192, 10), (4, 8, None, None, 7), (8, 64, None, None, 3))
+    H.check_table(table)
+    assert H.select_variant(1, 8192, 8192, 4, table) == 5
+    assert H.select_variant(2, 8192, 8192, 4, table) == 10
+    assert H.select_variant(8, 4096, 14336, 4, table) == 7
+    assert H.select_variant(9, 4096, 14336, 4, table) == 0  # past every matching row
+    assert H.select_variant(17, 8192, 8192, 4, table) == 0
+    assert H.select_variant(40, 1, 1, 8, table) == 3
+    assert H.select_variant(2, 1, 1, 4, ((4, 16, None, None, 5),)) == 0  # a row's variant must serve M
+    if not H.TABLE:
+        assert H.select_variant(3, 8192, 8192, 4) == H.DEFAULT  # the shipped table, empty: the default
+    H.check_table()
+
+
+@pytest.mark.parametrize("row", [(4, 16, None, None, 5), (3, 4, None, None, 1), (4, 65, None, None, 0),
+                                 (8, 4, None, None, 99)])
+def test_check_table_rejects(row):
+    with pytest.raises(ValueError):
+        H.check_table((row,))
+
+
+def test_sweep_table_builder():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import bench_wo_sweep as S
+    rows = [{"bits": 4, "m": 1, "n": 8192, "k": 8192, "variant": 5, "us": 14.0, "flag": False},
+            {"bits": 4, "m": 1, "n": 8192, "k": 8192, "variant": 0, "us": 20.0, "flag": False},
+            {"bits": 4, "m": 16, "n": 8192, "k": 8192, "variant": 10, "us": 16.0, "flag": False},
+            {"bits": 4, "m": 16, "n": 8192, "k": 8192, "variant": 7, "us": 12.0, "flag": True},  # flagged: never
+            {"bits": 4, "m": 1, "n": 8192, "k": 8192, "variant": None, "us": 40.0, "flag": False}]
+    table = S.table_rows(S.best_rows(rows), [1, 16])
+    H.check_table(table)
+    assert table == [(4, 1, 8192, 8192, 5), (4, 1, None, None, 5), (4, 16, 8192, 8192, 10), (4, 16, None, None, 10)]

@@ -1,0 +1,94 @@
+"""GPU: every weight-only kernel variant (runtime/csrc/wo_launch.cuh kWoVariants: wo_gemm.cuh's CTA shapes and
+wo_stream.cuh's per-warp pipelines), called through `ext.wo_gemm(..., variant)`, against a float64 matmul
+with the dequantized weight: random data, M from 1 to each variant's capacity (odd M included), the three
+target N x K shapes (split-K engaged) and small odd ones (N not a multiple of the CTA width, K not of any
+stage), every format on the small shapes, outputs poisoned with NaN first, bitwise run-to-run determinism.
+Tolerance as tests/test_weight_only_gpu.py (per-row relative 1e-2). Run with `pytest -m gpu`."""
+import pytest
+import torch
+
+from cutlass_gemm.ops.wo_heuristics import VARIANTS
+from cutlass_gemm.quant import prepack, quantize_weight_only, unpack
+from cutlass_gemm.runtime import extension
+
+pytestmark = pytest.mark.gpu
+IDS = [0] + sorted(VARIANTS)
+
+
+def _cap(v):
+    return 64 if v == 0 else VARIANTS[v][1]
+
+
+def _packed(n, k, bits, group, zp, dtype, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    w = torch.randn(n, k, generator=g) * torch.logspace(-1, 0, n).unsqueeze(1)
+    return prepack(quantize_weight_only(w, bits, group, zero_point=zp, scale_dtype=dtype), device="cuda")
+
+
+def _run(ext, x, p, bias, v):
+    torch.full((x.shape[0] * p.n,), float("nan"), dtype=x.dtype, device="cuda")  # poison the next block
+    return ext.wo_gemm(x, p.qweight, p.scales, p.zeros, bias, p.bits, p.group_size or 0, p.n, 0, v)
+
+
+def _check(y, x, p, bias, what, w64=None):
+    w64 = unpack(p).dequantize(torch.float64) if w64 is None else w64
+    ref = x.double() @ w64.t()
+    if bias is not None:
+        ref = ref + bias.double()
+    y2 = y.double()
+    assert torch.isfinite(y2).all(), f"{what}: non-finite output"
+    err = ((y2 - ref).norm(dim=1) / ref.norm(dim=1).clamp_min(1e-30)).max().item()
+    assert err <= 1e-2, f"{what}: row relative error {err:.3g}"
+
+
+@pytest.fixture(scope="module")
+def ext():
+    e = extension.load()
+    if e is None:
+        pytest.skip("extension unavailable")
+    return e
+
+
+def test_variant_list_matches_the_extension(ext):
+    assert {i: (name, rows) for i, name, rows in ext.wo_variants()} == VARIANTS
+
+
+@pytest.mark.parametrize("v", IDS)
+@pytest.mark.parametrize("bits,group,zp", [(4, 128, False), (4, 32, True), (4, None, False), (8, None, False),
+                                           (8, 64, True)])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_small_odd_shapes_every_format(ext, v, bits, group, zp, dtype):
+    for n, k in ((96, 320), (160, 2048)):
+        k = k if not group or k % group == 0 else k + group - k % group
+        p = _packed(n, k, bits, group, zp, dtype, seed=n + bits)
+        bias = torch.randn(n, device="cuda").to(dtype)
+        for m in sorted({1, 3, _cap(v) // 2 + 1, _cap(v)}):
+            if m > _cap(v):
+                continue
+            x = torch.randn(m, k, device="cuda").to(dtype)
+            b = bias if m % 2 else None
+            _check(_run(ext, x, p, b, v), x, p, b, f"v{v} int{bits} g{group} zp={zp} {dtype} M={m} {n}x{k}")
+
+
+@pytest.mark.parametrize("bits,group", [(4, 128), (8, None)])
+@pytest.mark.parametrize("n,k", [(8192, 8192), (28672, 4096), (4096, 14336)])
+def test_target_shapes_every_variant(ext, bits, group, n, k):
+    p = _packed(n, k, bits, group, False, torch.bfloat16, seed=1)
+    w64 = unpack(p).dequantize(torch.float64)
+    for v in IDS:
+        for m in (1, 4, 7, 16, 33, 64):
+            if m > _cap(v):
+                continue
+            x = torch.randn(m, k, device="cuda").bfloat16()
+            y = _run(ext, x, p, None, v)
+            _check(y, x, p, None, f"v{v} int{bits} M={m} {n}x{k}", w64)
+            assert torch.equal(y, _run(ext, x, p, None, v)), f"v{v}: split-K / reductions must be deterministic"
+
+
+def test_variant_above_its_capacity_is_refused(ext):
+    p = _packed(64, 256, 4, 64, False, torch.bfloat16)
+    x = torch.randn(2, 256, device="cuda").bfloat16()
+    with pytest.raises(RuntimeError, match="does not serve"):
+        ext.wo_gemm(x, p.qweight, p.scales, None, None, 4, 64, 64, 0, 5)  # stream x1: M = 1 only
+    with pytest.raises(RuntimeError, match="does not serve"):
+        ext.wo_gemm(x, p.qweight, p.scales, None, None, 4, 64, 64, 0, 999)
