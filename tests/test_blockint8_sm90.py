@@ -57,7 +57,8 @@ def test_committed_fp8_manifest_entries_unchanged_and_int8_listed():
 
 @pytest.mark.parametrize("changes, field", [
     (dict(sfa_major="mn"), "sfa_major"), (dict(tile=(128, 256, 128)), "tile"), (dict(tile=(128, 96, 128)), "tile"),
-    (dict(tile=(128, 128, 128), schedule="pingpong"), "tile"), (dict(in_dtype="s4"), "in_dtype")])
+    (dict(tile=(128, 128, 128), schedule="pingpong"), "tile"), (dict(in_dtype="s4"), "in_dtype"),
+    (dict(in_dtype="e4m3", overlap=True), "overlap")])
 def test_int8_validation_names_the_field(changes, field):
     base = dict(in_dtype="s8", tile=(128, 128, 128), schedule="cooperative")
     base.update(changes)
@@ -90,12 +91,15 @@ def test_int8_emitted_source():
     assert src == emit_blockwise_source(cfg)  # deterministic
     assert "using ElementAB = int8_t;" in src and "float_e4m3" not in src
     assert "Sm90BlockwiseScaleConfig<1, 1, 128, cute::GMMA::Major::K," in src
-    assert "cg_bi8::CgInt8BlockwiseMma<BaseMainloop>" in src and "MMA_Traits<MmaOp, cg_bi8::F32Regs>" in src
+    assert "cg_bi8::CgInt8BlockwiseMma<BaseMainloop, false>" in src and "MMA_Traits<MmaOp, cg_bi8::F32Regs>" in src
     assert "0x4B400000" in src and "KernelTmaWarpSpecializedCooperativeFP8Blockwise" in src
     assert "LinCombPerColBiasEltAct<CgReLu6" in src and f'"{cfg.name}"' in src
     assert "in_dtype = s8" in src
     pp = emit_blockwise_source(select_int8_config("bf16", 100))
     assert "KernelTmaWarpSpecializedPingpongFP8Blockwise" in pp and "Layout<Shape<_1, _1, _1>>" in pp
+    ovl = cfg.replace(overlap=True)
+    assert ovl.name.endswith("_s0_ovl") and BlockwiseConfig.from_name(ovl.name) == ovl
+    assert "CgInt8BlockwiseMma<BaseMainloop, true>" in emit_blockwise_source(ovl)
     st = emit_blockwise_source(cfg.replace(stages=5, activation="none"))
     assert "constexpr int kStages = 5;" in st
     fp8 = emit_blockwise_source(select_config("bf16", 4096))

@@ -68,6 +68,8 @@ class BlockwiseConfig(TemplateConfigMixin):
     scheduler: str = "persistent"
     stages: int = 0
     in_dtype: str = "e4m3"
+    #: int8 only: promote block t while the tensor cores compute block t + 1 (two int32 fragments).
+    overlap: bool = False
 
     #: kernels/families.py row (class attribute: not a field, not in the name or equality)
     family = "blockwise"
@@ -112,6 +114,8 @@ class BlockwiseConfig(TemplateConfigMixin):
             bad("tile", f"tile N must be a multiple of the {BLOCK}-wide weight block up to 256, got {tn}")
         if self.in_dtype == "s8":
             self._validate_int8(bad)
+        elif self.overlap:
+            bad("overlap", "only the int8 kernels have a promotion to overlap")
         if len(self.cluster) != 3 or any(not _is_pow2(v) for v in self.cluster) or self.cluster[2] != 1 \
                 or self.cluster[0] * self.cluster[1] > 8:
             bad("cluster", f"SM90 clusters are (m, n, 1) powers of two with m*n <= 8, got {self.cluster}")
@@ -124,36 +128,39 @@ class BlockwiseConfig(TemplateConfigMixin):
             bad("tile", f"int8 tile N must be a multiple of 64 up to 256, got {tn}")
         if self.sfa_major != "k":
             bad("sfa_major", "the int8 kernels take row-major (\"k\") activation scales only")
-        # Each consumer thread holds the float running sum and the int32 block sums of its accumulators:
-        # above 64 of each (a 128 x 128 tile over two warpgroups) the 240-register budget spills.
+        # Each consumer thread holds the float running sum and the int32 block sums of its accumulators (two
+        # sets with `overlap`): above 64 of each (a 128 x 128 tile over two warpgroups) the 232-register budget
+        # of a consumer thread spills.
         per_thread = tm * tn // (128 * (2 if self.schedule == "cooperative" else 1))
         if per_thread > 64:
             bad("tile", f"int8 {self.schedule} tile {tm}x{tn} holds {per_thread} accumulators per thread (max 64)")
 
     def to_dict(self) -> dict:
         """The fields; an fp8 config omits `in_dtype` (its default), so the fp8 sources and manifest entries
-        written before int8 joined the family stay byte-identical (`from_dict` restores the default)."""
+        written before int8 joined the family stay byte-identical (`from_dict` restores the defaults); likewise
+        `overlap`, which only int8 configs have."""
         d = super().to_dict()
         if self.in_dtype == "e4m3":
-            del d["in_dtype"]
+            del d["in_dtype"], d["overlap"]
         return d
 
     # ----------------------------------------------------------------- naming
     @property
     def name(self) -> str:
         """e.g. sm90_blockwise_e4m3_bf16_sfak_t128x128x128_c1x2x1_cooperative_persistent_s0
-        (an activation follows the output dtype: ..._bf16_silu_sfak_...; int8: sm90_blockwise_s8_...)."""
+        (an activation follows the output dtype: ..._bf16_silu_sfak_...; int8: sm90_blockwise_s8_..., and
+        ..._s0_ovl with an overlapped promotion)."""
         t = "x".join(map(str, self.tile))
         c = "x".join(map(str, self.cluster))
         act = "" if self.activation == "none" else f"_{self.activation}"
         return (f"sm{self.sm}_blockwise_{self.in_dtype}_{self.out_dtype}{act}_sfa{self.sfa_major}_t{t}_c{c}"
-                f"_{self.schedule}_{self.scheduler}_s{self.stages}")
+                f"_{self.schedule}_{self.scheduler}_s{self.stages}{'_ovl' if self.overlap else ''}")
 
     _NAME_RE = re.compile(
         r"^sm(?P<sm>\d+)_blockwise_(?P<in>e4m3|s8)_(?P<out>bf16|f16)"
         r"(?:_(?P<act>" + "|".join(sorted(ACTIVATIONS[1:], key=len, reverse=True)) + "))?"
         r"_sfa(?P<major>k|mn)_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)"
-        r"_(?P<schedule>[a-z]+)_(?P<scheduler>[a-z]+)_s(?P<stages>\d+)$")
+        r"_(?P<schedule>[a-z]+)_(?P<scheduler>[a-z]+)_s(?P<stages>\d+)(?P<ovl>_ovl)?$")
 
     @classmethod
     def from_name(cls, name: str) -> "BlockwiseConfig":
@@ -165,7 +172,8 @@ class BlockwiseConfig(TemplateConfigMixin):
         return cls(sm=int(g["sm"]), out_dtype=g["out"], activation=g["act"] or "none", sfa_major=g["major"],
                    tile=tuple(int(v) for v in g["tile"].split("x")),
                    cluster=tuple(int(v) for v in g["cluster"].split("x")), schedule=g["schedule"],
-                   scheduler=g["scheduler"], stages=int(g["stages"]), in_dtype=g["in"])
+                   scheduler=g["scheduler"], stages=int(g["stages"]), in_dtype=g["in"],
+                   overlap=bool(g["ovl"]))
 
 
 # ----------------------------------------------------------------- selection (heuristics data)
@@ -221,28 +229,32 @@ def default_configs() -> List[BlockwiseConfig]:
 
 
 # ----------------------------------------------------------------- int8 (in_dtype "s8") selection
-#: (largest M, row or None), first match wins; None: the extension's mma.sync kernel (runtime/csrc/bi8_gemm.cuh),
+#: (largest M, (tile, cluster, schedule, scheduler, overlap) or None), first match wins; None: the extension's
+#: mma.sync kernel (runtime/csrc/bi8_gemm.cuh),
 #: which has the in-kernel split-K decode needs (with N / 128 tiles alone most SMs would idle). Not yet
 #: measured on a GPU: the mid-M pingpong and large-M 1 x 2 cluster rows mirror the fp8 kernels' measured choice
 #: (SELECTION above); `tools/bench_blockint8.py` times every candidate to replace this guess.
 INT8_SELECTION: Tuple[Tuple[Optional[int], Optional[tuple]], ...] = (
     (16, None),
-    (256, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent")),
-    (None, ((128, 128, 128), (1, 2, 1), "cooperative", "persistent")),
+    (256, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", False)),
+    (None, ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", False)),
 )
 #: The alternatives the benchmark times beside the selected rows.
 INT8_ALTERNATIVES = (
-    ((128, 128, 128), (1, 1, 1), "cooperative", "persistent"),
-    ((128, 128, 128), (2, 1, 1), "cooperative", "persistent"),
-    ((128, 128, 128), (1, 1, 1), "cooperative", "streamk"),
-    ((128, 64, 128), (1, 1, 1), "pingpong", "persistent"),
+    ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", True),
+    ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", True),
+    ((128, 128, 128), (1, 1, 1), "cooperative", "persistent", False),
+    ((128, 128, 128), (1, 1, 1), "cooperative", "persistent", True),
+    ((128, 128, 128), (2, 1, 1), "cooperative", "persistent", False),
+    ((128, 128, 128), (1, 1, 1), "cooperative", "streamk", False),
+    ((128, 64, 128), (1, 1, 1), "pingpong", "persistent", False),
 )
 
 
 def _int8(out_dtype: str, activation: str, row: tuple) -> BlockwiseConfig:
-    tile, cluster, schedule, scheduler = row
+    tile, cluster, schedule, scheduler, overlap = row
     return BlockwiseConfig(out_dtype=out_dtype, activation=activation, tile=tile, cluster=cluster,
-                           schedule=schedule, scheduler=scheduler, in_dtype="s8")
+                           schedule=schedule, scheduler=scheduler, in_dtype="s8", overlap=overlap)
 
 
 def select_int8_config(out_dtype: str, m: int, activation: str = "none") -> Optional[BlockwiseConfig]:

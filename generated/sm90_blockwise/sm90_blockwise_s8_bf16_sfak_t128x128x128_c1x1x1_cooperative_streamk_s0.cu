@@ -10,6 +10,7 @@
 //   scheduler = streamk
 //   stages = 0
 //   in_dtype = s8
+//   overlap = False
 // CUTLASS encodes TMA descriptors through the driver. By default it resolves cuTensorMapEncodeTiled
 // with cudaGetDriverEntryPoint on every call; resolve it once here instead (the library still links
 // no libcuda). The definition is hidden: nothing outside this library binds to it.
@@ -84,9 +85,11 @@ CUTLASS_DEVICE float exact_block_sum(float bits) {
   return __int_as_float(__float_as_int(bits) + 0x4B400000) - 12582912.0f;
 }
 
-// The FP8 blockwise collective with our consumer: the producer (TMA + cp.async scale loads), shared storage,
-// params and mma_tail are the base's; mma() accumulates each K block in int32 and promotes it in float.
-template <class Base>
+// The FP8 blockwise collective with our consumer: the producer (TMA + cp.async scale loads), shared storage and
+// params are the base's; mma() accumulates each K block in int32 and promotes it in float. kOverlap: two int32
+// fragments, so the promotion of block t runs while the tensor cores compute block t + 1 (without it they idle
+// during each promotion).
+template <class Base, bool kOverlap>
 struct CgInt8BlockwiseMma : Base {
   using typename Base::MainloopPipeline;
   using typename Base::PipelineState;
@@ -128,13 +131,17 @@ struct CgInt8BlockwiseMma : Base {
     auto thr_mma = tiled_mma.get_slice(thread_idx);
     Tensor tCsSFA = thr_mma.partition_C(sSFA);  // (MMA, MMA_M, MMA_N, (SF_K, PIPE))
     Tensor tCsSFB = thr_mma.partition_C(sSFB);
+    CUTE_STATIC_ASSERT_V(size(tCsSFA(_, _, _, _0{})) == size(accum));
+    CUTE_STATIC_ASSERT_V(size(tCsSFB(_, _, _, _0{})) == size(accum));
+    clear(accum);
+    if (k_tile_count <= 0) return;
+    if constexpr (kOverlap) {
+      overlapped(pipeline, smem_pipe_read, accum, k_tile_count, tiled_mma, tCrA, tCrB, tCsSFA, tCsSFB);
+      return;
+    }
     Tensor tCrSFA = make_tensor_like<float>(tCsSFA(_, _, _, _0{}));
     Tensor tCrSFB = make_tensor_like<float>(tCsSFB(_, _, _, _0{}));
     Tensor block = make_fragment_like(accum);  // the int32 block sums (declared float, see F32Regs)
-    CUTE_STATIC_ASSERT_V(size(tCrSFA) == size(accum));
-    CUTE_STATIC_ASSERT_V(size(tCrSFB) == size(accum));
-
-    clear(accum);
     PipelineState smem_pipe_release = smem_pipe_read;
     CUTLASS_PRAGMA_NO_UNROLL
     for (int t = 0; t < k_tile_count; ++t) {
@@ -169,6 +176,75 @@ struct CgInt8BlockwiseMma : Base {
         accum(i) = fmaf(exact_block_sum(block(i)), tCrSFA(i) * tCrSFB(i), accum(i));
       }
       warpgroup_fence_operand(accum);
+    }
+  }
+
+  // kOverlap: every stage is released in mma (after its promotion read the scales); nothing is left here.
+  CUTLASS_DEVICE void mma_tail(MainloopPipeline pipeline, PipelineState smem_pipe_release, int k_tile_count) {
+    if constexpr (!kOverlap) {
+      Base::mma_tail(pipeline, smem_pipe_release, k_tile_count);
+    }
+  }
+
+ private:
+  template <class FrgTensorC, class FrgA, class FrgB, class SFA, class SFB>
+  CUTLASS_DEVICE void overlapped(MainloopPipeline& pipeline, PipelineState read, FrgTensorC& accum,
+                                 int k_tile_count, TiledMma& tiled_mma, FrgA const& tCrA, FrgB const& tCrB,
+                                 SFA const& tCsSFA, SFB const& tCsSFB) {
+    // Wait for a stage and start its 4 wgmma into `frag` (zeroed by the first).
+    auto issue = [&](auto& frag, PipelineState state) {
+      pipeline.consumer_wait(state, pipeline.consumer_try_wait(state));
+      int stage = state.index();
+      warpgroup_fence_operand(frag);
+      warpgroup_arrive();
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+      CUTLASS_PRAGMA_UNROLL
+      for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+        cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), frag);
+        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+      }
+      warpgroup_commit_batch();
+      warpgroup_fence_operand(frag);
+    };
+    // Add a finished block (scales read from shared memory as needed: no second set of scale registers), then
+    // hand its stage back to the producer.
+    auto promote = [&](auto& frag, PipelineState& release) {
+      Tensor sfa = tCsSFA(_, _, _, make_coord(_0{}, release.index()));
+      Tensor sfb = tCsSFB(_, _, _, make_coord(_0{}, release.index()));
+      warpgroup_fence_operand(frag);
+      warpgroup_fence_operand(accum);
+      CUTLASS_PRAGMA_UNROLL
+      for (int i = 0; i < size(accum); ++i) {
+        accum(i) = fmaf(exact_block_sum(frag(i)), sfa(i) * sfb(i), accum(i));
+      }
+      warpgroup_fence_operand(accum);
+      pipeline.consumer_release(release);
+      ++release;
+    };
+    Tensor blk0 = make_fragment_like(accum);  // int32 block sums of even k-tiles (declared float)
+    Tensor blk1 = make_fragment_like(accum);  // and of odd k-tiles
+    PipelineState release = read;
+    issue(blk0, read);
+    ++read;
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int t = 0; t < k_tile_count; t += 2) {
+      if (t + 1 < k_tile_count) {  // blk0 holds tile t in flight: start t + 1, wait for t alone
+        issue(blk1, read);
+        ++read;
+        warpgroup_wait<1>();
+      } else {
+        warpgroup_wait<0>();
+      }
+      promote(blk0, release);
+      if (t + 1 >= k_tile_count) break;
+      if (t + 2 < k_tile_count) {  // blk1 holds tile t + 1 in flight
+        issue(blk0, read);
+        ++read;
+        warpgroup_wait<1>();
+      } else {
+        warpgroup_wait<0>();
+      }
+      promote(blk1, release);
     }
   }
 };
@@ -222,7 +298,7 @@ using BaseMainloop = cutlass::gemm::collective::CollectiveMma<
     int8_t, cute::tuple<cutlass::detail::TagToStrideB_t<LayoutB>, LayoutSFB>,
     TiledMma, GmemTiledCopyA, SmemLayoutAtomA, void, cute::identity,
     GmemTiledCopyB, SmemLayoutAtomB, void, cute::identity>;
-using CollectiveMainloop = cg_bi8::CgInt8BlockwiseMma<BaseMainloop>;
+using CollectiveMainloop = cg_bi8::CgInt8BlockwiseMma<BaseMainloop, false>;
 using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
                                                         CollectiveEpilogue, cutlass::gemm::StreamKScheduler>;
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
