@@ -91,7 +91,8 @@ def test_int8_emitted_source():
     assert src == emit_blockwise_source(cfg)  # deterministic
     assert "using ElementAB = int8_t;" in src and "float_e4m3" not in src
     assert "Sm90BlockwiseScaleConfig<1, 1, 128, cute::GMMA::Major::K," in src
-    assert "cg_bi8::CgInt8BlockwiseMma<BaseMainloop, false>" in src and "MMA_Traits<MmaOp, cg_bi8::F32Regs>" in src
+    assert "CgInt8BlockwiseMma<BaseMainloop, TiledMmaS32,\n" in src and "MMA_Traits<MmaOp, cg_bi8::F32Regs>" in src
+    assert "    false>;" in src
     assert "0x4B400000" in src and "KernelTmaWarpSpecializedCooperativeFP8Blockwise" in src
     assert "LinCombPerColBiasEltAct<CgReLu6" in src and f'"{cfg.name}"' in src
     assert "in_dtype = s8" in src
@@ -99,7 +100,7 @@ def test_int8_emitted_source():
     assert "KernelTmaWarpSpecializedPingpongFP8Blockwise" in pp and "Layout<Shape<_1, _1, _1>>" in pp
     ovl = cfg.replace(overlap=True)
     assert ovl.name.endswith("_s0_ovl") and BlockwiseConfig.from_name(ovl.name) == ovl
-    assert "CgInt8BlockwiseMma<BaseMainloop, true>" in emit_blockwise_source(ovl)
+    assert "    true>;" in emit_blockwise_source(ovl)
     st = emit_blockwise_source(cfg.replace(stages=5, activation="none"))
     assert "constexpr int kStages = 5;" in st
     fp8 = emit_blockwise_source(select_config("bf16", 4096))

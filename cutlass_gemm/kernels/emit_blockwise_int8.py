@@ -12,15 +12,15 @@ sm90_mma_tma_gmma_ss_warpspecialized_fp8_blockwise_scaling.hpp:103-104), so an i
 scales and the running sum int32, and its promotion (fp8_accumulation.hpp, `accum_(i) += accum_temp_(i) *
 scale`) has no int -> float conversion. What this file emits instead:
 
-- the int8 wgmma (m64nNk32 s8.s8 -> s32) under MMA traits that declare float C/D registers: the registers are
-  the same 32 bits, so the kernel, the epilogue and the scale storage all see a float accumulator (the
-  running sum) while the instruction writes int32 block sums into a separate fragment;
+- the collective's TiledMma is the int8 wgmma under MMA traits that declare float C/D, so the kernel layer,
+  the epilogue and the scale storage see a float accumulator (the running sum); the wgmma themselves are
+  issued through the plain int32 TiledMma into int32 fragments of the same layout;
 - the FP8 blockwise collective's producer side unchanged (TMA of the int8 tiles, cp.async of the float scales:
   byte copies, type-agnostic), reached by deriving from that collective;
 - our own consumer `mma`: per 128-deep K block, 4 wgmma into the int32 fragment (zeroed by the first), then
   running += float(block sum) * scale_a[m] * scale_b[n]. The int32 -> float conversion is exact and full rate:
   |block sum| <= 128 * 128 * 128 = 2^21 < 2^22, so adding the bits of 1.5 * 2^23 and subtracting it as a
-  float is exact (I2F runs at a quarter of the FMA rate and would sit on the critical path).
+  float is exact (I2F is a conversion with a fraction of the FMA throughput, on the critical path).
 
 The C ABI is the blockwise family's (emit_blockwise.py): cg_blockwise_launch / cg_blockwise_workspace_size,
 with scale_a (m, k / 128) and scale_b (n, k / 128) float32 contiguous row-major.
@@ -34,8 +34,10 @@ INCLUDES_INT8 = '#include "cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspec
 
 _TRAITS = """
 namespace cg_bi8 {
-// Tag: MMA traits of an int8 wgmma whose C/D registers are declared float (their int32 bits are converted in
-// CgInt8BlockwiseMma::mma; nothing else reads them).
+// Tag: MMA traits of the int8 wgmma with float C/D, the collective's `TiledMma`: what the kernel layer sizes its
+// accumulator (the float running sum) and the epilogue by. No wgmma is issued through it: CgInt8BlockwiseMma
+// issues them through the plain int32 TiledMma (int32 fragments, so no float <-> int register moves sit
+// between an in-flight wgmma and its registers, which would make ptxas serialize the wgmma).
 struct F32Regs {};
 }  // namespace cg_bi8
 
@@ -52,22 +54,22 @@ _MAINLOOP = """
 namespace cg_bi8 {
 using namespace cute;
 
-// int32 bits of a block sum (|v| < 2^22) -> the exact float, with an integer add and a float add.
-CUTLASS_DEVICE float exact_block_sum(float bits) {
-  return __int_as_float(__float_as_int(bits) + 0x4B400000) - 12582912.0f;
+// A block sum (|v| < 2^22) -> the exact float, with an integer add and a float add.
+CUTLASS_DEVICE float exact_block_sum(int32_t v) {
+  return __int_as_float(v + 0x4B400000) - 12582912.0f;
 }
 
 // The FP8 blockwise collective with our consumer: the producer (TMA + cp.async scale loads), shared storage and
 // params are the base's; mma() accumulates each K block in int32 and promotes it in float. kOverlap: two int32
 // fragments, so the promotion of block t runs while the tensor cores compute block t + 1 (without it they idle
 // during each promotion).
-template <class Base, bool kOverlap>
+template <class Base, class TiledMmaS32, bool kOverlap>
 struct CgInt8BlockwiseMma : Base {
   using typename Base::MainloopPipeline;
   using typename Base::PipelineState;
   using typename Base::TensorStorage;
   using typename Base::Params;
-  using typename Base::TiledMma;
+  using TiledMma = TiledMmaS32;  // within mma(): the int32 wgmma (same shapes and layouts as Base::TiledMma)
   using typename Base::TileShape;
   using typename Base::SmemLayoutA;
   using typename Base::SmemLayoutB;
@@ -105,6 +107,8 @@ struct CgInt8BlockwiseMma : Base {
     Tensor tCsSFB = thr_mma.partition_C(sSFB);
     CUTE_STATIC_ASSERT_V(size(tCsSFA(_, _, _, _0{})) == size(accum));
     CUTE_STATIC_ASSERT_V(size(tCsSFB(_, _, _, _0{})) == size(accum));
+    static_assert(is_same_v<decltype(partition_fragment_C(tiled_mma, take<0, 2>(TileShape{})).layout()),
+                            decltype(accum.layout())>, "int32 block sums and float accumulators must align");
     clear(accum);
     if (k_tile_count <= 0) return;
     if constexpr (kOverlap) {
@@ -113,7 +117,7 @@ struct CgInt8BlockwiseMma : Base {
     }
     Tensor tCrSFA = make_tensor_like<float>(tCsSFA(_, _, _, _0{}));
     Tensor tCrSFB = make_tensor_like<float>(tCsSFB(_, _, _, _0{}));
-    Tensor block = make_fragment_like(accum);  // the int32 block sums (declared float, see F32Regs)
+    Tensor block = partition_fragment_C(tiled_mma, take<0, 2>(TileShape{}));  // int32 block sums
     PipelineState smem_pipe_release = smem_pipe_read;
     CUTLASS_PRAGMA_NO_UNROLL
     for (int t = 0; t < k_tile_count; ++t) {
@@ -193,30 +197,34 @@ struct CgInt8BlockwiseMma : Base {
       pipeline.consumer_release(release);
       ++release;
     };
-    Tensor blk0 = make_fragment_like(accum);  // int32 block sums of even k-tiles (declared float)
-    Tensor blk1 = make_fragment_like(accum);  // and of odd k-tiles
+    Tensor blk0 = partition_fragment_C(tiled_mma, take<0, 2>(TileShape{}));  // int32 sums of even k-tiles
+    Tensor blk1 = partition_fragment_C(tiled_mma, take<0, 2>(TileShape{}));  // and of odd ones
     PipelineState release = read;
+    // One shape for every path, so that ptxas sees the same wgmma in flight wherever control meets (at the loop
+    // head and exit: blk0's; after the tail: none); otherwise it serializes every wgmma of the kernel.
     issue(blk0, read);
     ++read;
+    int t = 0;
     CUTLASS_PRAGMA_NO_UNROLL
-    for (int t = 0; t < k_tile_count; t += 2) {
-      if (t + 1 < k_tile_count) {  // blk0 holds tile t in flight: start t + 1, wait for t alone
-        issue(blk1, read);
-        ++read;
-        warpgroup_wait<1>();
-      } else {
-        warpgroup_wait<0>();
-      }
+    for (; t + 2 < k_tile_count; t += 2) {  // blk0 holds tile t in flight and tile t + 2 exists
+      issue(blk1, read);
+      ++read;
+      warpgroup_wait<1>();
       promote(blk0, release);
-      if (t + 1 >= k_tile_count) break;
-      if (t + 2 < k_tile_count) {  // blk1 holds tile t + 1 in flight
-        issue(blk0, read);
-        ++read;
-        warpgroup_wait<1>();
-      } else {
-        warpgroup_wait<0>();
-      }
+      issue(blk0, read);
+      ++read;
+      warpgroup_wait<1>();
       promote(blk1, release);
+    }
+    if (t + 1 < k_tile_count) {  // tiles t and t + 1 remain
+      issue(blk1, read);
+      warpgroup_wait<1>();
+      promote(blk0, release);
+      warpgroup_wait<0>();
+      promote(blk1, release);
+    } else {  // tile t alone
+      warpgroup_wait<0>();
+      promote(blk0, release);
     }
   }
 };
@@ -268,8 +276,10 @@ using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBui
 using KernelSchedule = {kernel_schedule};
 using MmaOp = decltype(cute::GMMA::ss_op_selector<int8_t, int8_t, int32_t, TileShape, cute::GMMA::Major::K,
                                                   cute::GMMA::Major::K>());
+using AtomLayout = Layout<Shape<_{2 if cooperative else 1}, _1, _1>>;
 using TiledMma = decltype(cute::make_tiled_mma(cute::MMA_Atom<cute::MMA_Traits<MmaOp, cg_bi8::F32Regs>>{{}},
-    Layout<Shape<_{2 if cooperative else 1}, _1, _1>>{{}}));
+                                               AtomLayout{{}}));
+using TiledMmaS32 = decltype(cute::make_tiled_mma(MmaOp{{}}, AtomLayout{{}}));
 using GmemTiledCopyA = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(shape<1>(ClusterShape{{}})));
 using GmemTiledCopyB = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(shape<0>(ClusterShape{{}})));
 using SmemLayoutAtomA = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
@@ -284,7 +294,8 @@ using BaseMainloop = cutlass::gemm::collective::CollectiveMma<
     int8_t, cute::tuple<cutlass::detail::TagToStrideB_t<LayoutB>, LayoutSFB>,
     TiledMma, GmemTiledCopyA, SmemLayoutAtomA, void, cute::identity,
     GmemTiledCopyB, SmemLayoutAtomB, void, cute::identity>;
-using CollectiveMainloop = cg_bi8::CgInt8BlockwiseMma<BaseMainloop, {"true" if cfg.overlap else "false"}>;
+using CollectiveMainloop = cg_bi8::CgInt8BlockwiseMma<BaseMainloop, TiledMmaS32,
+                                                      {"true" if cfg.overlap else "false"}>;
 using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
                                                         CollectiveEpilogue, {scheduler}>;
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;

@@ -64,8 +64,10 @@ int cg_fail(int code, char const* what, char const* detail) {
 #include "cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized_fp8_blockwise_scaling.hpp"
 
 namespace cg_bi8 {
-// Tag: MMA traits of an int8 wgmma whose C/D registers are declared float (their int32 bits are converted in
-// CgInt8BlockwiseMma::mma; nothing else reads them).
+// Tag: MMA traits of the int8 wgmma with float C/D, the collective's `TiledMma`: what the kernel layer sizes its
+// accumulator (the float running sum) and the epilogue by. No wgmma is issued through it: CgInt8BlockwiseMma
+// issues them through the plain int32 TiledMma (int32 fragments, so no float <-> int register moves sit
+// between an in-flight wgmma and its registers, which would make ptxas serialize the wgmma).
 struct F32Regs {};
 }  // namespace cg_bi8
 
@@ -80,22 +82,22 @@ struct MMA_Traits<Op, cg_bi8::F32Regs> : MMA_Traits<Op> {
 namespace cg_bi8 {
 using namespace cute;
 
-// int32 bits of a block sum (|v| < 2^22) -> the exact float, with an integer add and a float add.
-CUTLASS_DEVICE float exact_block_sum(float bits) {
-  return __int_as_float(__float_as_int(bits) + 0x4B400000) - 12582912.0f;
+// A block sum (|v| < 2^22) -> the exact float, with an integer add and a float add.
+CUTLASS_DEVICE float exact_block_sum(int32_t v) {
+  return __int_as_float(v + 0x4B400000) - 12582912.0f;
 }
 
 // The FP8 blockwise collective with our consumer: the producer (TMA + cp.async scale loads), shared storage and
 // params are the base's; mma() accumulates each K block in int32 and promotes it in float. kOverlap: two int32
 // fragments, so the promotion of block t runs while the tensor cores compute block t + 1 (without it they idle
 // during each promotion).
-template <class Base, bool kOverlap>
+template <class Base, class TiledMmaS32, bool kOverlap>
 struct CgInt8BlockwiseMma : Base {
   using typename Base::MainloopPipeline;
   using typename Base::PipelineState;
   using typename Base::TensorStorage;
   using typename Base::Params;
-  using typename Base::TiledMma;
+  using TiledMma = TiledMmaS32;  // within mma(): the int32 wgmma (same shapes and layouts as Base::TiledMma)
   using typename Base::TileShape;
   using typename Base::SmemLayoutA;
   using typename Base::SmemLayoutB;
@@ -133,6 +135,8 @@ struct CgInt8BlockwiseMma : Base {
     Tensor tCsSFB = thr_mma.partition_C(sSFB);
     CUTE_STATIC_ASSERT_V(size(tCsSFA(_, _, _, _0{})) == size(accum));
     CUTE_STATIC_ASSERT_V(size(tCsSFB(_, _, _, _0{})) == size(accum));
+    static_assert(is_same_v<decltype(partition_fragment_C(tiled_mma, take<0, 2>(TileShape{})).layout()),
+                            decltype(accum.layout())>, "int32 block sums and float accumulators must align");
     clear(accum);
     if (k_tile_count <= 0) return;
     if constexpr (kOverlap) {
@@ -141,7 +145,7 @@ struct CgInt8BlockwiseMma : Base {
     }
     Tensor tCrSFA = make_tensor_like<float>(tCsSFA(_, _, _, _0{}));
     Tensor tCrSFB = make_tensor_like<float>(tCsSFB(_, _, _, _0{}));
-    Tensor block = make_fragment_like(accum);  // the int32 block sums (declared float, see F32Regs)
+    Tensor block = partition_fragment_C(tiled_mma, take<0, 2>(TileShape{}));  // int32 block sums
     PipelineState smem_pipe_release = smem_pipe_read;
     CUTLASS_PRAGMA_NO_UNROLL
     for (int t = 0; t < k_tile_count; ++t) {
@@ -221,30 +225,34 @@ struct CgInt8BlockwiseMma : Base {
       pipeline.consumer_release(release);
       ++release;
     };
-    Tensor blk0 = make_fragment_like(accum);  // int32 block sums of even k-tiles (declared float)
-    Tensor blk1 = make_fragment_like(accum);  // and of odd k-tiles
+    Tensor blk0 = partition_fragment_C(tiled_mma, take<0, 2>(TileShape{}));  // int32 sums of even k-tiles
+    Tensor blk1 = partition_fragment_C(tiled_mma, take<0, 2>(TileShape{}));  // and of odd ones
     PipelineState release = read;
+    // One shape for every path, so that ptxas sees the same wgmma in flight wherever control meets (at the loop
+    // head and exit: blk0's; after the tail: none); otherwise it serializes every wgmma of the kernel.
     issue(blk0, read);
     ++read;
+    int t = 0;
     CUTLASS_PRAGMA_NO_UNROLL
-    for (int t = 0; t < k_tile_count; t += 2) {
-      if (t + 1 < k_tile_count) {  // blk0 holds tile t in flight: start t + 1, wait for t alone
-        issue(blk1, read);
-        ++read;
-        warpgroup_wait<1>();
-      } else {
-        warpgroup_wait<0>();
-      }
+    for (; t + 2 < k_tile_count; t += 2) {  // blk0 holds tile t in flight and tile t + 2 exists
+      issue(blk1, read);
+      ++read;
+      warpgroup_wait<1>();
       promote(blk0, release);
-      if (t + 1 >= k_tile_count) break;
-      if (t + 2 < k_tile_count) {  // blk1 holds tile t + 1 in flight
-        issue(blk0, read);
-        ++read;
-        warpgroup_wait<1>();
-      } else {
-        warpgroup_wait<0>();
-      }
+      issue(blk0, read);
+      ++read;
+      warpgroup_wait<1>();
       promote(blk1, release);
+    }
+    if (t + 1 < k_tile_count) {  // tiles t and t + 1 remain
+      issue(blk1, read);
+      warpgroup_wait<1>();
+      promote(blk0, release);
+      warpgroup_wait<0>();
+      promote(blk1, release);
+    } else {  // tile t alone
+      warpgroup_wait<0>();
+      promote(blk0, release);
     }
   }
 };
@@ -279,8 +287,10 @@ using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBui
 using KernelSchedule = cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8Blockwise;
 using MmaOp = decltype(cute::GMMA::ss_op_selector<int8_t, int8_t, int32_t, TileShape, cute::GMMA::Major::K,
                                                   cute::GMMA::Major::K>());
+using AtomLayout = Layout<Shape<_2, _1, _1>>;
 using TiledMma = decltype(cute::make_tiled_mma(cute::MMA_Atom<cute::MMA_Traits<MmaOp, cg_bi8::F32Regs>>{},
-    Layout<Shape<_2, _1, _1>>{}));
+                                               AtomLayout{}));
+using TiledMmaS32 = decltype(cute::make_tiled_mma(MmaOp{}, AtomLayout{}));
 using GmemTiledCopyA = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(shape<1>(ClusterShape{})));
 using GmemTiledCopyB = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(shape<0>(ClusterShape{})));
 using SmemLayoutAtomA = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
@@ -298,7 +308,8 @@ using BaseMainloop = cutlass::gemm::collective::CollectiveMma<
     int8_t, cute::tuple<cutlass::detail::TagToStrideB_t<LayoutB>, LayoutSFB>,
     TiledMma, GmemTiledCopyA, SmemLayoutAtomA, void, cute::identity,
     GmemTiledCopyB, SmemLayoutAtomB, void, cute::identity>;
-using CollectiveMainloop = cg_bi8::CgInt8BlockwiseMma<BaseMainloop, true>;
+using CollectiveMainloop = cg_bi8::CgInt8BlockwiseMma<BaseMainloop, TiledMmaS32,
+                                                      true>;
 using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
                                                         CollectiveEpilogue, cutlass::gemm::PersistentScheduler>;
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
