@@ -28,8 +28,8 @@ def test_int8_names_round_trip_and_are_distinct():
         assert family_of(cfg).name == "blockwise"
         assert cfg.to_dict()["in_dtype"] == "s8" and BlockwiseConfig.from_dict(cfg.to_dict()) == cfg
     big = select_int8_config("bf16", 4096)
-    assert big.name == "sm90_blockwise_s8_bf16_sfak_t128x128x128_c1x2x1_cooperative_persistent_s0"
-    fp8 = big.replace(in_dtype="e4m3")
+    assert big.name == "sm90_blockwise_s8_bf16_sfak_t128x128x128_c1x2x1_cooperative_persistent_s0_ovl"
+    fp8 = big.replace(in_dtype="e4m3", overlap=False)
     assert fp8 == select_config("bf16", 4096) and fp8.name != big.name
     assert fp8.cache_key(**KEY_ARGS) != big.cache_key(**KEY_ARGS)
 
@@ -80,13 +80,17 @@ def test_int8_selection_by_m():
     mid = select_int8_config("f16", 17, "silu")
     assert (mid.tile, mid.schedule, mid.activation, mid.out_dtype) == ((64, 128, 128), "pingpong", "silu", "f16")
     big = select_int8_config("bf16", 8192)
-    assert (big.tile, big.cluster, big.schedule) == ((128, 128, 128), (1, 2, 1), "cooperative")
+    assert (big.tile, big.cluster, big.schedule, big.overlap) == ((128, 128, 128), (1, 2, 1), "cooperative", True)
     names = {c.name for c in int8_candidate_configs("bf16")}
-    assert mid.replace(out_dtype="bf16", activation="none").name in names and big.name in names
+    for cfg in (mid.replace(out_dtype="bf16", activation="none"), big):
+        assert cfg.name in names and cfg.replace(overlap=False).name in names
+    defaults = {c.name for c in int8_default_configs()}
+    for act in ("relu", "relu6", "gelu_tanh", "silu"):  # either promotion can become the selection
+        assert {big.replace(activation=act).name, big.replace(activation=act, overlap=False).name} <= defaults
 
 
 def test_int8_emitted_source():
-    cfg = select_int8_config("bf16", 4096, "relu6")
+    cfg = select_int8_config("bf16", 4096, "relu6").replace(overlap=False)
     src = emit_blockwise_source(cfg)
     assert src == emit_blockwise_source(cfg)  # deterministic
     assert "using ElementAB = int8_t;" in src and "float_e4m3" not in src

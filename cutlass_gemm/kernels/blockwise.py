@@ -233,16 +233,18 @@ def default_configs() -> List[BlockwiseConfig]:
 #: mma.sync kernel (runtime/csrc/bi8_gemm.cuh),
 #: which has the in-kernel split-K decode needs (with N / 128 tiles alone most SMs would idle). Not yet
 #: measured on a GPU: the mid-M pingpong and large-M 1 x 2 cluster rows mirror the fp8 kernels' measured choice
-#: (SELECTION above); `tools/bench_blockint8.py` times every candidate to replace this guess.
+#: (SELECTION above), with the overlapped promotion (the tensor cores idle during each promotion without it;
+#: ptxas builds both without spills or serialized wgmma); `tools/bench_blockint8.py` times every candidate
+#: to replace this guess.
 INT8_SELECTION: Tuple[Tuple[Optional[int], Optional[tuple]], ...] = (
     (16, None),
-    (256, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", False)),
-    (None, ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", False)),
+    (256, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", True)),
+    (None, ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", True)),
 )
-#: The alternatives the benchmark times beside the selected rows.
+#: The alternatives the benchmark times beside the selected rows (first: the selected rows without overlap).
 INT8_ALTERNATIVES = (
-    ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", True),
-    ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", True),
+    ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", False),
+    ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", False),
     ((128, 128, 128), (1, 1, 1), "cooperative", "persistent", False),
     ((128, 128, 128), (1, 1, 1), "cooperative", "persistent", True),
     ((128, 128, 128), (2, 1, 1), "cooperative", "persistent", False),
@@ -273,10 +275,12 @@ def int8_candidate_configs(out_dtype: str = "bf16", activation: str = "none") ->
 
 def int8_default_configs() -> List[BlockwiseConfig]:
     """The committed int8 set: the candidates for bf16 and fp16 output without activation, and every
-    activation at the selected tiles (bf16)."""
+    activation at the selected tiles, with and without overlap (bf16: either can become the selection
+    without a new build)."""
     cfgs = set(int8_candidate_configs("bf16")) | set(int8_candidate_configs("f16"))
     for act in ACTIVATIONS[1:]:
         for _, row in INT8_SELECTION:
             if row is not None:
                 cfgs.add(_int8("bf16", act, row))
+                cfgs.add(_int8("bf16", act, row[:4] + (not row[4],)))
     return sorted(cfgs, key=lambda c: c.name)
