@@ -1,6 +1,6 @@
 # Per-block int8 on SM90 (branch bi8sm90), carry [".whl"], from the repository root:
 #   bash tools/results/h100-2026-11-23/bi8sm90/command.sh
-# Builds the 26 int8 kernels of the blockwise family (sm90_blockwise_s8_*), the extension and the two per-token
+# Builds the 19 int8 kernels of the blockwise family (sm90_blockwise_s8_*), the extension and the two per-token
 # int8 kernels the benchmark compares with; runs the new and the old per-block int8 GPU tests; times
 # 16/2048/4096/8192 x 8192 x 8192 (every SM90 candidate, the extension kernel, per-token int8, bf16).
 set -u
