@@ -16,6 +16,27 @@ from cutlass_gemm.kernels.generate import read_manifest
 ROOT = Path(__file__).resolve().parents[1]
 GEN90 = ROOT / "generated" / "sm90"
 
+#: The rows SPLIT held before the H100 sweep emptied it (session7/call3): the mechanism's tests install them.
+CANDIDATE_ROWS = [
+    heuristics.SplitRow(16, 8192, ("int8", "e4m3"), heuristics.DECODE_STREAMK),
+    heuristics.SplitRow(16, 16384, ("e4m3",), heuristics.DECODE_STREAMK),
+    heuristics.SplitRow(1024, 4096, ("e4m3",), heuristics.NARROW_STREAMK, min_m=257),
+]
+
+
+@pytest.fixture
+def candidate_rows(monkeypatch):
+    monkeypatch.setitem(heuristics.SPLIT, 90, list(CANDIDATE_ROWS))
+
+
+def test_committed_split_table_is_empty_as_measured():
+    """No stream-K / split-K kernel beat the data-parallel tiles on the H100: no call selects one, none is
+    generated into the default set."""
+    assert heuristics.SPLIT[90] == []
+    assert heuristics.split_configs(90) == []
+    assert all(c.scheduler == "persistent" for c in heuristics.default_configs(90))
+    assert heuristics.choose_tile(90, 16, 8192, "int8") == heuristics.choose_tile(90, 16, 8192)
+
 
 def coop(**kw) -> KernelConfig:
     base = dict(sm=90, a_dtype="int8", tile=(128, 64, 128), schedule="cooperative")
@@ -84,24 +105,24 @@ def test_validation_names_the_field(kw, field):
     (16, 14336, "e4m3", heuristics.DECODE_STREAMK),   # fp8 16x14336x4096 at 1.01x _scaled_mm
     (512, 4096, "e4m3", heuristics.NARROW_STREAMK),   # fp8 512x4096x{4096,14336} at 0.90x / 0.95x
 ])
-def test_split_rows_take_the_few_tile_shapes(m, n, a_dtype, want):
+def test_split_rows_take_the_few_tile_shapes(m, n, a_dtype, want, candidate_rows):
     assert heuristics.choose_tile(90, m, n, a_dtype) == want
     cfg = heuristics.make_config(90, "scaled_bias", "bf16", want, a_dtype=a_dtype)
     assert cfg.scheduler in ("streamk", "splitk") and cfg.schedule == "cooperative"
-    assert cfg in set(heuristics.default_configs(90))
+    assert cfg in set(heuristics.default_configs(90))  # a row's kernels join the default set
 
 
 @pytest.mark.parametrize("m,n,a_dtype", [
     (16, 14336, "int8"), (17, 8192, "int8"), (64, 4096, "e4m3"), (512, 4096, "int8"), (512, 8192, "e4m3"),
     (2048, 4096, "e4m3"), (16, 8192, ""), (16, 0, "int8"), (16, 512, "int8"), (1, 136, "e4m3"),
 ])
-def test_other_shapes_keep_the_data_parallel_tiles(m, n, a_dtype):
+def test_other_shapes_keep_the_data_parallel_tiles(m, n, a_dtype, candidate_rows):
     choice = heuristics.choose_tile(90, m, n, a_dtype)
     assert choice.scheduler == "persistent"
     assert choice == heuristics.choose_tile(90, m, n)  # what the table gave before the SPLIT rows
 
 
-def test_split_rows_are_data_and_every_choice_is_a_valid_kernel():
+def test_split_rows_are_data_and_every_choice_is_a_valid_kernel(candidate_rows):
     for row in heuristics.SPLIT[90]:
         assert 1 <= row.min_m <= row.max_m and 1 <= row.min_n <= row.max_n
         for dt in row.a_dtypes:
@@ -118,20 +139,25 @@ def test_split_rows_are_data_and_every_choice_is_a_valid_kernel():
         heuristics.SPLIT[90][0] = old
 
 
-def test_split_kernels_are_generated_but_not_prebuilt_and_not_autotuned():
+def test_split_kernels_are_generated_but_not_prebuilt_and_not_autotuned(candidate_rows):
     from cutlass_gemm.runtime import autotune
     split = set(heuristics.split_configs(90))
     assert split and len(split) <= 8
+    assert split <= set(heuristics.default_configs(90))
     assert not split & set(heuristics.prebuilt_configs(90))
     assert all(c.scheduler == "persistent" for c in heuristics.prebuilt_configs(90))
     assert all(c.scheduler == "persistent" for c in autotune.default_candidates(90))  # launched without workspace
-    assert split <= set(read_manifest(GEN90).values())
+    # the committed manifest (SPLIT empty) holds no split kernel
+    assert all(c.scheduler == "persistent" for c in read_manifest(GEN90).values())
 
 
 # ------------------------------------------------------------------------------------------ emission
-def test_committed_streamk_source_sets_the_scheduler():
-    cfg = heuristics.split_configs(90)[0]
-    text = (GEN90 / f"{cfg.name}.cu").read_text()
+def test_streamk_source_sets_the_scheduler():
+    """Emits through cutlass_cppgen (about 15 s) the 128x64 stream-K int8 kernel the sweep timed."""
+    pytest.importorskip("cutlass_library")
+    from cutlass_gemm.kernels.emit import emit_source
+    cfg = heuristics.make_config(90, "scaled_bias", "bf16", heuristics.DECODE_STREAMK)
+    text = emit_source(cfg)
     for piece in ("cutlass::gemm::StreamKScheduler", "args.scheduler.decomposition_mode = DecompositionMode::StreamK",
                   "ReductionMode::Deterministic", "args.scheduler.splits = 1;",
                   "KernelTmaWarpSpecializedCooperative", "GemmKernel::initialize_workspace(args, workspace, stream)"):
@@ -208,7 +234,7 @@ def test_benchmark_choice_syntax_takes_the_scheduler():
             bench.parse_choice(bad)
 
 
-def test_unavailable_split_kernel_falls_back_to_the_data_parallel_tile_with_a_warning(monkeypatch):
+def test_unavailable_split_kernel_falls_back_to_the_data_parallel_tile_with_a_warning(monkeypatch, candidate_rows):
     """A prebuilt package with CUTLASS_GEMM_JIT=0 holds no stream-K kernel: the table's data-parallel tile serves,
     said once (SchedulerFallbackWarning), and the stream-K kernel is not asked for again."""
     from cutlass_gemm.errors import KernelNotBuiltError

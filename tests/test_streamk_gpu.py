@@ -34,7 +34,37 @@ SPLITK_KERNELS = [
     _cfg("e4m3", "scaled", (128, 128, 128), "splitk", 2),
     _cfg("int8", "scaled_azp_per_token", (128, 64, 128), "splitk", 3),
 ]
-KERNELS = heuristics.split_configs(90) + SPLITK_KERNELS
+#: the stream-K kernels of the candidate SPLIT rows (the committed table is empty since the session7/call3 sweep;
+#: the op-path tests below install these rows to exercise the split machinery through scaled_mm)
+CANDIDATE_ROWS = [
+    heuristics.SplitRow(16, 8192, ("int8", "e4m3"), heuristics.DECODE_STREAMK),
+    heuristics.SplitRow(16, 16384, ("e4m3",), heuristics.DECODE_STREAMK),
+    heuristics.SplitRow(1024, 4096, ("e4m3",), heuristics.NARROW_STREAMK, min_m=257),
+]
+STREAMK_KERNELS = sorted({heuristics.make_config(90, v, "bf16", row.choice, a_dtype=dt)
+                          for row in CANDIDATE_ROWS for dt in row.a_dtypes for v in ("scaled", "scaled_bias")
+                          } | {heuristics.make_config(90, "scaled_azp_per_token_nobias", "bf16",
+                                                      heuristics.DECODE_STREAMK)}, key=lambda c: c.name)
+KERNELS = STREAMK_KERNELS + SPLITK_KERNELS
+
+
+def _forget_plans():
+    from cutlass_gemm.runtime import fastpath
+    ops._selected.clear()
+    ops._plans.clear()
+    ops._split_unavailable.clear()
+    fast = fastpath.module()
+    if fast is not None:
+        fast.clear_plans()
+
+
+@pytest.fixture
+def candidate_rows(monkeypatch):
+    """The op path with the candidate SPLIT rows installed (plans made before and after are dropped)."""
+    monkeypatch.setitem(heuristics.SPLIT, 90, list(CANDIDATE_ROWS))
+    _forget_plans()
+    yield
+    _forget_plans()
 #: (N, K): partial tiles in N and K; (1032, 4112) and (520, 8208) have few N tiles and many K tiles, so the
 #: scheduler really splits (asserted through the workspace size)
 NK = [(136, 208), (1032, 4112), (520, 8208)]
@@ -102,7 +132,7 @@ OP_SHAPES = [("int8", 16, 8192, 1024), ("int8", 1, 4096, 2048), ("e4m3", 16, 143
 
 @pytest.mark.parametrize("a_dtype,m,n,k", OP_SHAPES)
 @pytest.mark.parametrize("variant", ["scaled", "scaled_bias"])
-def test_op_takes_the_split_row_and_fast_path_equals_python_path(a_dtype, m, n, k, variant):
+def test_op_takes_the_split_row_and_fast_path_equals_python_path(a_dtype, m, n, k, variant, candidate_rows):
     from cutlass_gemm.runtime import fastpath
     sm = ops.kernel_sm(torch.cuda.current_device())
     choice = heuristics.choose_tile(sm, m, n, a_dtype)
@@ -126,7 +156,7 @@ def test_op_takes_the_split_row_and_fast_path_equals_python_path(a_dtype, m, n, 
 
 
 @pytest.mark.parametrize("fast", [True, False])
-def test_split_k_call_is_captured_in_a_cuda_graph(fast):
+def test_split_k_call_is_captured_in_a_cuda_graph(fast, candidate_rows):
     """The workspace comes from the caching allocator and is zeroed by a memset node: capturable, and each replay
     starts from a clean barrier area. Fast path and Python path."""
     m, n, k = 16, 8192, 2048
@@ -165,7 +195,7 @@ def test_split_k_call_is_captured_in_a_cuda_graph(fast):
         check(out, reference64(fresh), f"graph replay {seed}")
 
 
-def test_split_row_under_torch_compile_and_opcheck():
+def test_split_row_under_torch_compile_and_opcheck(candidate_rows):
     m, n, k = 16, 8192, 1024
     p = make_problem("scaled_bias", m, n, k, torch.bfloat16, seed=11)
     args = (p["a"], p["b"], p["scale_a"], p["scale_b"], torch.bfloat16, p["bias"])

@@ -62,17 +62,12 @@ def sweep_names() -> list:
 
 
 def test_names() -> list:
-    """The kernels tests/test_streamk_gpu.py launches (its KERNELS) and the fp16-output fp8 stream-K kernels that
-    tests/test_ops_gpu.py's fp8 1x14336x4096 row now selects, less those of the sweep."""
-    split = [c.name for c in heuristics.split_configs(90)]
-    splitk = [_cfg("int8", "scaled_bias", (128, 64, 128), "splitk", 4).name,
-              _cfg("e4m3", "scaled_bias", (128, 64, 128), "splitk", 4).name,
-              _cfg("e4m3", "scaled", (128, 128, 128), "splitk", 2).name,
-              _cfg("int8", "scaled_azp_per_token", (128, 64, 128), "splitk", 3).name]
-    fp16 = [heuristics.make_config(90, v, "f16", heuristics.DECODE_STREAMK, a_dtype="e4m3").name
-            for v in ("scaled", "scaled_bias")]
+    """The kernels tests/test_streamk_gpu.py launches (its KERNELS: the candidate rows' stream-K kernels and four
+    split-K ones), less those of the sweep."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from test_streamk_gpu import KERNELS
     sweep = set(sweep_names())
-    return [n for n in split + splitk + fp16 if n not in sweep]
+    return [c.name for c in KERNELS if c.name not in sweep]
 
 
 def main(argv) -> int:

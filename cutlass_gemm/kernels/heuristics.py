@@ -80,21 +80,18 @@ class SplitRow:
     min_n: int = 1024
 
 
-#: The stream-K rows: 128 x 64 cooperative tiles whose K iterations CUTLASS's stream-K scheduler spreads over
-#: all SMs (DecompositionMode::StreamK) for decode M <= 16, and 128 x 128 ones for the fp8 M = 512 x N = 4096 rows.
-#: NOT YET MEASURED: chosen from the tile counts alone (issue 11: int8 16x8192x8192 at 78% of the copy floor
-#: with 128 CTAs of 64x64, 1x4096x14336 at ~58% with 64; fp8 512x4096x{4096,14336} at 0.90x / 0.95x and
-#: 16x14336x4096 at 1.01x `torch._scaled_mm`). `tools/benchmark.py tiles --choices .../streamk,.../splitk4`
-#: times the candidates beside the data-parallel tiles; replace these rows with what it measures.
+#: Stream-K / split-K candidates (CUTLASS's SM90 tile schedulers, cooperative schedule only). Measured on the
+#: H100 (tools/results/h100-2026-11-23/session7/call3/{decode,mid}/tiles.md, one process, bf16 out + bias):
+#: none beat the data-parallel tiles of SELECTION / NARROW. Decode int8 16x8192x8192: 128x64 coop 37.8 us, its
+#: stream-K 45.3, split-K 2 / 4 44.2 / 51.8, 128x128 stream-K 39.5 (the 64x64 pingpong tile: 28.5 us, session 6);
+#: 1x4096x14336: split-K 2 37.2 (int8) / 35.3 (e4m3), the best split, vs ~34 us data-parallel; fp8 512x4096x4096:
+#: 128x128 pingpong c1x2 18.6 us, every stream-K / split-K 21.9-25.7; 512x4096x14336: 50.7 vs 50.2-57.2. The
+#: 128-row tile the cooperative schedule needs and the reduction's workspace traffic cost more than the idle
+#: SMs they recover. So SPLIT has no rows: the schedulers stay available as configs (KernelConfig.scheduler,
+#: `tools/benchmark.py tiles --choices .../streamk`), chosen by no call.
 DECODE_STREAMK = TileChoice((128, 64, 128), (1, 1, 1), "cooperative", scheduler="streamk")
 NARROW_STREAMK = TileChoice((128, 128, 128), (1, 1, 1), "cooperative", scheduler="streamk")
-SPLIT: Dict[int, List[SplitRow]] = {
-    90: [
-        SplitRow(16, 8192, ("int8", "e4m3"), DECODE_STREAMK),
-        SplitRow(16, 16384, ("e4m3",), DECODE_STREAMK),
-        SplitRow(1024, 4096, ("e4m3",), NARROW_STREAMK, min_m=257),
-    ],
-}
+SPLIT: Dict[int, List[SplitRow]] = {90: []}
 
 
 def _ctas(choice: TileChoice, m: int, n: int) -> int:

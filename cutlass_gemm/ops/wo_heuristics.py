@@ -24,7 +24,43 @@ MAX_M = 64
 #: (bits, max_m, n, k, variant): the first row with this bits, max_m >= M, and n / k equal to the call's
 #: (None: any) wins; rows of one bits value in increasing max_m, exact shapes before the catch-all rows.
 #: Empty until the H100 sweep's rows are pasted in: every call takes variant 0.
-TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = ()
+#: From tools/results/h100-2026-11-23/session7/call3/wo/wo_sweep.md (H100, bf16 x, int4 g128 / int8 per channel,
+#: the fastest variant of each (bits, M, N, K) case; the None rows: the 8192x8192 winner for other shapes).
+TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
+    (4, 1, 4096, 14336, 8),
+    (4, 1, 8192, 8192, 8),
+    (4, 1, 28672, 4096, 8),
+    (4, 1, None, None, 8),
+    (4, 4, 4096, 14336, 8),
+    (4, 4, 8192, 8192, 8),
+    (4, 4, 28672, 4096, 8),
+    (4, 4, None, None, 8),
+    (4, 16, 4096, 14336, 4),
+    (4, 16, 8192, 8192, 4),
+    (4, 16, 28672, 4096, 1),
+    (4, 16, None, None, 4),
+    (4, 64, 4096, 14336, 0),
+    (4, 64, 8192, 8192, 3),
+    (4, 64, 28672, 4096, 0),
+    (4, 64, None, None, 0),
+    (8, 1, 4096, 14336, 9),
+    (8, 1, 8192, 8192, 1),
+    (8, 1, 28672, 4096, 10),
+    (8, 1, None, None, 9),
+    (8, 4, 4096, 14336, 9),
+    (8, 4, 8192, 8192, 1),
+    (8, 4, 28672, 4096, 10),
+    (8, 4, None, None, 9),
+    (8, 16, 4096, 14336, 4),
+    (8, 16, 8192, 8192, 0),
+    (8, 16, 28672, 4096, 10),
+    (8, 16, None, None, 4),
+    (8, 64, 4096, 14336, 0),
+    (8, 64, 8192, 8192, 0),
+    (8, 64, 28672, 4096, 3),
+    (8, 64, None, None, 0),
+)
+
 
 
 def variant_rows(variant: int, m: int = 1) -> int:
