@@ -1,14 +1,9 @@
 #!/usr/bin/env python3
-"""Per-block int8 GEMM (`scaled_mm_blockwise_int8`: the routed call, the extension's mma.sync kernel
-runtime/csrc/bi8_gemm.cuh, and on SM90 every CUTLASS int8 candidate of kernels/blockwise.py) against this
-library's per-token int8 GEMM (`scaled_mm`, CUTLASS, per-token x per-channel scales) and bf16 `F.linear`,
-on the same shapes, in one process (GPU only):
+"""Per-block int8 GEMM (`scaled_mm_blockwise_int8`, runtime/csrc/bi8_gemm.cuh) against this library's
+per-token int8 GEMM (`scaled_mm`, CUTLASS, per-token x per-channel scales) and bf16 `F.linear`, on the
+same shapes, in one process (GPU only):
 
-    python tools/bench_blockint8.py [--quick] [--shapes MxNxK,...] [--block 128] [--no-candidates]
-
---quick: 16/2048/4096/8192 x 8192 x 8192 (the issue's shapes). The main table's "per-block" is the routed
-call (its backend in the row); "ext" the extension kernel alone; "best sm90" the fastest CUTLASS candidate
-(a second table lists each candidate's time and error: the data for INT8_SELECTION).
+    python tools/bench_blockint8.py [--quick] [--shapes MxNxK,...] [--block 128]
 
 Per row: device time of each (CUDA events around batches of 20 calls behind a GPU sleep, median of 7;
 weights rotated over copies > 4x L2), the ratio per-token time / per-block time (the issue's bar: >= 0.85
@@ -27,22 +22,14 @@ import torch.nn.functional as F  # noqa: E402
 from bench_common import copies_for, copy_bandwidth_gbps, gpu_time_us, parse_shapes  # noqa: E402
 
 import cutlass_gemm  # noqa: E402
-from cutlass_gemm.kernels.blockwise import int8_candidate_configs  # noqa: E402
-from cutlass_gemm.ops import _blockwise_int8_sm90 as sm90  # noqa: E402
-from cutlass_gemm.ops.blockwise_int8 import blockwise_int8_backend, reference  # noqa: E402
-from cutlass_gemm.runtime import extension  # noqa: E402
+from cutlass_gemm.ops.blockwise_int8 import reference  # noqa: E402
 
 NK = [(4096, 4096), (8192, 8192), (28672, 4096), (4096, 14336)]
 MS = [1, 16, 64, 2048, 4096]
-QUICK = [(16, 8192, 8192), (2048, 8192, 8192), (4096, 8192, 8192), (8192, 8192, 8192)]
-CANDIDATE_ROWS = []  # (shape, candidate name, us, rel err) for the second table
+QUICK = [(16, 8192, 8192), (16, 4096, 14336), (2048, 8192, 8192), (4096, 4096, 4096)]
 
 
-def _rel_err(y, ref):
-    return ((y[:256].double() - ref).norm() / ref.norm()).item()
-
-
-def bench(m, n, k, block, bw_gbps, candidates=True):
+def bench(m, n, k, block, bw_gbps):
     dev = "cuda"
     g = torch.Generator(device=dev).manual_seed(m + n + k)
     wbytes = n * k + n * (k // block) * 4
@@ -57,7 +44,7 @@ def bench(m, n, k, block, bw_gbps, candidates=True):
     x = torch.randn(m, k, device=dev, generator=g).bfloat16()
     y = cutlass_gemm.scaled_mm_blockwise_int8(a, ws[0], sa, sbs[0], block_size=block)
     ref = reference(a[:256], ws[0], sa[:256], sbs[0], None, torch.bfloat16, "none", block, torch.float64).double()
-    err = _rel_err(y, ref)
+    err = ((y[:256].double() - ref).norm() / ref.norm()).item()
     it = [0]
 
     def nxt():
@@ -66,22 +53,6 @@ def bench(m, n, k, block, bw_gbps, candidates=True):
 
     t_block = gpu_time_us(lambda: cutlass_gemm.scaled_mm_blockwise_int8(a, ws[nxt()], sa, sbs[it[0] % copies],
                                                                         block_size=block))
-    backend = blockwise_int8_backend("cuda", m, block)
-    ext = extension.load()
-    t_ext = gpu_time_us(lambda: ext.bi8_gemm(a, ws[nxt()], sa, sbs[it[0] % copies], None, torch.bfloat16, block, 0,
-                                             0)) if ext is not None else float("nan")
-    best = (float("nan"), "-")
-    if candidates and block == 128 and sm90.is_sm90(a.device) and n % 8 == 0:
-        for cfg in int8_candidate_configs("bf16"):
-            try:
-                e = _rel_err(sm90.run_config(cfg, a, ws[0], sa, sbs[0]), ref)
-                t = gpu_time_us(lambda: sm90.run_config(cfg, a, ws[nxt()], sa, sbs[it[0] % copies]))
-            except Exception as exc:  # not built / failed: listed, not fatal
-                print(f"  {cfg.name}: {exc}", file=sys.stderr)
-                continue
-            CANDIDATE_ROWS.append(f"| {m}x{n}x{k} | {cfg.name} | {t:.2f} | {e:.1e} |")
-            if not t >= best[0]:
-                best = (t, cfg.name.replace("sm90_blockwise_s8_bf16_sfak_", ""))
     try:
         t_token = gpu_time_us(lambda: cutlass_gemm.scaled_mm(a, ws[nxt()].t(), st, sch[it[0] % copies], torch.bfloat16))
     except Exception as exc:  # a per-token kernel not built: the row still reports the per-block time
@@ -91,8 +62,7 @@ def bench(m, n, k, block, bw_gbps, candidates=True):
     bytes_moved = wbytes + m * k + m * (k // block) * 4 + m * n * 2
     floor_us = bytes_moved / (bw_gbps * 1e3)
     tops = 2 * m * n * k / t_block / 1e6
-    return (f"| {m} | {n} | {k} | {block} | {backend} | {t_block:.2f} | {t_ext:.2f} | {best[0]:.2f} {best[1]} | "
-            f"{t_token:.2f} | {t_bf16:.2f} | {t_token / t_block:.2f} | {t_token / best[0]:.2f} | "
+    return (f"| {m} | {n} | {k} | {block} | {t_block:.2f} | {t_token:.2f} | {t_bf16:.2f} | {t_token / t_block:.2f} | "
             f"{100 * floor_us / t_block:.0f}% | {tops:.0f} | {err:.1e} |")
 
 
@@ -101,21 +71,16 @@ def main():
     p.add_argument("--quick", action="store_true")
     p.add_argument("--shapes", default=None, help="MxNxK,MxNxK")
     p.add_argument("--block", type=int, default=128, choices=(64, 128))
-    p.add_argument("--no-candidates", action="store_true", help="skip timing every SM90 int8 candidate")
     args = p.parse_args()
     shapes = parse_shapes(args.shapes) if args.shapes else QUICK if args.quick else [(m, n, k) for n, k in NK for m in MS]
     bw = copy_bandwidth_gbps()
     print(f"{torch.cuda.get_device_name()}  copy bandwidth {bw:.0f} GB/s  backend "
           f"{cutlass_gemm.ops.blockwise_int8_backend('cuda')}")
-    print("| M | N | K | B | backend | per-block us | ext us | best sm90 us | per-token us | bf16 us | "
-          "per-token/per-block | per-token/best sm90 | % of bw floor | TOPS | rel err |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| M | N | K | B | per-block us | per-token us | bf16 us | per-token/per-block | % of bw floor | TOPS | rel err |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for m, n, k in shapes:
-        print(bench(m, n, k, args.block, bw, not args.no_candidates), flush=True)
+        print(bench(m, n, k, args.block, bw), flush=True)
         torch.cuda.empty_cache()
-    if CANDIDATE_ROWS:
-        print("\n| shape | SM90 int8 candidate | us | rel err |\n|---|---|---|---|")
-        print("\n".join(CANDIDATE_ROWS))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,4 @@
-"""The SM90 blockwise-scaled GEMM family: fp8 (DeepSeek-V3 style, CUTLASS's FP8 blockwise mainloop) and int8.
-
-`in_dtype` "s8" is the per-block int8 W8A8 GEMM of `ops.blockwise_int8` (one scale per token and one per
-output channel per 128-deep K block; the int8 wgmma with our own promotion, kernels/emit_blockwise_int8.py
-says why and how); everything below describes the fp8 kernels ("e4m3", the default).
+"""The SM90 blockwise-scaled fp8 GEMM family (DeepSeek-V3 style): CUTLASS's FP8 blockwise mainloop.
 
 One kernel computes, for fp8 e4m3 a (M, K) row-major and b (K, N) column-major (the `.t()` of a
 contiguous (N, K) weight),
@@ -23,7 +19,7 @@ Scale layouts (`cutlass::detail::Sm90BlockwiseScaleConfig<1, 128, 128, MajorSFA,
 - scale_b (ceil(N / 128), K // 128) row-major ("k" major): the natural layout of a 128 x 128 block
   quantized weight (DeepSeek-V3's `weight_scale_inv`), written once at conversion time.
 
-What changes the binary, hence the name (fixed order): SM, input dtype, output dtype, activation, scale_a major,
+What changes the binary, hence the name (fixed order): SM, output dtype, activation, scale_a major,
 CTA tile, cluster, schedule, tile scheduler, stages. Tile N must be a multiple of the 128-wide weight
 block (the collective's static_assert), tile K is 128 (one scale block per k-tile).
 """
@@ -44,7 +40,6 @@ OUT_DTYPES = ("bf16", "f16")
 SFA_MAJORS = ("k", "mn")
 SCHEDULES = ("cooperative", "pingpong")
 SCHEDULERS = ("persistent", "streamk")
-IN_DTYPES = ("e4m3", "s8")
 #: The scale granularity the family serves: per token (1) x 128 along K; weight 128 x 128 blocks.
 BLOCK = 128
 TILE_K = 128
@@ -67,9 +62,6 @@ class BlockwiseConfig(TemplateConfigMixin):
     schedule: str = "cooperative"
     scheduler: str = "persistent"
     stages: int = 0
-    in_dtype: str = "e4m3"
-    #: int8 only: promote block t while the tensor cores compute block t + 1 (two int32 fragments).
-    overlap: bool = False
 
     #: kernels/families.py row (class attribute: not a field, not in the name or equality)
     family = "blockwise"
@@ -92,8 +84,6 @@ class BlockwiseConfig(TemplateConfigMixin):
             bad("out_dtype", f"must be one of {OUT_DTYPES}, got {self.out_dtype!r}")
         if self.activation not in ACTIVATIONS:
             bad("activation", f"must be one of {ACTIVATIONS}, got {self.activation!r}")
-        if self.in_dtype not in IN_DTYPES:
-            bad("in_dtype", f"must be one of {IN_DTYPES}, got {self.in_dtype!r}")
         if self.sfa_major not in SFA_MAJORS:
             bad("sfa_major", f"must be one of {SFA_MAJORS}, got {self.sfa_major!r}")
         if self.schedule not in SCHEDULES:
@@ -110,57 +100,30 @@ class BlockwiseConfig(TemplateConfigMixin):
         need_m = 128 if self.schedule == "cooperative" else 64
         if tm % need_m or tm > 256:
             bad("tile", f"{self.schedule} needs tile M a multiple of {need_m} up to 256, got {tm}")
-        if self.in_dtype == "e4m3" and (tn % BLOCK or tn > 256):
+        if tn % BLOCK or tn > 256:
             bad("tile", f"tile N must be a multiple of the {BLOCK}-wide weight block up to 256, got {tn}")
-        if self.in_dtype == "s8":
-            self._validate_int8(bad)
-        elif self.overlap:
-            bad("overlap", "only the int8 kernels have a promotion to overlap")
         if len(self.cluster) != 3 or any(not _is_pow2(v) for v in self.cluster) or self.cluster[2] != 1 \
                 or self.cluster[0] * self.cluster[1] > 8:
             bad("cluster", f"SM90 clusters are (m, n, 1) powers of two with m*n <= 8, got {self.cluster}")
         if self.stages != 0 and not 2 <= self.stages <= 8:
             bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
 
-    def _validate_int8(self, bad) -> None:
-        tm, tn, _ = self.tile
-        if tn % 64 or tn > 256:
-            bad("tile", f"int8 tile N must be a multiple of 64 up to 256, got {tn}")
-        if self.sfa_major != "k":
-            bad("sfa_major", "the int8 kernels take row-major (\"k\") activation scales only")
-        # Each consumer thread holds the float running sum and the int32 block sums of its accumulators (two
-        # sets with `overlap`): above 64 of each (a 128 x 128 tile over two warpgroups) the 232-register budget
-        # of a consumer thread spills.
-        per_thread = tm * tn // (128 * (2 if self.schedule == "cooperative" else 1))
-        if per_thread > 64:
-            bad("tile", f"int8 {self.schedule} tile {tm}x{tn} holds {per_thread} accumulators per thread (max 64)")
-
-    def to_dict(self) -> dict:
-        """The fields; an fp8 config omits `in_dtype` (its default), so the fp8 sources and manifest entries
-        written before int8 joined the family stay byte-identical (`from_dict` restores the defaults); likewise
-        `overlap`, which only int8 configs have."""
-        d = super().to_dict()
-        if self.in_dtype == "e4m3":
-            del d["in_dtype"], d["overlap"]
-        return d
-
     # ----------------------------------------------------------------- naming
     @property
     def name(self) -> str:
         """e.g. sm90_blockwise_e4m3_bf16_sfak_t128x128x128_c1x2x1_cooperative_persistent_s0
-        (an activation follows the output dtype: ..._bf16_silu_sfak_...; int8: sm90_blockwise_s8_..., and
-        ..._s0_ovl with an overlapped promotion)."""
+        (an activation follows the output dtype: ..._bf16_silu_sfak_...)."""
         t = "x".join(map(str, self.tile))
         c = "x".join(map(str, self.cluster))
         act = "" if self.activation == "none" else f"_{self.activation}"
-        return (f"sm{self.sm}_blockwise_{self.in_dtype}_{self.out_dtype}{act}_sfa{self.sfa_major}_t{t}_c{c}"
-                f"_{self.schedule}_{self.scheduler}_s{self.stages}{'_ovl' if self.overlap else ''}")
+        return (f"sm{self.sm}_blockwise_e4m3_{self.out_dtype}{act}_sfa{self.sfa_major}_t{t}_c{c}"
+                f"_{self.schedule}_{self.scheduler}_s{self.stages}")
 
     _NAME_RE = re.compile(
-        r"^sm(?P<sm>\d+)_blockwise_(?P<in>e4m3|s8)_(?P<out>bf16|f16)"
+        r"^sm(?P<sm>\d+)_blockwise_e4m3_(?P<out>bf16|f16)"
         r"(?:_(?P<act>" + "|".join(sorted(ACTIVATIONS[1:], key=len, reverse=True)) + "))?"
         r"_sfa(?P<major>k|mn)_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)"
-        r"_(?P<schedule>[a-z]+)_(?P<scheduler>[a-z]+)_s(?P<stages>\d+)(?P<ovl>_ovl)?$")
+        r"_(?P<schedule>[a-z]+)_(?P<scheduler>[a-z]+)_s(?P<stages>\d+)$")
 
     @classmethod
     def from_name(cls, name: str) -> "BlockwiseConfig":
@@ -172,8 +135,7 @@ class BlockwiseConfig(TemplateConfigMixin):
         return cls(sm=int(g["sm"]), out_dtype=g["out"], activation=g["act"] or "none", sfa_major=g["major"],
                    tile=tuple(int(v) for v in g["tile"].split("x")),
                    cluster=tuple(int(v) for v in g["cluster"].split("x")), schedule=g["schedule"],
-                   scheduler=g["scheduler"], stages=int(g["stages"]), in_dtype=g["in"],
-                   overlap=bool(g["ovl"]))
+                   scheduler=g["scheduler"], stages=int(g["stages"]))
 
 
 # ----------------------------------------------------------------- selection (heuristics data)
@@ -238,62 +200,4 @@ def default_configs() -> List[BlockwiseConfig]:
         cfgs.add(select_config("bf16", 4096, act))
         cfgs.add(select_config("bf16", 4096, act, sfa_major="mn"))
         cfgs.add(select_config("bf16", 16, act))
-    cfgs |= set(int8_default_configs())
-    return sorted(cfgs, key=lambda c: c.name)
-
-
-# ----------------------------------------------------------------- int8 (in_dtype "s8") selection
-#: (largest M, (tile, cluster, schedule, scheduler, overlap) or None), first match wins; None: the extension's
-#: mma.sync kernel (runtime/csrc/bi8_gemm.cuh),
-#: which has the in-kernel split-K decode needs (with N / 128 tiles alone most SMs would idle). Not yet
-#: measured on a GPU: the mid-M pingpong and large-M 1 x 2 cluster rows mirror the fp8 kernels' measured choice
-#: (SELECTION above), with the overlapped promotion (the tensor cores idle during each promotion without it;
-#: ptxas builds both without spills or serialized wgmma); `tools/bench_blockint8.py` times every candidate
-#: to replace this guess.
-INT8_SELECTION: Tuple[Tuple[Optional[int], Optional[tuple]], ...] = (
-    (16, None),
-    (256, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", True)),
-    (None, ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", True)),
-)
-#: The alternatives the benchmark times beside the selected rows (first: the selected rows without overlap).
-INT8_ALTERNATIVES = (
-    ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", False),
-    ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", False),
-    ((128, 128, 128), (1, 1, 1), "cooperative", "persistent", False),
-    ((128, 128, 128), (1, 1, 1), "cooperative", "persistent", True),
-    ((128, 128, 128), (2, 1, 1), "cooperative", "persistent", False),
-    ((128, 128, 128), (1, 1, 1), "cooperative", "streamk", False),
-    ((128, 64, 128), (1, 1, 1), "pingpong", "persistent", False),
-)
-
-
-def _int8(out_dtype: str, activation: str, row: tuple) -> BlockwiseConfig:
-    tile, cluster, schedule, scheduler, overlap = row
-    return BlockwiseConfig(out_dtype=out_dtype, activation=activation, tile=tile, cluster=cluster,
-                           schedule=schedule, scheduler=scheduler, in_dtype="s8", overlap=overlap)
-
-
-def select_int8_config(out_dtype: str, m: int, activation: str = "none") -> Optional[BlockwiseConfig]:
-    """The int8 kernel a call with `m` rows takes (INT8_SELECTION), None for the extension kernel."""
-    for limit, row in INT8_SELECTION:
-        if limit is None or m <= limit:
-            return None if row is None else _int8(out_dtype, activation, row)
-    raise AssertionError("INT8_SELECTION ends with a catch-all row")
-
-
-def int8_candidate_configs(out_dtype: str = "bf16", activation: str = "none") -> List[BlockwiseConfig]:
-    """The INT8_SELECTION kernels and INT8_ALTERNATIVES (the benchmark's candidates), by name."""
-    rows = [row for _, row in INT8_SELECTION if row is not None] + list(INT8_ALTERNATIVES)
-    return sorted({_int8(out_dtype, activation, r) for r in rows}, key=lambda c: c.name)
-
-
-def int8_default_configs() -> List[BlockwiseConfig]:
-    """The committed int8 set (19 kernels, one device build): every candidate for bf16 output without
-    activation, the selected tiles for fp16, and every activation at the selected tiles (bf16). Others
-    (an fp16 alternative, the activations of another promotion) are built on first use, announced."""
-    cfgs = set(int8_candidate_configs("bf16"))
-    for _, row in INT8_SELECTION:
-        if row is not None:
-            cfgs.add(_int8("f16", "none", row))
-            cfgs.update(_int8("bf16", act, row) for act in ACTIVATIONS[1:])
     return sorted(cfgs, key=lambda c: c.name)

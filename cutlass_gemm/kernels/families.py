@@ -52,7 +52,7 @@ FAMILIES: Dict[str, Family] = {
                      _BASE_FILES + ("conv2d.py", "emit_conv.py"), subdir=lambda cfg: cfg.generated_subdir),
     "blockwise": Family("blockwise", ("emit_blockwise", "emit_blockwise_source"),
                         ("blockwise", "BLOCKWISE_GENERATOR_VERSION"),
-                        _BASE_FILES + ("blockwise.py", "emit_blockwise.py", "emit_blockwise_int8.py"),
+                        _BASE_FILES + ("blockwise.py", "emit_blockwise.py"),
                         subdir=lambda cfg: cfg.generated_subdir),
 }
 

@@ -11,11 +11,7 @@ a transposed (K/B, N) weight-scale table, or a per-token (M, 1) scale expanded t
 `block_size` 64 or 128; bias (N,) in out_dtype; activation None/"relu"/"relu6"/"gelu_tanh"/"silu" with
 the formulas of the CUTLASS epilogues (kernels/activations.py).
 
-Backends (`blockwise_int8_backend(device, m)` says which one a call takes):
-- "cutlass_sm90": SM90, block_size 128, M > 16 (INT8_SELECTION in kernels/blockwise.py), N % 8 == 0, TMA-
-  aligned operands and contiguous scales (ops/_blockwise_int8_sm90.py lists the conditions): a CUTLASS
-  warp-specialized kernel (int8 wgmma, int32 per K block, float across blocks; kernels/emit_blockwise_int8.py).
-  Any other CUDA call, and a kernel that cannot be loaded (`BlockwiseInt8KernelWarning`), takes:
+Backends (`blockwise_int8_backend(device)` says which one a call takes):
 - "cuda_kernel": CUDA with the extension built: runtime/csrc/bi8_gemm.cuh, one kernel for every M (int8
   mma.sync per K block, int32 inside a block, fp32 across blocks, no int32 partial tensor in memory),
   small M with a deterministic in-kernel split-K; on the current stream, no host sync. SM80 or newer.
@@ -33,7 +29,6 @@ import torch
 from ..errors import InvalidArgumentError
 from ..kernels import activations
 from ..runtime import extension
-from . import _blockwise_int8_sm90 as sm90
 
 Tensor = torch.Tensor
 BLOCK_SIZES = (64, 128)
@@ -127,16 +122,10 @@ def _aligned_rows(t: Tensor) -> Tensor:
     return t.contiguous() if not t.is_contiguous() else t.clone()
 
 
-def blockwise_int8_backend(device: torch.device, m: Optional[int] = None, block_size: int = 128) -> str:
-    """"cutlass_sm90", "cuda_kernel" or "torch_reference" for a call on `device` with `m` rows (None: the
-    extension's answer) and aligned, contiguous operands (see the module docstring). On CUDA this loads
-    (first use: builds) the extension."""
+def blockwise_int8_backend(device: torch.device) -> str:
+    """"cuda_kernel" or "torch_reference" for a call on `device` (see the module docstring). On CUDA this
+    loads (first use: builds) the extension."""
     device = torch.device(device)
-    if device.type == "cuda" and m is not None and sm90.ENABLED and block_size == sm90.BLOCK \
-            and sm90.is_sm90(device):
-        cfg = sm90.select_int8_config("bf16", m)
-        if cfg is not None and cfg.name not in sm90._unavailable:
-            return "cutlass_sm90"
     if device.type == "cuda" and extension.load() is not None:
         return "cuda_kernel"
     return "torch_reference"
@@ -147,10 +136,6 @@ def _impl(a, b, scale_a, scale_b, bias, out_dtype, activation, block_size):
     act = check_args(a, b, scale_a, scale_b, bias, out_dtype, activations.public(activation), block_size)
     if not a.is_cuda:
         return reference(a, b, scale_a, scale_b, bias, out_dtype, act, block_size)
-    cfg = sm90.plan(a, b, scale_a, scale_b, bias, out_dtype, act, block_size)
-    lib = sm90.load(cfg) if cfg is not None else None
-    if lib is not None:
-        return sm90.run(lib, a, b, scale_a, scale_b, bias, out_dtype)
     ext = extension.load()
     if ext is None:
         warnings.warn("cutlass_gemm scaled_mm_blockwise_int8: no compiled extension; running the torch reference "
