@@ -6,6 +6,7 @@
 #include <c10/cuda/CUDAStream.h>
 #include <c10/cuda/CUDAGraphsC10Utils.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
@@ -60,16 +61,20 @@ at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
   TORCH_CHECK(scales.scalar_type() == x.scalar_type(), "wo_gemm: scales must have x's dtype");
   TORCH_CHECK(qweight.is_cuda() && qweight.scalar_type() == at::kInt && qweight.is_contiguous(), "wo_gemm: bad qweight");
   TORCH_CHECK(bits == 4 || bits == 8, "wo_gemm: bits must be 4 or 8");
-  c10::cuda::CUDAGuard guard(x.device());
-  cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x.get_device()).stream();
   const int64_t m = x.size(0), k = x.size(1);
   TORCH_CHECK(m <= cg_wo::kMaxM, "wo_gemm: at most ", cg_wo::kMaxM, " rows");
-  at::Tensor out = at::empty({m, n}, x.options());
-  if (m == 0) return out;
+  // Every argument check before the device guard and the output: a TORCH_CHECK thrown after them (the variant
+  // check, when it sat below) killed the process with SIGSEGV on the H100 (session7/call5 probe_refuse.log),
+  // where the checks above raise cleanly.
   const cg_wo::ActType t = x.scalar_type() == at::kHalf ? cg_wo::ActType::kHalf : cg_wo::ActType::kBFloat16;
   const cg_wo::WoKernel kern =
-      cg_wo::wo_select(t, static_cast<int>(bits), zeros.has_value(), static_cast<int>(m), static_cast<int>(variant));
+      cg_wo::wo_select(t, static_cast<int>(bits), zeros.has_value(), static_cast<int>(std::max<int64_t>(m, 1)),
+                       static_cast<int>(variant));
   TORCH_CHECK(kern.fn != nullptr && m <= kern.rows, "wo_gemm: variant ", variant, " does not serve M = ", m);
+  c10::cuda::CUDAGuard guard(x.device());
+  cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x.get_device()).stream();
+  at::Tensor out = at::empty({m, n}, x.options());
+  if (m == 0) return out;
   const cg_wo::WoPlan plan = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k), static_cast<int>(split));
   TORCH_CHECK(plan.err == cudaSuccess, "wo_gemm: planning failed: ", cudaGetErrorString(plan.err));
   at::Tensor ws;
