@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <random>
 #include <string>
-#include "old.cuh"
+#include "../../quant_v2/old.cuh"  // the kernels of commit 6f3f184, as in quant_v2
 #include "../../../../../cutlass_gemm/runtime/csrc/quant_launch.cuh"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); exit(1); } } while (0)
