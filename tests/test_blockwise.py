@@ -263,3 +263,29 @@ def test_quantize_model_scheme():
     assert "multiple of 8" in report.skipped["2"] and "multiple of 128" in report.skipped["3"]
     assert "convolution" in report.skipped["4"]
     assert isinstance(model[0], cnn.Fp8BlockLinear)
+
+
+def test_cuda_plan_cache_keys_and_bound(monkeypatch):
+    """scaled_mm_blockwise plans the kernel and its workspace once per (device, M, N, K, dtype, activation,
+    scale layout), and starts over at its bound instead of growing (no GPU: a stand-in library)."""
+    import contextlib
+    from cutlass_gemm.ops import blockwise as bops
+    from cutlass_gemm.runtime import loader
+    asked = []
+
+    class Lib:
+        def workspace_size(self, m, n, k):
+            return 64 * m
+
+    monkeypatch.setattr(loader, "get_kernel", lambda cfg: asked.append(cfg) or Lib())
+    monkeypatch.setattr(bops.torch.cuda, "device", lambda dev: contextlib.nullcontext())
+    monkeypatch.setattr(bops, "_plans", {})
+    monkeypatch.setattr(bops, "_MAX_PLANS", 3)
+    lib, ws = bops._plan(0, 16, 256, 512, torch.bfloat16, "none", "k")
+    assert ws == 64 * 16 and bops._plan(0, 16, 256, 512, torch.bfloat16, "none", "k")[0] is lib and len(asked) == 1
+    bops._plan(0, 4096, 256, 512, torch.bfloat16, "none", "mn")  # another M and layout: a new plan, its own kernel
+    assert len(asked) == 2 and asked[1].sfa_major == "mn" and asked[1].tile != asked[0].tile
+    bops._plan(0, 16, 256, 512, torch.bfloat16, "relu", "k")
+    assert len(bops._plans) == 3
+    bops._plan(1, 16, 256, 512, torch.bfloat16, "none", "k")  # at the bound: the cache starts over
+    assert len(bops._plans) == 1 and len(asked) == 4

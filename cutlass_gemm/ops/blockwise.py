@@ -135,6 +135,7 @@ def _check_device(dev: int) -> None:
 #: work (config, loader lookup, a ctypes workspace query) done once per shape; eager calls at decode sizes
 #: are host-bound otherwise.
 _plans: Dict[tuple, tuple] = {}
+_MAX_PLANS = 1 << 14  # a serving process sees many M: start over rather than grow without bound (as ops/gemm.py)
 
 
 def _plan(dev, m, n, k, out_dtype, act, major):
@@ -144,7 +145,10 @@ def _plan(dev, m, n, k, out_dtype, act, major):
         from ..runtime import loader
         lib = loader.get_kernel(select_config(_OUT[out_dtype], m, act, major))
         with torch.cuda.device(dev):  # the stream-K workspace is sized for this device's SMs
-            plan = _plans[key] = (lib, lib.workspace_size(m, n, k))
+            plan = (lib, lib.workspace_size(m, n, k))
+        if len(_plans) >= _MAX_PLANS:
+            _plans.clear()
+        _plans[key] = plan
     return plan
 
 
