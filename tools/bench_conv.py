@@ -15,11 +15,16 @@ quantization + GEMM); int8_layer: `Int8Conv2d.from_float(conv)(x)` on the same b
 runs); int8_static_layer: the same layer with a calibrated input scale (`act="static"`: one-pass quantization
 with the given scale instead of the dynamic per-tensor kernel's two phases). Ratios cudnn_f16 / int8 (> 1: int8
 faster). The aim (issue 14): >= 1.3x on the 3x3 convs at batch 32.
+`--weight-only` times instead ResNet-50's stride-1 1x1 convs at batch 1 (WO_1X1) with int4 (g128; g64 where
+Ci = 64) and int8
+(per channel) weights, `WeightOnlyConv2d.from_float(conv)` on the fp16 layer, against cuDNN fp16 (issue 14's
+aim: >= 2x at batch 1), beside the weight-bytes floor (int4 weight + fp16 activation in and out at the copy rate).
 `--resnet` adds the whole network at batch 32 (fp16 cuDNN model vs `quantize_model(model, scheme)` for
 w8a8-int8 and w8a8-int8-static, both channels_last), eager wall clock and CUDA-graph GPU time, plus each
 model's relative error vs fp32.
 """
 import copy
+import itertools
 import statistics
 
 import torch
@@ -89,6 +94,75 @@ def _row(name, ci, co, k, stride, hw, batch):
         row[f"x_f16_per_{col[5:]}"] = round(row["cudnn_f16"] / row[col], 3)
     row["x_f16_per_layer_wall"] = round(row["cudnn_f16_wall"] / row["int8_layer_wall"], 3)
     return row
+
+
+#: (name, Ci, Co, H=W) of every stride-1 1x1 conv shape in ResNet-50's bottlenecks (reduce a, expand c, and the
+#: first block's reduce from the wider input): at batch 1 the weight is the bulk of the bytes only in the late stages.
+WO_1X1 = [("l1.a", 64, 64, 56), ("l1.c", 64, 256, 56), ("l1.a'", 256, 64, 56),
+          ("l2.a", 256, 128, 56), ("l2.c", 128, 512, 28), ("l2.a'", 512, 128, 28),
+          ("l3.a", 512, 256, 28), ("l3.c", 256, 1024, 14), ("l3.a'", 1024, 256, 14),
+          ("l4.a", 1024, 512, 14), ("l4.c", 512, 2048, 7), ("l4.a'", 2048, 512, 7)]
+
+
+def _cycling(layers, x):
+    """A call that runs the next of `layers` on x each time: captured `len(layers)` times into one graph, every
+    weight is read once per replay, so a weight that fits in L2 is not timed as if it always sat there."""
+    it = itertools.cycle(layers)
+    return lambda: next(it)(x)
+
+
+def weight_only_rows(copy_gbs: float):
+    """Batch-1 1x1 convs: cuDNN fp16 vs WeightOnlyConv2d int4 g128 / int8 per channel (fp16), GPU time + wall.
+    Each column rotates over enough copies of its layer that their fp16 weights exceed L2 (at most 64 copies)."""
+    rows = []
+    for name, ci, co, hw in WO_1X1:
+        g = torch.Generator(device="cuda").manual_seed(0)
+        n = max(20, min(64, -(-(120 << 20) // (ci * co * 2))))
+        convs = [nn.Conv2d(ci, co, 1, device="cuda", dtype=torch.float16) for _ in range(n)]
+        with torch.no_grad():
+            for conv in convs:
+                conv.weight.copy_(torch.randn(co, ci, 1, 1, device="cuda", generator=g) * ci ** -0.5)
+        x = torch.randn(1, ci, hw, hw, device="cuda", generator=g).half().contiguous(memory_format=CL)
+        row = {"conv": name, "ci": ci, "co": co, "hw": hw, "m": hw * hw, "copies": n}
+        with torch.no_grad():
+            ref = F.conv2d(x.double(), convs[0].weight.double(), convs[0].bias.double())
+            row["cudnn_f16"] = graph_time_us(_cycling(convs, x), calls=n)
+            row["cudnn_f16_wall"] = wall_time_us(_cycling(convs, x), calls=2 * n, reps=5)
+            for tag, bits, block in (("w4g128", 4, 128 if ci % 128 == 0 else 64), ("w8", 8, None)):
+                layers = [cnn.WeightOnlyConv2d.from_float(conv, bits=bits, block_size=block) for conv in convs]
+                y = layers[0](x)
+                row[f"{tag}_rel_err"] = float((y.double() - ref).norm() / ref.norm())
+                row[tag] = graph_time_us(_cycling(layers, x), calls=n)
+                row[f"{tag}_wall"] = wall_time_us(_cycling(layers, x), calls=2 * n, reps=5)
+                row[f"x_f16_per_{tag}"] = round(row["cudnn_f16"] / row[tag], 3)
+                row[f"x_f16_per_{tag}_wall"] = round(row["cudnn_f16_wall"] / row[f"{tag}_wall"], 3)
+                del layers
+        moved = ci * co / 2 + 2 * hw * hw * (ci + co)  # int4 weight bytes + fp16 x in and y out
+        row["w4_floor_us"] = moved / (copy_gbs * 1e3)
+        rows.append(row)
+    return rows
+
+
+def cmd_conv_weight_only(args):
+    torch.backends.cudnn.benchmark = True
+    src = torch.empty(1 << 28, dtype=torch.uint8, device="cuda")  # copy rate for the floor column
+    dst = torch.empty_like(src)
+    copy_gbs = 2 * src.numel() / graph_time_us(lambda: dst.copy_(src), calls=2) / 1e3
+    rows = weight_only_rows(copy_gbs)
+    write_results(args.out, "conv_weight_only", rows)
+    header = ["conv", "Ci->Co", "HW", "cudnn f16", "w4 g128", "w8", "f16/w4", "f16/w8", "w4 floor",
+              "wall: cudnn f16", "w4 g128", "w8", "f16/w4", "w4 rel err", "w8 rel err"]
+    table = [[r["conv"], f"{r['ci']}->{r['co']}", r["hw"], *(f"{r[c]:.2f}" for c in ("cudnn_f16", "w4g128", "w8")),
+              r["x_f16_per_w4g128"], r["x_f16_per_w8"], f"{r['w4_floor_us']:.2f}",
+              *(f"{r[c + '_wall']:.1f}" for c in ("cudnn_f16", "w4g128", "w8")), r["x_f16_per_w4g128_wall"],
+              f"{r['w4g128_rel_err']:.2e}", f"{r['w8_rel_err']:.2e}"] for r in rows]
+    ratios = [r["x_f16_per_w4g128"] for r in rows]
+    lines = [f"Batch-1 stride-1 1x1 convs of ResNet-50, fp16, channels_last: GPU time (one CUDA graph calling each of "
+             f"20-64 copies of the layer once: their weights exceed L2), then eager wall clock, us per call; floor = int4 weight + fp16 x and y bytes at {copy_gbs:.0f} GB/s:", ""]
+    lines += md_table(header, table)
+    lines.append(f"\ncuDNN fp16 / int4 g128 (GPU time): geometric mean {statistics.geometric_mean(ratios):.2f}x, "
+                 f"min {min(ratios):.2f}x, max {max(ratios):.2f}x (aim: >= 2x)")
+    report(args.out, "conv_weight_only", lines)
 
 
 def resnet_rows():
@@ -162,4 +236,8 @@ def cmd_conv(args):
     report(args.out, "conv", lines)
 
 
-COMMANDS = {"conv": cmd_conv}
+def cmd(args):
+    (cmd_conv_weight_only if getattr(args, "weight_only", False) else cmd_conv)(args)
+
+
+COMMANDS = {"conv": cmd}

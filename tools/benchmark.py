@@ -10,6 +10,7 @@
                                   (quant, layer: --inductor-mode max-autotune-no-cudagraphs for tuned baselines)
   python tools/benchmark.py weight_only [--quick]  # W4A16 / W8A16 layers vs bf16 F.linear and _weight_int4pack_mm
   python tools/benchmark.py conv [--quick] [--resnet]  # int8 convs (ResNet-50 shapes, batch 1/32) vs cuDNN fp16/bf16
+  python tools/benchmark.py conv --weight-only   # batch-1 1x1 convs, weight-only int4/int8 vs cuDNN fp16
   python tools/benchmark.py blockwise [--quick]    # blockwise-scaled fp8 vs bf16, per-token fp8, torch blockwise
 
 Results go to --out (default tools/results/local/, not committed) as CSV/JSON/PNG and a Markdown table on stdout, each
@@ -367,6 +368,8 @@ def main():
                                      "e.g. 128x256x128/c1x2x1/cooperative or 128x64x128/c1x1x1/cooperative/streamk "
                                      "or .../cooperative/splitk4 (default: the selection table's)")
     p.add_argument("--resnet", action="store_true", help="conv: also time the whole ResNet-50 at batch 32")
+    p.add_argument("--weight-only", action="store_true",
+                   help="conv: batch-1 1x1 convs, WeightOnlyConv2d int4/int8 vs cuDNN fp16, instead of the int8 rows")
     p.add_argument("--uncached", action="store_true", help="first-call: also time a kernel not yet built")
     p.add_argument("--inductor-mode", default="default",
                    help="quant, layer: torch.compile mode of the Inductor baselines (default: %(default)s; "

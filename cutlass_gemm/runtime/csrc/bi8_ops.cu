@@ -4,6 +4,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
+#include "ext_msg.h"
 #include "bi8_launch.cuh"
 #include "bi8_ops.h"
 #include "wo_ops.h"  // split_counters
@@ -30,7 +31,7 @@ at::Tensor bi8_gemm(at::Tensor const& a, at::Tensor const& w, at::Tensor const& 
   const cg_bi8::Bi8Kernel kern = cg_bi8::bi8_select(out_dtype == at::kBFloat16, static_cast<int>(block), static_cast<int>(m));
   const cg_bi8::Bi8Plan plan = cg_bi8::bi8_plan(kern, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
                                                 static_cast<int>(split));
-  TORCH_CHECK(plan.err == cudaSuccess, "bi8_gemm: planning failed: ", cudaGetErrorString(plan.err));
+  TORCH_CHECK(plan.err == cudaSuccess, msg("bi8_gemm: planning failed: ", cudaGetErrorString(plan.err)).c_str());
   cg_bi8::Bi8Args p{};
   at::Tensor ws;
   if (plan.splits > 1) {
@@ -57,7 +58,7 @@ at::Tensor bi8_gemm(at::Tensor const& a, at::Tensor const& w, at::Tensor const& 
   p.k = static_cast<int>(k);
   p.act = static_cast<int>(act);
   cudaError_t err = cg_bi8::launch_bi8_gemm(p, plan, stream);
-  TORCH_CHECK(err == cudaSuccess, "cutlass_gemm per-block int8 kernel launch failed: ", cudaGetErrorString(err));
+  TORCH_CHECK(err == cudaSuccess, msg("cutlass_gemm per-block int8 kernel launch failed: ", cudaGetErrorString(err)).c_str());
   return out;
 }
 

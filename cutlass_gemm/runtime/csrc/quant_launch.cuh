@@ -173,33 +173,56 @@ inline bool cluster_launch_supported() {
   return cache[dev] == 2;
 }
 
-// CTAs a small tensor may use as one cluster (8: the portable cluster size).
-constexpr int kClusterMax = 8;
+// Small tensors: at most tensor_cluster_max() CTAs launched as one thread-block cluster (8 is the portable
+// size; 16 needs the non-portable opt-in), enough of them that each thread holds about
+// tensor_small_vecs() vectors: spread over more SMs, the loads of a few-hundred-KB tensor finish sooner.
+// Variables so that a harness can compare settings (session8/qt).
+inline int& tensor_cluster_max() {
+  static int v = 8;
+  return v;
+}
+inline int& tensor_small_vecs() {
+  static int v = 2;  // session8/call1/qt8.log: 16x4096 5.39 us (4: 5.65), 16x8192 5.90 (same), 1x8192 3.65 (same)
+  return v;
+}
 
 template <typename TIn, typename TQ, int kVec>
 cudaError_t launch_tensor(RowArgs const& a, cudaStream_t s) {
   const bool contig = a.rows <= 1 || a.ldx == a.cols;
   const int64_t total = a.rows * (a.cols / kVec);
   const int64_t want = std::max<int64_t>(1, (total + kTensorThreads * kTensorCache - 1) / (kTensorThreads * kTensorCache));
+  const int cmax = std::min(16, std::max(1, tensor_cluster_max()));
+  const int64_t per = std::max(1, std::min(kTensorCache, tensor_small_vecs()));
   auto go = [&](auto kc) {
     constexpr bool kC = decltype(kc)::value;
-    if (want == 1) {
+    const bool cluster = cluster_launch_supported();
+    const int64_t small = std::min<int64_t>(cluster ? cmax : 1, (total + kTensorThreads * per - 1) / (kTensorThreads * per));
+    if (want <= 1 && small <= 1) {
       tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kNone><<<1, kTensorThreads, 0, s>>>(a);
       return cudaGetLastError();
     }
-    if (want <= kClusterMax && cluster_launch_supported()) {
+    if (cluster && want <= cmax) {
+      auto kernel = tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kCluster>;
+      const unsigned ctas = static_cast<unsigned>(std::max(want, small));
+      if (ctas > 8) {  // once per kernel: beyond the portable cluster size
+        static std::mutex m;
+        static std::unordered_set<const void*> done;
+        std::lock_guard<std::mutex> g(m);
+        if (done.insert(reinterpret_cast<const void*>(kernel)).second)
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      }
       cudaLaunchConfig_t cfg = {};
       cudaLaunchAttribute attr[1];
       attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = static_cast<unsigned>(want);
+      attr[0].val.clusterDim.x = ctas;
       attr[0].val.clusterDim.y = 1;
       attr[0].val.clusterDim.z = 1;
-      cfg.gridDim = dim3(static_cast<unsigned>(want));
+      cfg.gridDim = dim3(ctas);
       cfg.blockDim = dim3(kTensorThreads);
       cfg.stream = s;
       cfg.attrs = attr;
       cfg.numAttrs = 1;
-      return cudaLaunchKernelEx(&cfg, tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kCluster>, a);
+      return cudaLaunchKernelEx(&cfg, kernel, a);
     }
     auto kernel = tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kGrid>;
     const int plain = coresident_blocks(kernel, kTensorThreads);

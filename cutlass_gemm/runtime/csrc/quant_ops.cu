@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "ext_msg.h"
 #include "quant_launch.cuh"
 #include "quant_ops.h"
 
@@ -37,7 +38,7 @@ bool rows_aligned(at::Tensor const& t, int64_t vec) {
 
 void launch(RowArgs const& args, RowMode mode, at::Tensor const& x, at::ScalarType qtype, bool vectorized, cudaStream_t stream) {
   cudaError_t err = cg_quant::launch_quant(args, mode, in_type(x.scalar_type()), out_type(qtype), vectorized, stream);
-  TORCH_CHECK(err == cudaSuccess, "cutlass_gemm quant kernel launch failed: ", cudaGetErrorString(err));
+  TORCH_CHECK(err == cudaSuccess, msg("cutlass_gemm quant kernel launch failed: ", cudaGetErrorString(err)).c_str());
 }
 
 }  // namespace

@@ -1,13 +1,14 @@
-// Dynamic per-tensor quantization in one cooperative kernel: every CTA loads its share of the tensor
-// and reduces its absmax, all CTAs meet at a grid barrier, each reduces the per-CTA maxima, then
-// quantizes what it holds. Each thread keeps kCache vectors in registers and args.tensor_smem_vecs more
-// in dynamic shared memory (launch_tensor sizes it: 0 when the registers suffice), so on an H100 a
-// tensor of up to ~45 MB (17 MB of registers + 30 MB of shared memory over 132 SMs) is read from memory
-// once; the rest of a larger one is read again after the barrier, in reverse order, so that its most
-// recently read part is still in L2. Replaces a zeroed counter + absmax kernel + quant kernel.
-// Small tensors (at most kClusterMax CTAs' worth) skip the cooperative launch and its software grid
-// barrier, which cost ~2.5 us at decode sizes: one CTA needs no barrier, and on SM90 up to 8 CTAs
-// launched as one thread-block cluster are co-scheduled by the hardware and meet at its barrier.
+// Dynamic per-tensor quantization in one kernel: every CTA loads its share of the tensor and reduces
+// its absmax, the CTAs meet, each takes the maximum of the per-CTA maxima, then quantizes what it holds.
+// Each thread keeps kCache vectors in registers and args.tensor_smem_vecs more in dynamic shared memory
+// (launch_tensor sizes it: 0 when the registers suffice), so on an H100 a tensor of up to ~45 MB (17 MB
+// of registers + 30 MB of shared memory over 132 SMs) is read from memory once; the rest of a larger one
+// is read again after the meeting, in reverse order, so that its most recently read part is still in L2.
+// (Fetching the shared-memory part with cp.async instead of through registers was measured slower:
+// 2048x8192 32.5 us vs 26.9, session8/call1/qt8.log.)
+// How the CTAs meet (TensorSync): one CTA needs nobody; up to 16 CTAs launched as one thread-block
+// cluster (SM90) are co-scheduled by the hardware and exchange their maxima through distributed shared
+// memory (no L2 round trip); larger grids use a cooperative launch, global partials and a grid barrier.
 #pragma once
 #include <cooperative_groups.h>
 
@@ -15,7 +16,7 @@
 
 namespace cg_quant {
 
-// How the CTAs of tensor_quant_kernel meet once every partial absmax is written.
+// How the CTAs of tensor_quant_kernel meet once every partial absmax is known.
 enum class TensorSync : int { kGrid = 0, kCluster = 1, kNone = 2 };
 
 template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, bool kContig, TensorSync kSync>
@@ -38,17 +39,17 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel
 #pragma unroll
   for (int j = 0; j < kCache; ++j)
     if (f0 + j * stride < total) c[j] = xv(f0 + j * stride);
-  Stats st;
-  stats_init(st);
-#pragma unroll
-  for (int j = 0; j < kCache; ++j)
-    if (f0 + j * stride < total) stats_add_vec<false, false>(st, c[j]);
   // Shared-memory part: slot j of this thread holds vector f0 + (kCache + j) * stride. Each thread reads
   // back only its own slots, so no barrier is needed between the writes and the reads.
   extern __shared__ __align__(16) unsigned char cg_tensor_smem[];
   V* sm = reinterpret_cast<V*>(cg_tensor_smem);
   const int ns = args.tensor_smem_vecs;
   const int64_t sbase = f0 + kCache * stride;
+  Stats st;
+  stats_init(st);
+#pragma unroll
+  for (int j = 0; j < kCache; ++j)
+    if (f0 + j * stride < total) stats_add_vec<false, false>(st, c[j]);
   for (int j0 = 0; j0 < ns; j0 += kBatch) {
     V b[kBatch];
 #pragma unroll
@@ -72,22 +73,32 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel
       if (f + k * stride < total) stats_add_vec<false, false>(st, b[k]);
   }
   st = block_stats<kThreads, false, false>(st);
-  if (threadIdx.x == 0) args.partials[blockIdx.x] = st.amax_bits;
+  Stats t = st;
   if constexpr (kSync == TensorSync::kGrid) {
+    if (threadIdx.x == 0) args.partials[blockIdx.x] = st.amax_bits;
     cooperative_groups::this_grid().sync();
+    stats_init(t);
+    for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += kThreads)
+      t.amax_bits = max(t.amax_bits, __ldcg(args.partials + b));  // L2: written by other SMs
+    t = block_stats<kThreads, false, false, 1>(t);
   } else if constexpr (kSync == TensorSync::kCluster) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    cooperative_groups::this_cluster().sync();  // release/acquire at cluster scope: the partials are seen
+    // Every thread already holds its CTA's maximum (block_stats); thread 0 publishes it in shared memory,
+    // the cluster barrier (release/acquire at cluster scope) makes it visible, and lane r of every warp
+    // reads CTA r's through distributed shared memory: a warp shuffle finishes, no block barrier.
+    __shared__ unsigned cta_amax;
+    auto cluster = cooperative_groups::this_cluster();
+    if (threadIdx.x == 0) cta_amax = st.amax_bits;
+    cluster.sync();
+    const unsigned lane = threadIdx.x % 32, n = cluster.num_blocks();
+    unsigned a = lane < n ? *cluster.map_shared_rank(&cta_amax, lane) : 0u;
+    for (int m = 16; m > 0; m >>= 1) a = max(a, __shfl_xor_sync(0xffffffffu, a, m));
+    t.amax_bits = a;
+    // No CTA may leave (releasing its shared memory) before every CTA has read it: arrive now, wait at
+    // the end, so the stores below overlap the wait.
+    asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
 #endif
-  } else {
-    __syncthreads();
   }
-
-  Stats t;
-  stats_init(t);
-  for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += kThreads)
-    t.amax_bits = max(t.amax_bits, __ldcg(args.partials + b));  // L2: written by other SMs
-  t = block_stats<kThreads, false, false, 1>(t);
   const bool bad = bits_bad(t.amax_bits);
   const float scale = scale_from_amax(__uint_as_float(t.amax_bits), QTraits<TQ>::kMax, !bad);
   if (blockIdx.x == 0 && threadIdx.x == 0) args.scale_out[0] = scale;
@@ -111,6 +122,9 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel
     for (int k = 0; k < kBatch; ++k)
       if (f + k * stride < total) quant_store<TQ, false>(reinterpret_cast<TQ*>(q + f + k * stride), b[k], inv, 0.0f, bad);
   }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (kSync == TensorSync::kCluster) asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
+#endif
 }
 
 }  // namespace cg_quant

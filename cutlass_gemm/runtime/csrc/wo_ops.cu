@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ext_msg.h"
 #include "wo_dequant.cuh"
 #include "wo_launch.cuh"
 #include "wo_ops.h"
@@ -62,21 +63,18 @@ at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
   TORCH_CHECK(qweight.is_cuda() && qweight.scalar_type() == at::kInt && qweight.is_contiguous(), "wo_gemm: bad qweight");
   TORCH_CHECK(bits == 4 || bits == 8, "wo_gemm: bits must be 4 or 8");
   const int64_t m = x.size(0), k = x.size(1);
-  TORCH_CHECK(m <= cg_wo::kMaxM, "wo_gemm: at most ", cg_wo::kMaxM, " rows");
-  // Every argument check before the device guard and the output: a TORCH_CHECK thrown after them (the variant
-  // check, when it sat below) killed the process with SIGSEGV on the H100 (session7/call5 probe_refuse.log),
-  // where the checks above raise cleanly.
+  TORCH_CHECK(m <= cg_wo::kMaxM, msg("wo_gemm: at most ", cg_wo::kMaxM, " rows").c_str());
   const cg_wo::ActType t = x.scalar_type() == at::kHalf ? cg_wo::ActType::kHalf : cg_wo::ActType::kBFloat16;
   const cg_wo::WoKernel kern =
       cg_wo::wo_select(t, static_cast<int>(bits), zeros.has_value(), static_cast<int>(std::max<int64_t>(m, 1)),
                        static_cast<int>(variant));
-  TORCH_CHECK(kern.fn != nullptr && m <= kern.rows, "wo_gemm: variant ", variant, " does not serve M = ", m);
+  TORCH_CHECK(kern.fn != nullptr && m <= kern.rows, msg("wo_gemm: variant ", variant, " does not serve M = ", m).c_str());
   c10::cuda::CUDAGuard guard(x.device());
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x.get_device()).stream();
   at::Tensor out = at::empty({m, n}, x.options());
   if (m == 0) return out;
   const cg_wo::WoPlan plan = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k), static_cast<int>(split));
-  TORCH_CHECK(plan.err == cudaSuccess, "wo_gemm: planning failed: ", cudaGetErrorString(plan.err));
+  TORCH_CHECK(plan.err == cudaSuccess, msg("wo_gemm: planning failed: ", cudaGetErrorString(plan.err)).c_str());
   at::Tensor ws;
   cg_wo::WoArgs a{};
   if (plan.splits > 1) {
@@ -97,7 +95,7 @@ at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
   a.k = static_cast<int>(k);
   a.group_shift = group_shift(group_size);
   cudaError_t err = cg_wo::launch_wo_gemm(a, plan, stream);
-  TORCH_CHECK(err == cudaSuccess, "cutlass_gemm weight-only kernel launch failed: ", cudaGetErrorString(err));
+  TORCH_CHECK(err == cudaSuccess, msg("cutlass_gemm weight-only kernel launch failed: ", cudaGetErrorString(err)).c_str());
   return out;
 }
 
@@ -120,16 +118,16 @@ at::Tensor wo_dequant(at::Tensor const& qweight, at::Tensor const& scales, c10::
   a.group_shift = group_shift(group_size);
   cudaError_t err = scales.scalar_type() == at::kHalf ? cg_wo::launch_wo_dequant<__half>(a, static_cast<int>(bits), stream)
                                                       : cg_wo::launch_wo_dequant<__nv_bfloat16>(a, static_cast<int>(bits), stream);
-  TORCH_CHECK(err == cudaSuccess, "cutlass_gemm weight-only dequantization launch failed: ", cudaGetErrorString(err));
+  TORCH_CHECK(err == cudaSuccess, msg("cutlass_gemm weight-only dequantization launch failed: ", cudaGetErrorString(err)).c_str());
   return out;
 }
 
 std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits, bool zero, bool bf16, int64_t variant) {
   const cg_wo::WoKernel kern = cg_wo::wo_select(bf16 ? cg_wo::ActType::kBFloat16 : cg_wo::ActType::kHalf,
                                                 static_cast<int>(bits), zero, static_cast<int>(m), static_cast<int>(variant));
-  TORCH_CHECK(kern.fn != nullptr, "wo_plan_info: unknown variant ", variant);
+  TORCH_CHECK(kern.fn != nullptr, msg("wo_plan_info: unknown variant ", variant).c_str());
   const cg_wo::WoPlan p = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k));
-  TORCH_CHECK(p.err == cudaSuccess, "wo_plan_info: planning failed: ", cudaGetErrorString(p.err));
+  TORCH_CHECK(p.err == cudaSuccess, msg("wo_plan_info: planning failed: ", cudaGetErrorString(p.err)).c_str());
   return {kern.rows, kern.bn, p.splits, static_cast<int64_t>(p.ntiles) * p.splits, kern.smem, kern.threads};
 }
 
