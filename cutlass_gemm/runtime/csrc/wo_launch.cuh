@@ -133,10 +133,13 @@ struct WoPlan {
 
 // Split-K only where the N tiles leave resident CTA slots empty (small N, long K): as many splits as
 // fill those slots, each split keeping at least kMinStagesPerSplit pipeline stages, and the fp32
-// partials (written and read back through L2) at most a quarter of the weight bytes. `force_splits` > 0
-// overrides (tuning); it is clamped to the number of stages and to kMaxSplits (the workspace bound).
+// partials (written and read back through L2) at most a quarter of the weight bytes or, if more,
+// kPartialL2Bytes in all (L2-resident: without it a narrow layer at M = 49, N = 512, K = 2048 ran on 4
+// CTAs, 22 us against cuDNN's 8.7 for the same 1x1 conv, session8/call2/bench_conv_wo.log). `force_splits`
+// > 0 overrides (tuning); it is clamped to the number of stages and to kMaxSplits (the workspace bound).
 constexpr int kMinStagesPerSplit = 4;
 constexpr int kMaxSplits = 16;
+constexpr int64_t kPartialL2Bytes = int64_t{8} << 20;
 inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0) {
   WoPlan p;
   p.kernel = kernel;
@@ -152,7 +155,8 @@ inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0
     const WoDeviceFit fit = wo_fit(kernel);
     if ((p.err = fit.err) != cudaSuccess) return p;
     const int slots = fit.per_sm * fit.sms;
-    const int64_t partial_cap = static_cast<int64_t>(k) * kernel.bits / (4 * 8 * 4 * kernel.ws_rows);  // per n: k*bits/8/4 bytes
+    const int64_t partial_cap = std::max<int64_t>(static_cast<int64_t>(k) * kernel.bits / (4 * 8 * 4 * kernel.ws_rows),  // per n: k*bits/8/4 bytes
+                                                  kPartialL2Bytes / (static_cast<int64_t>(n) * kernel.ws_rows * 4));
     if (p.ntiles < slots)
       p.splits = static_cast<int>(std::min<int64_t>({slots / p.ntiles, stages / kMinStagesPerSplit, kMaxSplits, partial_cap}));
     p.splits = std::max(1, p.splits);
