@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from bench_common import (L2_BYTES, bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail, gpu_time_us, md_table,
+from bench_common import (L2_BYTES, wall_time_us, bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail, gpu_time_us, md_table,
                           parse_shapes, plot_panels, report, write_results)
 
 WO_NK = [(8192, 8192), (28672, 4096), (4096, 14336)]
@@ -113,9 +113,10 @@ def bench_wo_shape(m, n, k, bw, failures):
                 err = _rel(calls[0](), ref8 if "w8a16" in name else ref)
                 nxt = cycler(calls)
                 us = gpu_time_us(lambda: nxt()())
+                wall = wall_time_us(lambda: nxt()(), calls=100, reps=5)  # eager, host cost included
             floor = nbytes / bw / 1e3
             flag = not err <= ERR_LIMIT
-            rows.append({"m": m, "n": n, "k": k, "impl": name, "backend": backend, "device_us": round(us, 2),
+            rows.append({"m": m, "n": n, "k": k, "impl": name, "backend": backend, "device_us": round(us, 2), "wall_us": round(wall, 2),
                          "speedup_vs_bf16": None, "floor_us": round(floor, 2), "pct_of_floor": round(100 * floor / us, 1),
                          "rel_err": float(f"{err:.3g}"), "err_flag": "FLAGGED" if flag else ""})
             print(f"  {m}x{n}x{k} {name} [{backend}]: {us:.2f} us ({100 * floor / us:.0f}% of floor), rel err "
@@ -152,10 +153,12 @@ def cmd_weight_only(args):
              f"time / row time. Floor = (weight + scale bytes) / copy bandwidth; % = floor / time. Rel err: "
              f"Frobenius vs bf16 F.linear on the same dequantized weight, flagged above {ERR_LIMIT:g}.",
              f"Flagged: {'; '.join(flagged) or 'none'}", f"Failed rows: {'; '.join(failures) or 'none'}", ""]
-    lines += md_table(["M x N x K", "impl", "backend", "device us", "x bf16", "floor us", "% of floor", "rel err"],
+    lines += md_table(["M x N x K", "impl", "backend", "device us", "x bf16", "floor us", "% of floor", "rel err",
+                       "eager wall us"],
                       [[f"{r['m']}x{r['n']}x{r['k']}", r["impl"], r["backend"], r["device_us"],
                         r["speedup_vs_bf16"] if r["speedup_vs_bf16"] is not None else "-", r["floor_us"],
-                        r["pct_of_floor"], f"{r['rel_err']}{' FLAGGED' if r['err_flag'] else ''}"] for r in rows])
+                        r["pct_of_floor"], f"{r['rel_err']}{' FLAGGED' if r['err_flag'] else ''}", r["wall_us"]]
+                       for r in rows])
     report(args.out, "weight_only", lines)
 
 

@@ -39,6 +39,7 @@ from ..quant.prepack import LAYOUT, LAYOUT_MIXED, PackedWeight, check_packed, de
 from ..quant.prepack_mixed import check_mixed_tensors, dequantize_mixed, zero_term
 from ..runtime import extension
 from . import wo_heuristics
+from .gemm import _eager_direct
 
 Tensor = torch.Tensor
 SMALL_M_MAX = 64
@@ -157,11 +158,7 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
         zeros = None if zeros is None else zeros.to(x.dtype)
     ext = extension.load() if m > 0 else None
     if ext is not None and m <= SMALL_M_MAX:
-        if not _rows_aligned(x2):  # cp.async reads 16-byte chunks: copy a misaligned view once
-            x2 = x2.clone(memory_format=torch.contiguous_format)
-        qweight, scales, zeros, bias = _aligned(qweight, 16), _aligned(scales, 16), _aligned(zeros, 16), _aligned(bias, 4)
-        variant = wo_heuristics.select_variant(m, n, k, bits)  # host table lookup (wo_heuristics.TABLE)
-        y = ext.wo_gemm(x2, qweight, scales, zeros, bias, bits, group_size, n, 0, variant)
+        y = _small_m(ext, x2, qweight, scales, zeros, bias, bits, group_size, n)
     elif m == 0:
         y = x2.new_empty((0, n))
     else:
@@ -174,6 +171,15 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
             w = dequantize_packed(_packed(qweight, scales, zeros, None, layout, bits, group_size, n, k), x.dtype)
         y = F.linear(x2, w, bias)
     return y.reshape(lead + (n,))
+
+
+def _small_m(ext, x2, qweight, scales, zeros, bias, bits, group_size, n):
+    """The small-M kernel on checked arguments (x2 2-D, 1 <= M <= 64, scales in x2's dtype, no perm)."""
+    if not _rows_aligned(x2):  # cp.async reads 16-byte chunks: copy a misaligned view once
+        x2 = x2.clone(memory_format=torch.contiguous_format)
+    qweight, scales, zeros, bias = _aligned(qweight, 16), _aligned(scales, 16), _aligned(zeros, 16), _aligned(bias, 4)
+    variant = wo_heuristics.select_variant(x2.shape[0], n, x2.shape[1], bits)  # host table lookup
+    return ext.wo_gemm(x2, qweight, scales, zeros, bias, bits, group_size, n, 0, variant)
 
 
 def _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n):
@@ -235,6 +241,16 @@ def weight_only_mm(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[T
     if n is None:
         n = scales.shape[-1] if isinstance(scales, Tensor) and scales.dim() == 2 else -1
     _check_call(x, qweight, scales, zeros, bias, perm, layout, bits, group_size, n)
+    if layout == LAYOUT and perm is None and x.is_cuda and scales.dtype == x.dtype and _eager_direct(x):
+        # The eager hot path (decode): the checked arguments straight to the kernel, without the dispatcher
+        # round trip and the second check of the op's implementation (the W8A8 layers' C++ entry does the same).
+        k = x.shape[-1]
+        x2 = x.reshape(-1, k)
+        if 0 < x2.shape[0] <= SMALL_M_MAX:
+            ext = extension.load()
+            if ext is not None:
+                return _small_m(ext, x2, qweight, scales, zeros, bias, bits, group_size or 0, n).reshape(
+                    tuple(x.shape[:-1]) + (n,))
     return torch.ops.cutlass_gemm.weight_only_mm(x, qweight, scales, zeros, bias, perm, layout=layout, bits=bits,
                                                  group_size=group_size or 0, n=n)
 
