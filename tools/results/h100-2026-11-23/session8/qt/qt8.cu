@@ -7,7 +7,53 @@
 #include "../../session7/qt/qt.cu"
 #undef main
 
+// Call 5: the row kernels at M >= 2048 under each residency cap (row_threads_per_sm_cap, threads per SM; 0 = none),
+// and the per-group kernel as one capped 256-thread CTA per row (group_launch_mode 1), its bytes checked first.
+static int rows_sweep() {
+  int fails = 0;
+  group_launch_mode() = 1;
+  for (InType in : {InType::kHalf, InType::kBFloat16})
+    for (OutType out : {OutType::kInt8, OutType::kFp8})
+      for (auto [r, k] : std::vector<std::pair<int64_t, int64_t>>{{300, 8192}, {2048, 8192}, {1000, 6144}, {257, 4104}})
+        for (int gs : {64, 128})
+          if (k % gs == 0) {
+            fails += check({RowMode::kGroup, in, out, r, k, k, false, false, false, gs});
+            fails += check({RowMode::kGroup, in, out, r, k, k + 8, false, false, false, gs});
+          }
+  group_launch_mode() = 0;
+  printf("ROWS SWEEP CHECKS: %d failed\n", fails);
+  const float bw = 2.0f * (1u << 30) / (time_copy(1u << 30, 3) * 1e-6f) / 1e9f;
+  printf("\ncopy bandwidth %.0f GB/s; row kernels, bf16 in: us and %% of the copy floor by residency cap (threads per SM)\n", bw);
+  printf("%6s %6s %-26s", "M", "K", "kernel");
+  const int caps[] = {512, 768, 1024, 1536, 2048, 0};
+  for (int cap : caps) printf("   cap %-4d     ", cap);
+  printf("\n");
+  for (auto [m, k] : std::vector<std::pair<int64_t, int64_t>>{{2048, 8192}, {4096, 8192}, {2048, 4096}})
+    for (int which = 0; which < 6; ++which) {
+      const char* names[] = {"per_token int8", "asym int8", "rms_norm int8 +residual", "rms_norm int8", "group g128 (grid)", "group g128 (row)"};
+      Case c{RowMode::kDynamic, InType::kBFloat16, OutType::kInt8, m, k, k};
+      if (which == 1) c.mode = RowMode::kDynamicAsym;
+      if (which == 2 || which == 3) { c.mode = RowMode::kRmsNorm; c.res = which == 2; }
+      if (which >= 4) { c.mode = RowMode::kGroup; c.group = 128; }
+      group_launch_mode() = which == 5 ? 1 : 0;
+      Sizes z = sizes(c);
+      size_t moved = z.x + z.q + 2 * z.res + (c.mode == RowMode::kRmsNorm ? k * 2 : 0);
+      const float floor_us = moved / (bw * 1e3f);
+      printf("%6lld %6lld %-26s", (long long)m, (long long)k, names[which]);
+      for (int cap : caps) {
+        row_threads_per_sm_cap() = cap;
+        const float t = time_case(kNew, c);
+        printf(" %7.2f %5.1f%%", t, 100.f * floor_us / t);
+      }
+      printf("\n");
+    }
+  row_threads_per_sm_cap() = 1024;
+  group_launch_mode() = 0;
+  return fails;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "rows") return rows_sweep();
   int fails = 0;
   // Checks under every small-tensor setting (the default last, so the timings of qt7 use it).
   for (int cmax : {16, 8})
