@@ -206,3 +206,40 @@ def test_device_errors_name_the_argument():
         with pytest.raises(InvalidArgumentError) as e:
             call()
         assert e.value.argument == arg
+
+
+@pytest.mark.parametrize("bits,group,zp", [(4, 128, False), (4, 64, True), (8, None, False)])
+def test_layer_eager_fast_path_equals_the_op(bits, group, zp):
+    """WeightOnlyLinear's eager call goes through one C++ entry (ops.weight_only.layer_fast_call); it must give
+    the op's bytes on every M it serves (1..64, leading dims, bias), stand aside (None) for what it does not
+    serve, and leave bad input to the typed errors of the Python path."""
+    from cutlass_gemm.ops.weight_only import layer_fast_call
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(320, 160, bias=True).to("cuda", torch.bfloat16)
+    lay = WeightOnlyLinear.from_float(lin, bits=bits, group_size=group, zero_point=zp)
+    args = (lay.qweight, lay.scales, lay.zeros, lay.bias, lay.bits, lay.group_size, lay.out_features)
+    for shape in ((1, 320), (17, 320), (64, 320), (2, 3, 320), (4, 16, 320)):
+        x = torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
+        _poison(x.numel() // 320 * 160, torch.bfloat16)
+        y = layer_fast_call(x, *args)
+        assert y is not None and y.shape == shape[:-1] + (160,), shape
+        ref = torch.ops.cutlass_gemm.weight_only_mm(x, lay.qweight, lay.scales, lay.zeros, lay.bias, None,
+                                                    layout="wo_mma_sm80_v1", bits=bits, group_size=group or 0, n=160)
+        assert torch.equal(y, ref), shape
+        assert torch.equal(lay(x), ref), shape
+        _check(y, _ref(x, lay.packed, lay.bias), f"fast path {shape}")
+    big = torch.randn(65, 320, device="cuda", dtype=torch.bfloat16)
+    assert layer_fast_call(big, *args) is None  # M > 64: the Python path's backends
+    odd = torch.randn(3, 330, device="cuda", dtype=torch.bfloat16)[:, 1:321]  # misaligned rows: stands aside
+    assert layer_fast_call(odd, *args) is None
+    _check(lay(odd), _ref(odd, lay.packed, lay.bias), "misaligned rows through the Python path")
+    with pytest.raises(InvalidArgumentError):
+        lay(torch.randn(2, 256, device="cuda", dtype=torch.bfloat16))  # wrong K: typed error, not a crash
+    x4 = torch.randn(4, 320, device="cuda", dtype=torch.bfloat16)
+    want = lay(x4)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):  # capturable: no host sync on the fast path
+        y4 = lay(x4)
+    g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(y4, want)

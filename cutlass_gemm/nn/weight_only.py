@@ -44,7 +44,7 @@ from torch import nn
 
 from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
-from ..ops.weight_only import SMALL_M_MAX, weight_only_mm
+from ..ops.weight_only import SMALL_M_MAX, layer_fast_call, weight_only_mm
 from ..quant.prepack import LAYOUT, LAYOUT_MIXED, PackedWeight, prepack, unpack, unservable_reason as _layout_reason
 from ..quant.prepack_mixed import MIXED_GROUP_SIZES, prepack_mixed
 from ..quant.weight_only import BITS, GROUP_SIZES, from_awq, from_gptq, quantize_weight_only
@@ -204,6 +204,11 @@ class WeightOnlyLinear(QuantizedBuffers):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (..., in_features) -> (..., out_features) in x's dtype: one `weight_only_mm` call (on the
         mixed-input copy for M > 64 on CUDA when the layer has one)."""
+        if self.perm is None and x.dtype == self.dtype:  # eager decode: one C++ call (None: the path below)
+            y = layer_fast_call(x, self.qweight, self.scales, self.zeros, self.bias, self.bits, self.group_size,
+                                self.out_features)
+            if y is not None:
+                return y
         xd = x if x.dtype == self.dtype else x.to(self.dtype)
         if self.qweight_mixed is not None and xd.is_cuda and xd.numel() > SMALL_M_MAX * self.in_features:
             y = weight_only_mm(xd, self.qweight_mixed, self.scales_mixed, self.zeros_mixed, self.bias, self.perm,

@@ -9,6 +9,7 @@ built-in choice by M (wo_default_kernel), what every call not matched by a row t
 """
 from __future__ import annotations
 
+import functools
 from typing import Dict, Optional, Tuple
 
 #: id -> (name, M capacity), as wo_launch.cuh's kWoVariants.
@@ -76,6 +77,12 @@ def select_variant(m: int, n: int, k: int, bits: int, table=None) -> int:
                 and m <= variant_rows(variant):
             return variant
     return DEFAULT
+
+
+@functools.lru_cache(maxsize=4096)
+def select_variant_cached(m: int, n: int, k: int, bits: int) -> int:
+    """select_variant on the module's TABLE, memoized (the eager layer path asks it once per call)."""
+    return select_variant(m, n, k, bits)
 
 
 def check_table(table=None) -> None:

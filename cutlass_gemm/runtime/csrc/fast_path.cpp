@@ -276,6 +276,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     return py::make_tuple(r[0], r[1]);
   }, "per-group activation quantization along K");
   m.def("wo_gemm", &cg::wo_gemm, "weight-only small-M GEMM (see wo_gemm.cuh)");
+  m.def("wo_linear_fast", &cg::wo_linear_fast, "eager weight-only layer call; None when the Python path must take it");
   m.def("wo_dequant", &cg::wo_dequant, "dense weight of a packed weight-only weight (large-M fallback)");
   m.def("wo_plan_info", &cg::wo_plan_info, "launch plan of wo_gemm: (rows, columns per CTA, splits, CTAs, smem, threads)",
         py::arg("m"), py::arg("n"), py::arg("k"), py::arg("bits"), py::arg("zero"), py::arg("bf16"), py::arg("variant") = 0);

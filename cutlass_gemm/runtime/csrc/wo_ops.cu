@@ -54,25 +54,15 @@ int group_shift(int64_t group_size) {
 
 }  // namespace
 
-at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
-                   c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
-                   int64_t group_size, int64_t n, int64_t split, int64_t variant) {
-  TORCH_CHECK(x.is_cuda() && x.dim() == 2 && x.stride(1) == 1, "wo_gemm: x must be a 2-D CUDA view with unit last stride");
-  TORCH_CHECK(x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16, "wo_gemm: x must be float16 or bfloat16");
-  TORCH_CHECK(scales.scalar_type() == x.scalar_type(), "wo_gemm: scales must have x's dtype");
-  TORCH_CHECK(qweight.is_cuda() && qweight.scalar_type() == at::kInt && qweight.is_contiguous(), "wo_gemm: bad qweight");
-  TORCH_CHECK(bits == 4 || bits == 8, "wo_gemm: bits must be 4 or 8");
+namespace {
+
+// The launch itself, on arguments already checked: x (m, k) with m in [1, kern.rows], out (m, n) given.
+void run_wo(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+            c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t group_size,
+            int64_t n, int64_t split, cg_wo::WoKernel const& kern, at::Tensor& out) {
   const int64_t m = x.size(0), k = x.size(1);
-  TORCH_CHECK(m <= cg_wo::kMaxM, msg("wo_gemm: at most ", cg_wo::kMaxM, " rows").c_str());
-  const cg_wo::ActType t = x.scalar_type() == at::kHalf ? cg_wo::ActType::kHalf : cg_wo::ActType::kBFloat16;
-  const cg_wo::WoKernel kern =
-      cg_wo::wo_select(t, static_cast<int>(bits), zeros.has_value(), static_cast<int>(std::max<int64_t>(m, 1)),
-                       static_cast<int>(variant));
-  TORCH_CHECK(kern.fn != nullptr && m <= kern.rows, msg("wo_gemm: variant ", variant, " does not serve M = ", m).c_str());
   c10::cuda::CUDAGuard guard(x.device());
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x.get_device()).stream();
-  at::Tensor out = at::empty({m, n}, x.options());
-  if (m == 0) return out;
   const cg_wo::WoPlan plan = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k), static_cast<int>(split));
   TORCH_CHECK(plan.err == cudaSuccess, msg("wo_gemm: planning failed: ", cudaGetErrorString(plan.err)).c_str());
   at::Tensor ws;
@@ -96,6 +86,66 @@ at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
   a.group_shift = group_shift(group_size);
   cudaError_t err = cg_wo::launch_wo_gemm(a, plan, stream);
   TORCH_CHECK(err == cudaSuccess, msg("cutlass_gemm weight-only kernel launch failed: ", cudaGetErrorString(err)).c_str());
+}
+
+cg_wo::WoKernel select_kernel(at::Tensor const& x, int64_t bits, bool zero, int64_t m, int64_t variant) {
+  const cg_wo::ActType t = x.scalar_type() == at::kHalf ? cg_wo::ActType::kHalf : cg_wo::ActType::kBFloat16;
+  return cg_wo::wo_select(t, static_cast<int>(bits), zero, static_cast<int>(std::max<int64_t>(m, 1)),
+                          static_cast<int>(variant));
+}
+
+bool aligned(at::Tensor const& t, int64_t bytes) { return reinterpret_cast<uintptr_t>(t.data_ptr()) % bytes == 0; }
+
+}  // namespace
+
+at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+                   c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
+                   int64_t group_size, int64_t n, int64_t split, int64_t variant) {
+  TORCH_CHECK(x.is_cuda() && x.dim() == 2 && x.stride(1) == 1, "wo_gemm: x must be a 2-D CUDA view with unit last stride");
+  TORCH_CHECK(x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16, "wo_gemm: x must be float16 or bfloat16");
+  TORCH_CHECK(scales.scalar_type() == x.scalar_type(), "wo_gemm: scales must have x's dtype");
+  TORCH_CHECK(qweight.is_cuda() && qweight.scalar_type() == at::kInt && qweight.is_contiguous(), "wo_gemm: bad qweight");
+  TORCH_CHECK(bits == 4 || bits == 8, "wo_gemm: bits must be 4 or 8");
+  const int64_t m = x.size(0);
+  TORCH_CHECK(m <= cg_wo::kMaxM, msg("wo_gemm: at most ", cg_wo::kMaxM, " rows").c_str());
+  const cg_wo::WoKernel kern = select_kernel(x, bits, zeros.has_value(), m, variant);
+  TORCH_CHECK(kern.fn != nullptr && m <= kern.rows, msg("wo_gemm: variant ", variant, " does not serve M = ", m).c_str());
+  at::Tensor out = at::empty({m, n}, x.options());
+  if (m > 0) run_wo(x, qweight, scales, zeros, bias, group_size, n, split, kern, out);
+  return out;
+}
+
+c10::optional<at::Tensor> wo_linear_fast(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+                                         c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias,
+                                         int64_t bits, int64_t group_size, int64_t n, int64_t variant) {
+  // Every condition the kernel relies on; any miss returns nothing and the Python path takes the call.
+  if (!x.is_cuda() || (x.scalar_type() != at::kHalf && x.scalar_type() != at::kBFloat16) || x.dim() < 1) return {};
+  const int64_t k = x.size(-1);
+  if (k <= 0 || k % cg_wo::kTileK || n <= 0 || n % cg_wo::kTileN || (bits != 4 && bits != 8)) return {};
+  if (!(x.is_contiguous() || (x.dim() == 2 && x.stride(1) == 1 && x.stride(0) % 8 == 0)) || !aligned(x, 16)) return {};
+  const int64_t m = x.numel() / k;
+  if (m < 1 || m > cg_wo::kMaxM) return {};
+  if (group_size != 0 && (group_size < 32 || (group_size & (group_size - 1)) || k % group_size)) return {};
+  const auto dev = x.device();
+  const int64_t groups = group_size ? k / group_size : 1;
+  if (!qweight.is_cuda() || qweight.device() != dev || qweight.scalar_type() != at::kInt || !qweight.is_contiguous() ||
+      qweight.dim() != 2 || qweight.size(0) != n / 32 || qweight.size(1) != k * bits || !aligned(qweight, 16))
+    return {};
+  auto plane_ok = [&](at::Tensor const& t) {
+    return t.device() == dev && t.scalar_type() == x.scalar_type() && t.is_contiguous() && t.dim() == 2 &&
+           t.size(0) == groups && t.size(1) == n && aligned(t, 16);
+  };
+  if (!plane_ok(scales) || (zeros.has_value() && !plane_ok(*zeros))) return {};
+  if (bias.has_value() && (bias->device() != dev || bias->scalar_type() != x.scalar_type() || !bias->is_contiguous() ||
+                           bias->dim() != 1 || bias->size(0) != n || !aligned(*bias, 4)))
+    return {};
+  const cg_wo::WoKernel kern = select_kernel(x, bits, zeros.has_value(), m, variant);
+  if (kern.fn == nullptr || m > kern.rows) return {};
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  shape.back() = n;
+  at::Tensor out = at::empty(shape, x.options());
+  at::Tensor out2 = out.view({m, n});
+  run_wo(x.dim() == 2 ? x : x.view({m, k}), qweight, scales, zeros, bias, group_size, n, 0, kern, out2);
   return out;
 }
 

@@ -24,6 +24,14 @@ at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
                    c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
                    int64_t group_size, int64_t n, int64_t split, int64_t variant);
 
+// wo_gemm for the eager layer call (nn.WeightOnlyLinear): x (..., K) -> (..., N), checking everything the
+// kernel relies on (shapes, dtypes, devices, contiguity, alignment, M <= 64, the variant's capacity) and
+// returning nothing, rather than raising, when one fails: the Python path then serves the call or raises
+// the typed error. variant as for wo_gemm.
+c10::optional<at::Tensor> wo_linear_fast(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+                                         c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias,
+                                         int64_t bits, int64_t group_size, int64_t n, int64_t variant);
+
 // The dense (n, k) weight in scales' dtype that a packed weight stands for (wo_dequant.cuh), for the
 // large-M fallback (dequantize, then a cuBLAS GEMM). group_size 0: per channel.
 at::Tensor wo_dequant(at::Tensor const& qweight, at::Tensor const& scales, c10::optional<at::Tensor> const& zeros,
