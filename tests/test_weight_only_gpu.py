@@ -215,12 +215,12 @@ def test_layer_eager_fast_path_equals_the_op(bits, group, zp):
     serve, and leave bad input to the typed errors of the Python path."""
     from cutlass_gemm.ops.weight_only import layer_fast_call
     torch.manual_seed(0)
-    lin = torch.nn.Linear(320, 160, bias=True).to("cuda", torch.bfloat16)
+    lin = torch.nn.Linear(384, 160, bias=True).to("cuda", torch.bfloat16)
     lay = WeightOnlyLinear.from_float(lin, bits=bits, group_size=group, zero_point=zp)
     args = (lay.qweight, lay.scales, lay.zeros, lay.bias, lay.bits, lay.group_size, lay.out_features)
-    for shape in ((1, 320), (17, 320), (64, 320), (2, 3, 320), (4, 16, 320)):
+    for shape in ((1, 384), (17, 384), (64, 384), (2, 3, 384), (4, 16, 384)):
         x = torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
-        _poison(x.numel() // 320 * 160, torch.bfloat16)
+        _poison(x.numel() // 384 * 160, torch.bfloat16)
         y = layer_fast_call(x, *args)
         assert y is not None and y.shape == shape[:-1] + (160,), shape
         ref = torch.ops.cutlass_gemm.weight_only_mm(x, lay.qweight, lay.scales, lay.zeros, lay.bias, None,
@@ -228,14 +228,14 @@ def test_layer_eager_fast_path_equals_the_op(bits, group, zp):
         assert torch.equal(y, ref), shape
         assert torch.equal(lay(x), ref), shape
         _check(y, _ref(x, lay.packed, lay.bias), f"fast path {shape}")
-    big = torch.randn(65, 320, device="cuda", dtype=torch.bfloat16)
+    big = torch.randn(65, 384, device="cuda", dtype=torch.bfloat16)
     assert layer_fast_call(big, *args) is None  # M > 64: the Python path's backends
-    odd = torch.randn(3, 330, device="cuda", dtype=torch.bfloat16)[:, 1:321]  # misaligned rows: stands aside
+    odd = torch.randn(3, 394, device="cuda", dtype=torch.bfloat16)[:, 1:321]  # misaligned rows: stands aside
     assert layer_fast_call(odd, *args) is None
     _check(lay(odd), _ref(odd, lay.packed, lay.bias), "misaligned rows through the Python path")
     with pytest.raises(InvalidArgumentError):
         lay(torch.randn(2, 256, device="cuda", dtype=torch.bfloat16))  # wrong K: typed error, not a crash
-    x4 = torch.randn(4, 320, device="cuda", dtype=torch.bfloat16)
+    x4 = torch.randn(4, 384, device="cuda", dtype=torch.bfloat16)
     want = lay(x4)
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):  # capturable: no host sync on the fast path
