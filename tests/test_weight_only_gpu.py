@@ -230,7 +230,7 @@ def test_layer_eager_fast_path_equals_the_op(bits, group, zp):
         _check(y, _ref(x, lay.packed, lay.bias), f"fast path {shape}")
     big = torch.randn(65, 384, device="cuda", dtype=torch.bfloat16)
     assert layer_fast_call(big, *args) is None  # M > 64: the Python path's backends
-    odd = torch.randn(3, 394, device="cuda", dtype=torch.bfloat16)[:, 1:321]  # misaligned rows: stands aside
+    odd = torch.randn(3, 394, device="cuda", dtype=torch.bfloat16)[:, 1:385]  # misaligned rows: stands aside
     assert layer_fast_call(odd, *args) is None
     _check(lay(odd), _ref(odd, lay.packed, lay.bias), "misaligned rows through the Python path")
     with pytest.raises(InvalidArgumentError):
