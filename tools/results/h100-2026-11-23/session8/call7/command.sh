@@ -1,6 +1,7 @@
 # Session 8 call 7 (2026-11-23), carry [".whl"]: the fast-path GPU test fixed (call 6 built its layer with K = 320,
 # not a multiple of its group 128: the layer refused, as it should) and the mixed-input GPU tests with the zero-point
 # kernels built (call 6 left them unbuilt under CUTLASS_GEMM_JIT=0).
+# Ran on call 6's machine while still warm: the torch extension and call 6's kernels were in /tmp/cgc already (not an empty cache).
 set -u
 SECONDS=0
 export PYTHONUNBUFFERED=1 CUTLASS_GEMM_CACHE_DIR=/tmp/cgc
