@@ -15,6 +15,7 @@ export PYTHONPATH=/tmp/site:$PWD
 ./devtmp/qt8/qt8 rows > $OUT/qt8_rows.log 2>&1; echo "qt8 rows rc=$? at ${SECONDS}s"; grep -E "CHECKS|MISMATCH" $OUT/qt8_rows.log | head -5
 wait; echo "builds at ${SECONDS}s"; tail -qn 1 $OUT/extension.log $OUT/kernels_*.log
 export CUTLASS_GEMM_JIT=0
+# wo_host.py as it ran here: `git show 28e7b65:tools/results/h100-2026-11-23/session8/call5/wo_host.py` (call6/wo_host.py adds one row)
 timeout 60 python3 $R/wo_host.py $OUT > $OUT/wo_host.log 2>&1; echo "wo host rc=$? at ${SECONDS}s"; cat $OUT/wo_host.log | tail -8
 timeout 150 python3 -m pytest -m gpu -q -rfEs -p no:cacheprovider tests/test_wo_variants_gpu.py tests/test_weight_only_gpu.py > $OUT/gpu_tests_wo.log 2>&1
 echo "wo tests rc=$? at ${SECONDS}s"; tail -n 2 $OUT/gpu_tests_wo.log
