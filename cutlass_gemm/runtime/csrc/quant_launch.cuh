@@ -148,22 +148,33 @@ inline int& group_launch_mode() {
   return v;
 }
 
-template <typename TIn, typename TQ, int kVec>
-void launch_groups(RowArgs const& a, cudaStream_t s) {
+template <typename TIn, typename TQ, int kVec, int kLanes>
+void launch_groups_lanes(RowArgs const& a, cudaStream_t s) {
   const int64_t nvec = a.cols / kVec;
   auto go = [&](auto per) {
     constexpr int kPer = decltype(per)::value;
     dim3 grid(static_cast<unsigned>(a.rows), static_cast<unsigned>((nvec + kPer * 128 - 1) / (kPer * 128)));
-    group_quant_kernel<TIn, TQ, kVec, kPer, 128><<<grid, 128, 0, s>>>(a);
+    group_quant_kernel<TIn, TQ, kVec, kPer, 128, kLanes><<<grid, 128, 0, s>>>(a);
   };
   if (group_launch_mode() == 1 && nvec > 512 && nvec <= 1024 && a.rows > kFewRows) {
-    auto kernel = group_quant_kernel<TIn, TQ, kVec, 4, 256>;
+    auto kernel = group_quant_kernel<TIn, TQ, kVec, 4, 256, kLanes>;
     kernel<<<dim3(static_cast<unsigned>(a.rows), 1), 256, cap_smem(kernel, 256), s>>>(a);
     return;
   }
   if (nvec <= 128) go(std::integral_constant<int, 1>{});
   else if (nvec <= 256) go(std::integral_constant<int, 2>{});
   else go(std::integral_constant<int, 4>{});
+}
+
+// a.group_lanes (8, 16 or 32 vectors per group; quant_ops.cu checks) as a template argument
+template <typename TIn, typename TQ, int kVec>
+cudaError_t launch_groups(RowArgs const& a, cudaStream_t s) {
+  switch (a.group_lanes) {
+    case 8: launch_groups_lanes<TIn, TQ, kVec, 8>(a, s); return cudaSuccess;
+    case 16: launch_groups_lanes<TIn, TQ, kVec, 16>(a, s); return cudaSuccess;
+    case 32: launch_groups_lanes<TIn, TQ, kVec, 32>(a, s); return cudaSuccess;
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 // Upper bound on the per-tensor kernel's grid (the size of RowArgs::partials).
@@ -289,8 +300,7 @@ inline cudaError_t launch_quant(RowArgs const& a, RowMode mode, InType in, OutTy
         err = vectorized ? launch_tensor<TIn, TQ, kV>(a, s) : launch_tensor<TIn, TQ, 1>(a, s);
         break;
       case RowMode::kGroup:
-        if (vectorized) launch_groups<TIn, TQ, kV>(a, s);
-        else err = cudaErrorInvalidValue;
+        err = vectorized ? launch_groups<TIn, TQ, kV>(a, s) : cudaErrorInvalidValue;
         break;
       default: err = cudaErrorInvalidValue;
     }

@@ -35,8 +35,15 @@ struct RowQuant {
     V v = *reinterpret_cast<const V*>(x_row(row) + i * kVec);
     if (const TIn* res = res_row(row)) {
       V r = *reinterpret_cast<const V*>(res + i * kVec);
+      if constexpr (kPaired<TIn, kVec>) {  // same bits, a quarter of the instructions (quant_common.cuh)
+        using T2 = typename Pair<TIn>::T2;
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) v.v[e] = from_f<TIn>(to_f(v.v[e]) + to_f(r.v[e]));
+        for (int e = 0; e < kVec / 2; ++e)
+          reinterpret_cast<T2*>(v.v)[e] = __hadd2_rn(reinterpret_cast<const T2*>(v.v)[e], reinterpret_cast<const T2*>(r.v)[e]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) v.v[e] = from_f<TIn>(to_f(v.v[e]) + to_f(r.v[e]));
+      }
       if (store_residual) *reinterpret_cast<V*>(res_out_row(row) + i * kVec) = v;
     }
     return v;
@@ -59,8 +66,17 @@ struct RowQuant {
   }
   // y = round(w * round(h * rinv)), Llama's RMSNorm
   __device__ static V norm(V v, V const& wv, float rinv) {
+    if constexpr (kPaired<TIn, kVec>) {  // the same bits in fewer instructions (quant_common.cuh)
+      using T2 = typename Pair<TIn>::T2;
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) v.v[e] = from_f<TIn>(to_f(wv.v[e]) * to_f(from_f<TIn>(to_f(v.v[e]) * rinv)));
+      for (int e = 0; e < kVec / 2; ++e) {
+        const float2 f = pair_to_f2(reinterpret_cast<const T2*>(v.v)[e]);
+        reinterpret_cast<T2*>(v.v)[e] = __hmul2_rn(reinterpret_cast<const T2*>(wv.v)[e], pair_from_f<T2>(f.x * rinv, f.y * rinv));
+      }
+    } else {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) v.v[e] = from_f<TIn>(to_f(wv.v[e]) * to_f(from_f<TIn>(to_f(v.v[e]) * rinv)));
+    }
     return v;
   }
 
@@ -79,7 +95,9 @@ struct RowQuant {
     } else {
       for (int64_t i = threadIdx.x; i < nvec; i += kThreads) stats_add_vec<kMinMax, kSum>(st, load(row, i, true));
     }
-    st = block_stats<kThreads, kMinMax, kSum>(st);
+    using TP = std::conditional_t<kMinMax && kPaired<TIn, kVec>, typename Pair<TIn>::T2, void>;
+    st = block_stats<kThreads, kMinMax, kSum, 0, TP>(st);
+    if constexpr (!std::is_void_v<TP>) range_unpack<TP>(st);
     bool bad = bits_bad(st.amax_bits);
 
     float rinv = 0.0f;
@@ -119,22 +137,27 @@ struct RowQuant {
     }
     if (threadIdx.x == 0) args.scale_out[row] = kMode == RowMode::kStatic && bad ? nan_f() : scale;
 
-    // Quantize and store.
+    // Quantize and store; saturation only where a value can exceed the range (see int8_bits).
     const float inv = __frcp_rn(scale);
     TQ* q = static_cast<TQ*>(args.q) + row * args.ldq;
-    if (kCache > 0) {
+    auto store = [&](auto clamp) {
+      constexpr bool kClamp = decltype(clamp)::value;
+      if (kCache > 0) {
 #pragma unroll
-      for (int j = 0; j < kSlots; ++j) {
-        int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
-        if (i < nvec) quant_store<TQ, kAzp>(q + i * kVec, c[j], inv, azp_f, bad);
+        for (int j = 0; j < kSlots; ++j) {
+          int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
+          if (i < nvec) quant_store<TQ, kAzp, kClamp>(q + i * kVec, c[j], inv, azp_f, bad);
+        }
+      } else {
+        for (int64_t i = threadIdx.x; i < nvec; i += kThreads) {
+          V v = reload(row, i);
+          if (kMode == RowMode::kRmsNorm) v = norm(v, weight(i), rinv);
+          quant_store<TQ, kAzp, kClamp>(q + i * kVec, v, inv, azp_f, bad);
+        }
       }
-    } else {
-      for (int64_t i = threadIdx.x; i < nvec; i += kThreads) {
-        V v = reload(row, i);
-        if (kMode == RowMode::kRmsNorm) v = norm(v, weight(i), rinv);
-        quant_store<TQ, kAzp>(q + i * kVec, v, inv, azp_f, bad);
-      }
-    }
+    };
+    if (kAzp || args.scale_ub) store(std::true_type{});
+    else store(std::false_type{});
   }
 };
 
@@ -148,17 +171,24 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) row_quant_kernel(RowArgs
 }
 
 // Per group along K: blockIdx.x is the row, blockIdx.y a chunk of kPer * kThreads vectors. A group is
-// args.group_lanes consecutive vectors, held by as many consecutive lanes of one warp (kThreads and the
-// chunk are multiples of 32, and K is a multiple of the group), and reduced by shuffles: no barrier.
-template <typename TIn, typename TQ, int kVec, int kPer, int kThreads>
+// kLanes consecutive vectors, held by as many consecutive lanes of one warp (kThreads and the chunk are
+// multiples of 32, and K is a multiple of the group), and reduced by shuffles alone: no barrier. kLanes is
+// a template argument (8, 16 or 32) so the shuffles unroll and the scale addresses are shifts by constants.
+template <typename TIn, typename TQ, int kVec, int kPer, int kThreads, int kLanes>
 __global__ void __launch_bounds__(kThreads) group_quant_kernel(RowArgs args) {
+  static_assert(kLanes == 8 || kLanes == 16 || kLanes == 32, "8, 16 or 32 vectors per group");
   using V = VecT<TIn, kVec>;
   using VQ = VecT<TQ, kVec>;
+  constexpr int kShift = kLanes == 8 ? 3 : kLanes == 16 ? 4 : 5;
   const int64_t row = blockIdx.x, nvec = args.cols / kVec;
   const int64_t base = static_cast<int64_t>(blockIdx.y) * kPer * kThreads + threadIdx.x;
   const V* x = reinterpret_cast<const V*>(static_cast<const TIn*>(args.x) + row * args.ldx);
   VQ* q = reinterpret_cast<VQ*>(static_cast<TQ*>(args.q) + row * args.ldq);
-  const int lanes = args.group_lanes, shift = 31 - __clz(lanes);  // a power of two: no 64-bit division
+  // This thread's first group's scale, and the step to the group kThreads vectors on (row- or column-major)
+  const int64_t g0 = base >> kShift;
+  float* sp = args.scale_col_major ? args.scale_out + g0 * args.rows + row : args.scale_out + row * (nvec >> kShift) + g0;
+  const int64_t sstep = args.scale_col_major ? static_cast<int64_t>(kThreads / kLanes) * args.rows : kThreads / kLanes;
+  const bool leader = (threadIdx.x & (kLanes - 1)) == 0;
   V c[kPer];
 #pragma unroll
   for (int j = 0; j < kPer; ++j)
@@ -170,13 +200,13 @@ __global__ void __launch_bounds__(kThreads) group_quant_kernel(RowArgs args) {
     stats_init(st);
     if (i < nvec) stats_add_vec<false, false>(st, c[j]);
     unsigned a = st.amax_bits;  // every lane shuffles (idle ones with 0) before any leaves
-    for (int m = lanes / 2; m > 0; m >>= 1) a = max(a, __shfl_xor_sync(0xffffffffu, a, m));
+#pragma unroll
+    for (int m = kLanes / 2; m > 0; m >>= 1) a = max(a, __shfl_xor_sync(0xffffffffu, a, m));
     if (i >= nvec) continue;
     const bool bad = bits_bad(a);
-    const float s = scale_from_amax(__uint_as_float(a), QTraits<TQ>::kMax, !bad);
-    if ((i & (lanes - 1)) == 0)
-      args.scale_out[args.scale_col_major ? (i >> shift) * args.rows + row : row * (nvec >> shift) + (i >> shift)] = s;
-    quant_store<TQ, false>(reinterpret_cast<TQ*>(q + i), c[j], __frcp_rn(s), 0.0f, bad);
+    const float sc = scale_from_amax(__uint_as_float(a), QTraits<TQ>::kMax, !bad);
+    if (leader) sp[j * sstep] = sc;
+    quant_store<TQ, false, false>(reinterpret_cast<TQ*>(q + i), c[j], __frcp_rn(sc), 0.0f, bad);
   }
 }
 

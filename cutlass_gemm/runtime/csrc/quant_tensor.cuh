@@ -106,10 +106,10 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel
 
 #pragma unroll
   for (int j = 0; j < kCache; ++j)
-    if (f0 + j * stride < total) quant_store<TQ, false>(reinterpret_cast<TQ*>(q + f0 + j * stride), c[j], inv, 0.0f, bad);
+    if (f0 + j * stride < total) quant_store<TQ, false, false>(reinterpret_cast<TQ*>(q + f0 + j * stride), c[j], inv, 0.0f, bad);
   for (int j = 0; j < ns; ++j)
     if (sbase + j * stride < total)
-      quant_store<TQ, false>(reinterpret_cast<TQ*>(q + sbase + j * stride), sm[j * kThreads + threadIdx.x], inv, 0.0f, bad);
+      quant_store<TQ, false, false>(reinterpret_cast<TQ*>(q + sbase + j * stride), sm[j * kThreads + threadIdx.x], inv, 0.0f, bad);
   // The re-read part backwards: the batches read last before the barrier are the likeliest still in L2.
   const int64_t nb = rest < total ? (total - rest + kBatch * stride - 1) / (kBatch * stride) : 0;
   for (int64_t bi = nb - 1; bi >= 0; --bi) {
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel
       if (f + k * stride < total) b[k] = xv(f + k * stride);
 #pragma unroll
     for (int k = 0; k < kBatch; ++k)
-      if (f + k * stride < total) quant_store<TQ, false>(reinterpret_cast<TQ*>(q + f + k * stride), b[k], inv, 0.0f, bad);
+      if (f + k * stride < total) quant_store<TQ, false, false>(reinterpret_cast<TQ*>(q + f + k * stride), b[k], inv, 0.0f, bad);
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if constexpr (kSync == TensorSync::kCluster) asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
