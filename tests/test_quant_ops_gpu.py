@@ -141,11 +141,13 @@ def test_leading_dims_strides_and_unaligned_views(in_dtype):
 
 @pytest.mark.parametrize("in_dtype", IN_DTYPES)
 @pytest.mark.parametrize("qtype", [torch.int8, FP8])
-@pytest.mark.parametrize("k", [4096, 100, 20000])
-def test_rms_norm_quantize(in_dtype, qtype, k):
+# 300 rows (> kFewRows in quant_launch.cuh) at K = 4096 / 8192: the many-row kernels, without a residual the
+# 8-vectors-per-thread one
+@pytest.mark.parametrize("rows,k", [(13, 4096), (13, 100), (13, 20000), (300, 4096), (300, 8192)])
+def test_rms_norm_quantize(in_dtype, qtype, rows, k):
     g = torch.Generator(device="cuda").manual_seed(k)
-    x = (torch.randn(13, k, device="cuda", generator=g) * 3).to(in_dtype)
-    r = (torch.randn(13, k, device="cuda", generator=g) * 0.3).to(in_dtype)
+    x = (torch.randn(rows, k, device="cuda", generator=g) * 3).to(in_dtype)
+    r = (torch.randn(rows, k, device="cuda", generator=g) * 0.3).to(in_dtype)
     w = (torch.rand(k, device="cuda") + 0.5).to(in_dtype)
     for residual in (None, r):
         q, s, h = cg.rms_norm_quantize(x, w, 1e-6, qtype, residual=residual)
