@@ -151,15 +151,8 @@ void launch_rows(RowArgs const& a, cudaStream_t s) {
   else row_quant_kernel<TIn, TQ, kVec, 0, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
 }
 
-// How the per-group kernel is shaped for rows of 513-1024 vectors (K 4104-8192 at 16 bits) with many rows:
-// 0 = 128-thread CTAs over (row, chunk of 512 vectors); 1 = one 256-thread CTA per row, 4 vectors per
-// thread, residency capped like the row kernels (cap_smem). A variable so that a harness can compare:
-// 1 was measured slower (2048x8192 bf16 g128 22.97 us vs 21.85, session8/call5/qt8_rows.log), so 0 stays.
-inline int& group_launch_mode() {
-  static int v = 0;
-  return v;
-}
-
+// Per-group launch: 128-thread CTAs over (row, chunk of kPer * 128 vectors). One capped 256-thread CTA per
+// row was measured slower (2048x8192 bf16 g128 22.97 us vs 21.85, session8/call5/qt8_rows.log) and removed.
 template <typename TIn, typename TQ, int kVec, int kLanes>
 void launch_groups_lanes(RowArgs const& a, cudaStream_t s) {
   const int64_t nvec = a.cols / kVec;
@@ -168,11 +161,6 @@ void launch_groups_lanes(RowArgs const& a, cudaStream_t s) {
     dim3 grid(static_cast<unsigned>(a.rows), static_cast<unsigned>((nvec + kPer * 128 - 1) / (kPer * 128)));
     group_quant_kernel<TIn, TQ, kVec, kPer, 128, kLanes><<<grid, 128, 0, s>>>(a);
   };
-  if (group_launch_mode() == 1 && nvec > 512 && nvec <= 1024 && a.rows > kFewRows) {
-    auto kernel = group_quant_kernel<TIn, TQ, kVec, 4, 256, kLanes>;
-    kernel<<<dim3(static_cast<unsigned>(a.rows), 1), 256, cap_smem(kernel, 256), s>>>(a);
-    return;
-  }
   if (nvec <= 128) go(std::integral_constant<int, 1>{});
   else if (nvec <= 256) go(std::integral_constant<int, 2>{});
   else go(std::integral_constant<int, 4>{});
