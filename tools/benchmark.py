@@ -5,6 +5,7 @@
   python tools/benchmark.py first-call          # time to first call: kernel cached / not yet built
   python tools/benchmark.py shapes [--quick]    # throughput table + CSV + PNG vs torch baselines
   python tools/benchmark.py tiles               # every default tile on each shape (feeds heuristics.py)
+  python tools/benchmark.py decode [--shapes]   # W8A8 at M <= 16: the decode GEMV vs CUTLASS tiles, _scaled_mm, bf16
   python tools/benchmark.py quant               # activation-quant kernels vs the copy-bandwidth floor
   python tools/benchmark.py layer [--quick]     # quant + GEMM layers vs bf16 F.linear and Inductor W8A8
                                   (quant, layer: --inductor-mode max-autotune-no-cudagraphs for tuned baselines)
@@ -356,13 +357,13 @@ def cmd_first_call(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["overhead", "first-call", "shapes", "tiles", "quant", "layer", "weight_only",
-                                       "conv", "blockwise"])
+                                       "conv", "blockwise", "decode"])
     p.add_argument("--out", default=str(ROOT / "tools" / "results" / "local"))
     p.add_argument("--quick", action="store_true",
                    help="shapes: four shapes only; layer: 16x8192x8192 and 2048x8192x8192 only; weight_only: 6 shapes; "
                         "conv: the 3x3 convs at batch 32 only; blockwise: 3 shapes")
     p.add_argument("--cublaslt", action="store_true", help="shapes: add the cuBLASLt int8 row")
-    p.add_argument("--shapes", help="shapes, tiles, layer, weight_only, blockwise: comma-separated MxNxK list instead of the default set")
+    p.add_argument("--shapes", help="shapes, tiles, decode, layer, weight_only, blockwise: comma-separated MxNxK list instead of the default set")
     p.add_argument("--dtypes", default="int8", help="tiles: input types, comma-separated (int8, e4m3)")
     p.add_argument("--choices", help="tiles: tile choices TILE/CLUSTER/SCHEDULE[/SCHEDULER], comma-separated, "
                                      "e.g. 128x256x128/c1x2x1/cooperative or 128x64x128/c1x1x1/cooperative/streamk "
@@ -379,6 +380,10 @@ def main():
     if args.what in ("quant", "layer"):
         import bench_e2e  # noqa: E402  (the quantization ops and layers are only needed here)
         bench_e2e.COMMANDS[args.what](args)
+        return
+    if args.what == "decode":
+        import bench_decode  # noqa: E402
+        bench_decode.COMMANDS[args.what](args)
         return
     if args.what == "conv":
         import bench_conv  # noqa: E402

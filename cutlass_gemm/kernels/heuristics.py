@@ -94,6 +94,29 @@ NARROW_STREAMK = TileChoice((128, 128, 128), (1, 1, 1), "cooperative", scheduler
 SPLIT: Dict[int, List[SplitRow]] = {90: []}
 
 
+@dataclass(frozen=True)
+class GemvRow:
+    """Calls the W8A8 decode GEMV (kernels/gemv.py) takes instead of a CUTLASS tile: M <= max_m and
+    N >= min_n, for the input types listed, epilogue variants of gemv.VARIANTS without an activation."""
+    max_m: int
+    a_dtypes: Tuple[str, ...]
+    min_n: int = 1
+
+
+#: Per SM. SM90: the GEMV against the 64x64 pingpong tile in one process on the H100 (`python tools/benchmark.py
+#: decode`, tools/results/h100-2026-11-24/call1/decode.md): see the README's decode table. SM80 is not measured:
+#: no rows (the CUTLASS tiles serve it).
+GEMV: Dict[int, List[GemvRow]] = {90: [GemvRow(16, ("int8", "e4m3"))]}
+
+
+def gemv_serves(sm: int, m: int, n: int, a_dtype: str, variant: str, activation: str = "none") -> bool:
+    """Whether an M x N call of `a_dtype` inputs with this epilogue goes to the decode GEMV on `sm`."""
+    from .gemv import MAX_M, VARIANTS as GEMV_VARIANTS
+    if activation != "none" or variant not in GEMV_VARIANTS or not 1 <= m <= MAX_M:
+        return False
+    return any(m <= row.max_m and n >= row.min_n and a_dtype in row.a_dtypes for row in GEMV.get(sm, ()))
+
+
 def _ctas(choice: TileChoice, m: int, n: int) -> int:
     return -(-m // choice.tile[0]) * -(-n // choice.tile[1])
 

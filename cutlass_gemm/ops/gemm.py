@@ -27,7 +27,8 @@ from typing import Dict, Tuple
 import torch
 
 from ..kernels import activations, heuristics
-from ..runtime import autotune, fastpath, loader
+from ..kernels.gemv import GemvConfig
+from ..runtime import autotune, fastpath, gemv, loader
 from ..errors import KernelNotBuiltError, UnsupportedDeviceError
 # the checks live in _gemm_args.py; K_ALIGN, N_ALIGN, SIZE_LIMIT and the checks stay importable from here
 from ._gemm_args import (K_ALIGN, N_ALIGN, SIZE_LIMIT, _IN_NAMES, _OUT_NAMES, _fast_layout, _overlap,  # noqa: F401
@@ -172,8 +173,14 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
         choice = None
         if tuned and timing_args is not None:
             choice = _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, timing_args)
-        lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, m,
-                                            choice=choice, activation=activation, n=n)
+        lib = None
+        if choice is None and heuristics.gemv_serves(sm, m, n, _IN_NAMES[a_dtype], variant, activation):
+            # decode M: the extension's GEMV (it reads scalar scales itself: nothing to broadcast)
+            lib = gemv.kernel(GemvConfig(_IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb))
+            want_a, want_b = sa, sb
+        if lib is None:
+            lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, m,
+                                                choice=choice, activation=activation, n=n)
         needs_workspace = lib.config.scheduler != "persistent"  # persistent kernels never need one
         plan = (lib._launch, lib, want_a != sa, want_b != sb, needs_workspace)
         if len(_plans) >= _MAX_PLANS:

@@ -1,5 +1,5 @@
 """The library's compiled torch extension: the C++ eager fast path of the GEMM ops, the
-activation-quantization CUDA kernels, the weight-only small-M GEMM and the per-block int8 GEMM (csrc/). Built once per (sources, torch, CUDA, GPU archs) with
+activation-quantization CUDA kernels, the weight-only small-M GEMM, the per-block int8 GEMM and the W8A8 decode GEMV (csrc/). Built once per (sources, torch, CUDA, GPU archs) with
 torch.utils.cpp_extension into the kernel cache, under a file lock, then imported directly.
 
 `load()` returns the module, or None where it cannot exist (no CUDA torch) or its build failed (one
@@ -20,11 +20,11 @@ from typing import List, Optional
 from . import build
 
 CSRC = Path(__file__).resolve().parent / "csrc"
-SOURCES = ("fast_path.cpp", "quant_ops.cu", "wo_ops.cu", "bi8_ops.cu")
+SOURCES = ("fast_path.cpp", "quant_ops.cu", "wo_ops.cu", "bi8_ops.cu", "gemv_w8a8.cu")
 #: Everything whose text changes the binary (the sources and the headers they include).
 HASHED = SOURCES + ("quant_common.cuh", "quant_launch.cuh", "quant_ops.h", "quant_rows.cuh", "quant_tensor.cuh",
                      "wo_common.cuh", "wo_dequant.cuh", "wo_gemm.cuh", "wo_launch.cuh", "wo_ops.h", "wo_stream.cuh",
-                     "bi8_gemm.cuh", "bi8_launch.cuh", "bi8_ops.h", "ext_msg.h")
+                     "bi8_gemm.cuh", "bi8_launch.cuh", "bi8_ops.h", "ext_msg.h", "gemv_w8a8.cuh", "gemv_w8a8.h")
 
 _module = None
 _tried = False

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "bi8_ops.h"
+#include "gemv_w8a8.h"
 #include "quant_ops.h"
 #include "wo_ops.h"
 
@@ -283,6 +284,11 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("wo_variants", &cg::wo_variants, "weight-only kernel variants: (id, name, M capacity)");
   m.def("bi8_gemm", &cg::bi8_gemm, "per-block int8 W8A8 GEMM (see bi8_gemm.cuh)");
   m.def("bi8_plan_info", &cg::bi8_plan_info, "launch plan of bi8_gemm: (tile rows, tile columns, splits, CTAs)");
+  m.def("gemv_w8a8_address", &cg::gemv_w8a8_address, "launcher address of the W8A8 decode GEMV (cg_launch ABI)",
+        py::arg("fp8"), py::arg("bf16"), py::arg("sa_vec"), py::arg("sb_vec"));
+  m.def("gemv_w8a8_last_error", &cg::gemv_w8a8_last_error, "message of this thread's last failed GEMV launch");
+  m.def("gemv_w8a8_plan", &cg::gemv_w8a8_plan, "GEMV launch of an (m, n, k) call: (warps per CTA, CTAs, threads, unroll)");
+  m.def("gemv_w8a8_set_warps_k", &cg::gemv_w8a8_set_warps_k, "force the GEMV's warps per CTA (4/8/16; 0 = automatic)");
   m.def("run", &run, "fast eager path; None when the Python path must handle the call");
   m.def("register_plan", &register_plan);
   m.def("clear_plans", &clear_plans);

@@ -1,0 +1,125 @@
+// Launchers of the W8A8 decode GEMV (gemv_w8a8.cuh) with the C ABI of a generated kernel's cg_launch
+// (kernels/emit.py), so ops/gemm.py and fast_path.cpp plan and call them like any CUTLASS kernel. The
+// checks here are the last line: the ops validate first and the heuristics send only M <= 16 calls here.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+
+#include "gemv_w8a8.cuh"
+#include "gemv_w8a8.h"
+
+namespace cg {
+namespace {
+
+thread_local std::string g_last_error;
+std::atomic<int> g_warps_k_override{0};
+
+int fail(std::string text) {
+  g_last_error = std::move(text);
+  return 1;
+}
+
+// Warps splitting K per CTA: the fewest of 4 / 8 / 16 that fill every SM of an H100 (132 x 32 warps at
+// 1024 threads per SM) with ceil(N / 16) CTAs, at most 16; fewer when K gives a warp under 2 chunks.
+int choose_warps_k(int64_t n, int64_t k) {
+  const int forced = g_warps_k_override.load(std::memory_order_relaxed);
+  if (forced) return forced;
+  const int64_t ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
+  const int64_t chunks = (k + cg_gemv::kChunk - 1) / cg_gemv::kChunk;
+  int kw = 16;
+  for (int c : {4, 8, 16})
+    if (ctas * c >= 4096) {
+      kw = c;
+      break;
+    }
+  while (kw > 4 && chunks < 2 * kw) kw /= 2;
+  return kw;
+}
+
+template <bool kFp8, typename TOut, int kMT>
+cudaError_t launch_mt(cg_gemv::GemvArgs const& a, int kw, cudaStream_t s) {
+  constexpr int kUnroll = kMT == 1 ? 3 : 2;
+  const dim3 grid(static_cast<unsigned>((a.n + cg_gemv::kRows - 1) / cg_gemv::kRows));
+  switch (kw) {
+    case 4: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 4, kUnroll><<<grid, 128, 0, s>>>(a); break;
+    case 8: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 8, kUnroll><<<grid, 256, 0, s>>>(a); break;
+    default: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 16, kUnroll><<<grid, 512, 0, s>>>(a); break;
+  }
+  return cudaGetLastError();
+}
+
+bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+// The cg_launch signature: (a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj,
+// bias, workspace, workspace_bytes, stream). b is the (K, N) column-major view of the (N, K) weight, ldb its
+// column stride, i.e. the weight's row stride.
+template <bool kFp8, typename TOut, bool kSaVec, bool kSbVec>
+int launch(void const* a, void const* b, void* d, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+           int64_t ldd, void const* scale_a, void const* scale_b, void const* azp, void const* azp_adj,
+           void const* azp_with_adj, void const* bias, void* /*workspace*/, size_t /*workspace_bytes*/,
+           void* stream) {
+  if (azp != nullptr || azp_adj != nullptr || azp_with_adj != nullptr)
+    return fail("gemv_w8a8: zero-point epilogues are not served by the GEMV");
+  if (m < 1 || m > cg_gemv::kMaxM)
+    return fail("gemv_w8a8: M = " + std::to_string(m) + " is outside 1.." + std::to_string(cg_gemv::kMaxM));
+  if (n < 1 || n >= (int64_t{1} << 31) || k < 16 || k % 16 || k >= (int64_t{1} << 31))
+    return fail("gemv_w8a8: needs 1 <= N < 2^31 and 16 <= K < 2^31 with K % 16 == 0 (N = " + std::to_string(n) +
+                ", K = " + std::to_string(k) + ")");
+  if (!aligned16(a) || !aligned16(b) || (m > 1 && (lda < k || lda % 16)) || ldb < k || ldb % 16 || (m > 1 && ldd < n))
+    return fail("gemv_w8a8: rows of a and b must be 16-byte aligned with leading dimensions >= K (lda = " +
+                std::to_string(lda) + ", ldb = " + std::to_string(ldb) + ")");
+  if (!scale_a || !scale_b || !d) return fail("gemv_w8a8: null scale or output pointer");
+  cg_gemv::GemvArgs args;
+  args.a = static_cast<const uint8_t*>(a);
+  args.w = static_cast<const uint8_t*>(b);
+  args.out = d;
+  args.scale_a = static_cast<const float*>(scale_a);
+  args.scale_b = static_cast<const float*>(scale_b);
+  args.bias = bias;
+  args.lda = m > 1 ? lda : k;
+  args.ldw = ldb;
+  args.ldo = m > 1 ? ldd : n;
+  args.m = static_cast<int>(m);
+  args.n = static_cast<int>(n);
+  args.k = static_cast<int>(k);
+  args.sa_vec = kSaVec;
+  args.sb_vec = kSbVec;
+  const int kw = choose_warps_k(n, k);
+  auto s = static_cast<cudaStream_t>(stream);
+  const cudaError_t err = m <= 8 ? launch_mt<kFp8, TOut, 1>(args, kw, s) : launch_mt<kFp8, TOut, 2>(args, kw, s);
+  if (err != cudaSuccess) return fail(std::string("gemv_w8a8: launch failed: ") + cudaGetErrorString(err));
+  return 0;
+}
+
+using LaunchFn = int (*)(void const*, void const*, void*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         void const*, void const*, void const*, void const*, void const*, void const*, void*, size_t,
+                         void*);
+
+template <bool kFp8, typename TOut>
+LaunchFn pick(bool sa_vec, bool sb_vec) {
+  if (sa_vec) return sb_vec ? &launch<kFp8, TOut, true, true> : &launch<kFp8, TOut, true, false>;
+  return sb_vec ? &launch<kFp8, TOut, false, true> : &launch<kFp8, TOut, false, false>;
+}
+
+}  // namespace
+
+int64_t gemv_w8a8_address(bool fp8, bool bf16, bool sa_vec, bool sb_vec) {
+  LaunchFn fn = fp8 ? (bf16 ? pick<true, __nv_bfloat16>(sa_vec, sb_vec) : pick<true, __half>(sa_vec, sb_vec))
+                    : (bf16 ? pick<false, __nv_bfloat16>(sa_vec, sb_vec) : pick<false, __half>(sa_vec, sb_vec));
+  return static_cast<int64_t>(reinterpret_cast<uintptr_t>(fn));
+}
+
+std::string gemv_w8a8_last_error() { return g_last_error; }
+
+std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k) {
+  const int64_t kw = choose_warps_k(n, k);
+  return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, m <= 8 ? 3 : 2};
+}
+
+void gemv_w8a8_set_warps_k(int64_t warps_k) {
+  g_warps_k_override.store(warps_k == 4 || warps_k == 8 || warps_k == 16 ? static_cast<int>(warps_k) : 0);
+}
+
+}  // namespace cg

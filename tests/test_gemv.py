@@ -1,0 +1,66 @@
+"""CPU tests of the W8A8 decode GEMV's description and routing (kernels/gemv.py, heuristics.GEMV, ops/gemm.py
+`_plan`); the kernel itself runs in tests/test_gemv_gpu.py."""
+import pytest
+import torch
+
+from cutlass_gemm.errors import InvalidArgumentError
+from cutlass_gemm.kernels import heuristics
+from cutlass_gemm.kernels.gemv import MAX_M, GemvConfig
+from cutlass_gemm.ops import gemm as ops
+from cutlass_gemm.runtime import extension, gemv
+
+
+def test_config_names_are_stable_and_validated():
+    assert GemvConfig().name == "gemv_w8a8_int8_bf16_token_channel"
+    assert GemvConfig("e4m3", "f16", "tensor", "tensor").name == "gemv_w8a8_e4m3_f16_tensor_tensor"
+    assert GemvConfig.scheduler == "persistent"  # what ops/gemm.py reads: no workspace
+    for bad in (dict(a_dtype="int4"), dict(out_dtype="f32"), dict(scale_a="channel"), dict(scale_b="token")):
+        with pytest.raises(InvalidArgumentError):
+            GemvConfig(**bad)
+
+
+@pytest.mark.parametrize("m,variant,activation,a_dtype,want", [
+    (1, "scaled", "none", "int8", True), (16, "scaled_bias", "none", "e4m3", True),
+    (MAX_M + 1, "scaled", "none", "int8", False), (0, "scaled", "none", "int8", False),
+    (4, "scaled_azp_per_token", "none", "int8", False), (4, "scaled_bias", "relu", "int8", False),
+])
+def test_heuristic_rows_route_only_what_the_kernel_serves(m, variant, activation, a_dtype, want):
+    assert heuristics.gemv_serves(90, m, 8192, a_dtype, variant, activation) is want
+    assert heuristics.gemv_serves(80, m, 8192, a_dtype, variant, activation) is False  # SM80: not measured
+
+
+def test_extension_builds_the_gemv_sources():
+    assert "gemv_w8a8.cu" in extension.SOURCES
+    assert {"gemv_w8a8.cuh", "gemv_w8a8.h"} <= set(extension.HASHED)
+
+
+class _FakeGemv:
+    config = GemvConfig()
+    _launch = object()
+    function_address = 0
+    workspace_address = 0
+
+
+def test_plan_takes_the_gemv_without_broadcast_or_workspace(monkeypatch):
+    """The plan a decode call gets: the GEMV's launcher, scalar scales passed as they are (it reads one element
+    itself), no workspace; with the GEMV unavailable the CUTLASS selection serves."""
+    monkeypatch.setattr(ops, "kernel_sm", lambda dev: 90)
+    monkeypatch.setattr(ops.fastpath, "module", lambda: None)
+    seen = []
+    monkeypatch.setattr(gemv, "kernel", lambda cfg: seen.append(cfg) or _FakeGemv())
+    ops._plans.clear()
+    plan = ops._plan(0, "scaled_bias", torch.int8, torch.bfloat16, "tensor", "tensor", 8, 4096, 4096)
+    assert plan[1] is not None and isinstance(plan[1], _FakeGemv) and plan[2:] == (False, False, False)
+    assert seen == [GemvConfig("int8", "bf16", "tensor", "tensor")]
+    monkeypatch.setattr(gemv, "kernel", lambda cfg: None)
+    monkeypatch.setattr(ops, "select_kernel", lambda *a, **kw: ("cutlass", a[4], a[5]))
+    with pytest.raises(AttributeError):  # the stand-in "kernel" has no config: proves select_kernel was asked
+        ops._plan(0, "scaled_bias", torch.int8, torch.bfloat16, "token", "channel", 9, 4096, 4096)
+    ops._plans.clear()
+
+
+def test_switch_off_by_environment(monkeypatch):
+    monkeypatch.setenv(gemv.GEMV_ENV, "0")
+    assert not gemv.enabled() and gemv.kernel(GemvConfig()) is None
+    monkeypatch.setenv(gemv.GEMV_ENV, "1")
+    assert gemv.enabled()

@@ -1,0 +1,200 @@
+"""GPU tests of the W8A8 decode GEMV (kernels/gemv.py, runtime/csrc/gemv_w8a8.cuh): every output element
+against float64 on random data, outputs poisoned with NaN first, M = 1..16, odd N, K not a multiple of the
+64-wide chunk, strided rows, every scale kind, with and without bias, int8 and fp8; that the ops route decode
+calls to it (Python path and C++ fast path) and that the launcher refuses what it cannot serve."""
+import os
+
+import pytest
+import torch
+
+import cutlass_gemm
+from cutlass_gemm.errors import KernelLaunchError
+from cutlass_gemm.kernels.gemv import GemvConfig
+from cutlass_gemm.ops import gemm as ops
+from cutlass_gemm.runtime import fastpath, gemv
+
+pytestmark = pytest.mark.gpu
+
+ULP = {torch.bfloat16: 2.0 ** -8, torch.float16: 2.0 ** -11}  # one unit in the last place, relative
+
+
+def _sm90():
+    return torch.cuda.get_device_capability() == (9, 0)
+
+
+def _needs_gemv():
+    if not _sm90():
+        pytest.skip("the GEMV rows of heuristics.GEMV are SM90 only")
+    if gemv.kernel(GemvConfig()) is None:
+        pytest.skip("torch extension unavailable")
+
+
+def problem(m, n, k, fp8, out_dtype, *, bias, sa_vec, sb_vec, seed, lda=None, ldo=None):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    lda = lda or k
+    if fp8:
+        a_full = (torch.randn((m, lda), device="cuda", generator=g) * 8).to(torch.float8_e4m3fn)
+        w = (torch.randn((n, k), device="cuda", generator=g) * 8).to(torch.float8_e4m3fn)
+    else:
+        a_full = torch.randint(-128, 128, (m, lda), dtype=torch.int8, device="cuda", generator=g)
+        w = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda", generator=g)
+    a = a_full[:, :k]
+    sa = (torch.rand((m, 1) if sa_vec else (1,), device="cuda", generator=g) + 0.5) * 1e-2
+    sb = (torch.rand((1, n) if sb_vec else (1,), device="cuda", generator=g) + 0.5) * 1e-2
+    b = torch.randn(n, device="cuda", generator=g).to(out_dtype) if bias else None
+    out_full = torch.full((m, ldo or n), float("nan"), dtype=out_dtype, device="cuda")
+    return a, w, sa, sb, b, out_full[:, :n]
+
+
+def reference(a, w, sa, sb, bias):
+    acc = a.double() @ w.double().t()
+    ref = sa.double().reshape(-1, 1) * (sb.double().reshape(1, -1) * acc)
+    if bias is not None:
+        ref = ref + bias.double()
+    absdot = sa.double().reshape(-1, 1) * sb.double().reshape(1, -1) * (a.double().abs() @ w.double().abs().t())
+    return ref, absdot
+
+
+def check(out, a, w, sa, sb, bias, fp8, what):
+    """int8: exact int32 sums, so every element within one output ulp of the float64 value (the float32
+    epilogue's rounding plus the final one). fp8: the tensor cores add e4m3 products in float32 in their own
+    order; the part beyond the output rounding is bounded by 2^-16 of the sum of |products|."""
+    assert not torch.isnan(out).any(), f"{what}: {int(torch.isnan(out).sum())} elements left unwritten"
+    ref, absdot = reference(a, w, sa, sb, bias)
+    diff = (out.double() - ref).abs()
+    bound = ULP[out.dtype] * ref.abs() + 1e-30 + (2.0 ** -16 * absdot if fp8 else 0.0)
+    bad = diff > bound
+    assert not bad.any(), (f"{what}: {int(bad.sum())} of {out.numel()} elements off; worst excess "
+                           f"{(diff - bound).max().item():.3e}")
+
+
+@pytest.mark.parametrize("fp8", [False, True], ids=["int8", "e4m3"])
+@pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float16], ids=["bf16", "f16"])
+def test_every_m_to_16_odd_shapes_scale_kinds_bias_and_strides(fp8, out_dtype):
+    _needs_gemv()
+    cases = 0
+    for n, k in [(8, 16), (24, 48), (136, 208), (1000, 4112), (4104, 1040)]:
+        for m in range(1, 17):
+            sa_vec, sb_vec, bias = m % 3 != 0, m % 4 != 1, m % 2 == 0
+            strided = m % 5 == 2 and m > 1
+            a, w, sa, sb, b, out = problem(m, n, k, fp8, out_dtype, bias=bias, sa_vec=sa_vec, sb_vec=sb_vec,
+                                           seed=m * 7 + n + k, lda=k + 32 if strided else None,
+                                           ldo=n + 8 if strided else None)
+            res = cutlass_gemm.scaled_mm(a, w.t(), sa, sb, out_dtype, b, out=out)
+            assert res.data_ptr() == out.data_ptr()
+            check(out, a, w, sa, sb, b, fp8, f"m={m} n={n} k={k} sa_vec={sa_vec} sb_vec={sb_vec} bias={bias}")
+            cases += 1
+    assert cases == 80
+
+
+@pytest.mark.parametrize("fp8", [False, True], ids=["int8", "e4m3"])
+@pytest.mark.parametrize("shape", [(16, 8192, 8192), (1, 4096, 14336), (16, 28672, 4096), (9, 14336, 4096)])
+def test_model_shapes(fp8, shape):
+    _needs_gemv()
+    m, n, k = shape
+    a, w, sa, sb, b, out = problem(m, n, k, fp8, torch.bfloat16, bias=True, sa_vec=True, sb_vec=True, seed=sum(shape))
+    cutlass_gemm.scaled_mm(a, w.t(), sa, sb, torch.bfloat16, b, out=out)
+    check(out, a, w, sa, sb, b, fp8, f"{shape}")
+
+
+def _plan_kernel(m, n, a_dtype, variant="scaled_bias"):
+    plan = ops._plans.get((torch.cuda.current_device(), variant, "none", a_dtype, torch.bfloat16, "token", "channel",
+                           m, n))
+    return None if plan is None else plan[1]
+
+
+@pytest.mark.parametrize("fp8", [False, True], ids=["int8", "e4m3"])
+def test_decode_calls_take_the_gemv_and_larger_m_the_cutlass_tile(fp8):
+    _needs_gemv()
+    n, k = 520, 256
+    for m in (1, 16, 17):
+        for call in range(3):  # the first call plans in Python; the next go through the C++ fast path
+            a, w, sa, sb, b, out = problem(m, n, k, fp8, torch.bfloat16, bias=True, sa_vec=True, sb_vec=True,
+                                           seed=call + m)
+            cutlass_gemm.scaled_mm(a, w.t(), sa, sb, torch.bfloat16, b, out=out)
+            check(out, a, w, sa, sb, b, fp8, f"m={m} call {call}")
+        lib = _plan_kernel(m, n, a.dtype)
+        assert isinstance(lib, gemv.GemvKernel) == (m <= 16), (m, lib)
+        assert not isinstance(lib, gemv.GemvKernel) or lib.workspace_size(m, n, k) == 0
+
+
+def test_int8_gemv_equals_the_cutlass_tile_and_every_warp_split():
+    """int8 sums are exact, so the GEMV (each warps-per-CTA choice) and the CUTLASS tile differ at most in the
+    float32 epilogue's rounding: count elements that differ at all, and bound them by one output ulp."""
+    _needs_gemv()
+    m, n, k = 16, 2064, 4160
+    a, w, sa, sb, b, _ = problem(m, n, k, False, torch.bfloat16, bias=True, sa_vec=True, sb_vec=True, seed=5)
+    outs = {}
+    try:
+        for kw in (4, 8, 16):
+            gemv.set_warps_k(kw)
+            outs[f"gemv{kw}"] = cutlass_gemm.scaled_mm(a, w.t(), sa, sb, torch.bfloat16, b)
+        gemv.set_warps_k(0)
+        os.environ[gemv.GEMV_ENV] = "0"
+        ops._plans.clear()
+        if fastpath.module() is not None:
+            fastpath.module().clear_plans()
+        outs["cutlass"] = cutlass_gemm.scaled_mm(a, w.t(), sa, sb, torch.bfloat16, b)
+        assert not isinstance(_plan_kernel(m, n, torch.int8), gemv.GemvKernel)
+    finally:
+        gemv.set_warps_k(0)
+        os.environ.pop(gemv.GEMV_ENV, None)
+        ops._plans.clear()
+        if fastpath.module() is not None:
+            fastpath.module().clear_plans()
+    assert torch.equal(outs["gemv4"], outs["gemv8"]) and torch.equal(outs["gemv4"], outs["gemv16"])
+    differ = outs["gemv4"] != outs["cutlass"]
+    print(f"GEMV vs CUTLASS tile: {int(differ.sum())} of {differ.numel()} elements differ")
+    ref, _ = reference(a, w, sa, sb, b)
+    for out in outs.values():
+        check(out, a, w, sa, sb, b, False, "warp split / tile")
+
+
+def test_graph_capture_and_compile_through_the_gemv():
+    _needs_gemv()
+    m, n, k = 4, 1024, 512
+    a, w, sa, sb, b, _ = problem(m, n, k, False, torch.bfloat16, bias=True, sa_vec=True, sb_vec=True, seed=11)
+    eager = cutlass_gemm.scaled_mm(a, w.t(), sa, sb, torch.bfloat16, b)
+    compiled = torch.compile(lambda x: cutlass_gemm.scaled_mm(x, w.t(), sa, sb, torch.bfloat16, b), fullgraph=True)
+    assert torch.equal(compiled(a), eager)
+    static_a = a.clone()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        cutlass_gemm.scaled_mm(static_a, w.t(), sa, sb, torch.bfloat16, b)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = cutlass_gemm.scaled_mm(static_a, w.t(), sa, sb, torch.bfloat16, b)
+    captured.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(captured, eager)
+    a2 = torch.randint(-128, 128, a.shape, dtype=torch.int8, device="cuda")
+    static_a.copy_(a2)
+    graph.replay()
+    torch.cuda.synchronize()
+    check(captured, a2, w, sa, sb, b, False, "graph replay with new input")
+
+
+def test_launcher_refuses_what_it_cannot_serve():
+    _needs_gemv()
+    kern = gemv.kernel(GemvConfig())
+    a = torch.zeros(32, 64, dtype=torch.int8, device="cuda")
+    w = torch.zeros(64, 64, dtype=torch.int8, device="cuda")
+    out = torch.empty(32, 64, dtype=torch.bfloat16, device="cuda")
+    s = torch.ones(64, device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    args = [a.data_ptr(), w.data_ptr(), out.data_ptr(), 17, 64, 64, 64, 64, 64, s.data_ptr(), s.data_ptr(), None, None,
+            None, None, None, 0, stream]
+    with pytest.raises(KernelLaunchError, match="M = 17"):
+        kern.launch(*args)
+    args[3] = 4
+    args[11] = s.data_ptr()  # a zero point: not served
+    with pytest.raises(KernelLaunchError, match="zero-point"):
+        kern.launch(*args)
+    args[11] = None
+    args[5] = 40  # K % 16 != 0
+    with pytest.raises(KernelLaunchError, match="K % 16"):
+        kern.launch(*args)
+    assert kern.plan(16, 8192, 8192)["warps_k"] in (4, 8, 16)
