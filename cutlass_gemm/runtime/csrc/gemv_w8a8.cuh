@@ -84,12 +84,35 @@ __device__ __forceinline__ void mma_k32(float (&c)[4], uint32_t a0, uint32_t a1,
 #endif
 }
 
+// Thread e adds element e of the kWarpsK partials (red[w * kAcc * 32 + e]) in warp order and applies the
+// epilogue. Element e = (mt * 4 + i) * 32 + lane of the fragment: weight row (output column) g + 8 * (i / 2),
+// activation row mt * 8 + 2 * t + i % 2.
+template <bool kFp8, typename TOut, int kMT, int kWarpsK, typename Acc>
+__device__ __forceinline__ void epilogue(GemvArgs const& p, const Acc* red, int n0) {
+  constexpr int kAcc = kMT * 4;
+  TOut* out = static_cast<TOut*>(p.out);
+  const TOut* bias = static_cast<const TOut*>(p.bias);
+  for (int e = threadIdx.x; e < kAcc * 32; e += kWarpsK * 32) {
+    const int l = e & 31, j = e >> 5, i = j & 3, mt = j >> 2;
+    const int col = n0 + (l >> 2) + 8 * (i >> 1);
+    const int row = mt * 8 + 2 * (l & 3) + (i & 1);
+    if (col >= p.n || row >= p.m) continue;
+    Acc s = red[e];
+#pragma unroll
+    for (int w = 1; w < kWarpsK; ++w) s += red[w * kAcc * 32 + e];
+    const float sa = p.scale_a[p.sa_vec ? row : 0];
+    const float sb = p.scale_b[p.sb_vec ? col : 0];
+    float v = sa * (sb * static_cast<float>(s));
+    if (bias != nullptr) v = v + OutT<TOut>::to_f(bias[col]);
+    out[static_cast<int64_t>(row) * p.ldo + col] = OutT<TOut>::from_f(v);
+  }
+}
+
 // kUnroll chunks of 64 k per lane per step: 32 bytes of weight per chunk, so 1-2 KB per warp in flight
 // for each of the 16-32 warps an SM holds (launch bounds: 1024 threads per SM, <= 64 registers).
 template <bool kFp8, typename TOut, int kMT, int kWarpsK, int kUnroll>
 __global__ void __launch_bounds__(kWarpsK * 32, 1024 / (kWarpsK * 32)) gemv_w8a8_kernel(GemvArgs p) {
   using Acc = typename std::conditional<kFp8, float, int>::type;
-  constexpr int kThreads = kWarpsK * 32;
   constexpr int kAcc = kMT * 4;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
@@ -118,8 +141,8 @@ __global__ void __launch_bounds__(kWarpsK * 32, 1024 / (kWarpsK * 32)) gemv_w8a8
     uint4 wa[kUnroll], wb[kUnroll], xv[kUnroll][kMT];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int off = (c + u) * kChunk + 16 * t;
-      const bool ok = c + u < c_end && off < p.k;
+      const int off = (c + u) * kChunk;  // the lane's 16 * t is in its row pointers
+      const bool ok = c + u < c_end && off + 16 * t < p.k;
       const uint4 zero = make_uint4(0, 0, 0, 0);
       wa[u] = ok ? ld_stream(w0 + off) : zero;
       wb[u] = ok ? ld_stream(w1 + off) : zero;
@@ -135,31 +158,113 @@ __global__ void __launch_bounds__(kWarpsK * 32, 1024 / (kWarpsK * 32)) gemv_w8a8
       }
   }
 
-  // The warps' partials meet in shared memory; thread e then adds element e's in warp order and applies the
-  // epilogue. Element e = (mt * 4 + i) * 32 + lane of the fragment: weight row (output column) g + 8 * (i / 2),
-  // activation row mt * 8 + 2 * t + i % 2.
-  __shared__ Acc red[kWarpsK][kAcc * 32];
+  // The warps' partials meet in shared memory, then epilogue() adds them.
+  __shared__ Acc red[kWarpsK * kAcc * 32];
 #pragma unroll
   for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
-    for (int i = 0; i < 4; ++i) red[warp][(mt * 4 + i) * 32 + lane] = acc[mt][i];
+    for (int i = 0; i < 4; ++i) red[warp * kAcc * 32 + (mt * 4 + i) * 32 + lane] = acc[mt][i];
   __syncthreads();
-  TOut* out = static_cast<TOut*>(p.out);
-  const TOut* bias = static_cast<const TOut*>(p.bias);
-  for (int e = threadIdx.x; e < kAcc * 32; e += kThreads) {
-    const int l = e & 31, j = e >> 5, i = j & 3, mt = j >> 2;
-    const int col = n0 + (l >> 2) + 8 * (i >> 1);
-    const int row = mt * 8 + 2 * (l & 3) + (i & 1);
-    if (col >= p.n || row >= p.m) continue;
-    Acc s = red[0][e];
+  epilogue<kFp8, TOut, kMT, kWarpsK>(p, red, n0);
+}
+
+// The same products with the weight staged through shared memory: every warp owns a ring of kStages slots of
+// kPerStage chunks (1 KB of weight each) filled by cp.async, kStages - 1 slots in flight ahead of the one
+// computed, so the bytes in flight do not cost registers (the register kernel above holds its kUnroll chunks
+// in registers and has nothing in flight while it computes). Slot layout per chunk: row-g vectors of the 32
+// lanes (512 B), then their row-(g + 8) vectors: lane-contiguous 16-byte reads, no bank conflicts. Each lane
+// reads back only what it copied itself, so no barrier runs in the main loop.
+__device__ __forceinline__ void cp_async16_or_zero(uint32_t dst, const void* src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
+}
+__device__ __forceinline__ uint4 lds128(uint32_t addr) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
+  return v;
+}
+
+template <int kWarpsK, int kStages, int kPerStage>
+struct RingShape {
+  static constexpr int kSlot = kPerStage * 1024;
+  static constexpr int kSmem = kWarpsK * kStages * kSlot;
+};
+
+template <bool kFp8, typename TOut, int kMT, int kWarpsK, int kStages, int kPerStage>
+__global__ void __launch_bounds__(kWarpsK * 32, 1024 / (kWarpsK * 32)) gemv_w8a8_ring_kernel(GemvArgs p) {
+  using Acc = typename std::conditional<kFp8, float, int>::type;
+  using R = RingShape<kWarpsK, kStages, kPerStage>;
+  constexpr int kAcc = kMT * 4;
+  extern __shared__ __align__(128) uint8_t ring_smem[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = blockIdx.x * kRows;
+  const uint8_t* w0 = p.w + static_cast<int64_t>(min(n0 + g, p.n - 1)) * p.ldw + 16 * t;
+  const uint8_t* w1 = p.w + static_cast<int64_t>(min(n0 + g + 8, p.n - 1)) * p.ldw + 16 * t;
+  const uint8_t* xr[kMT];
 #pragma unroll
-    for (int w = 1; w < kWarpsK; ++w) s += red[w][e];
-    const float sa = p.scale_a[p.sa_vec ? row : 0];
-    const float sb = p.scale_b[p.sb_vec ? col : 0];
-    float v = sa * (sb * static_cast<float>(s));
-    if (bias != nullptr) v = v + OutT<TOut>::to_f(bias[col]);
-    out[static_cast<int64_t>(row) * p.ldo + col] = OutT<TOut>::from_f(v);
+  for (int mt = 0; mt < kMT; ++mt) xr[mt] = p.a + static_cast<int64_t>(min(mt * 8 + g, p.m - 1)) * p.lda + 16 * t;
+  const int chunks = (p.k + kChunk - 1) / kChunk;
+  const int c_begin = static_cast<int>(static_cast<int64_t>(chunks) * warp / kWarpsK);
+  const int c_end = static_cast<int>(static_cast<int64_t>(chunks) * (warp + 1) / kWarpsK);
+  const int iters = (c_end - c_begin + kPerStage - 1) / kPerStage;
+  const uint32_t ring = static_cast<uint32_t>(__cvta_generic_to_shared(ring_smem)) + warp * kStages * R::kSlot;
+
+  auto load = [&](int slot, int j) {
+#pragma unroll
+    for (int u = 0; u < kPerStage; ++u) {
+      const int c = c_begin + j * kPerStage + u;
+      const bool ok = c < c_end && c * kChunk + 16 * t < p.k;
+      const int off = ok ? c * kChunk : 0;  // a valid address even when nothing is read
+      const uint32_t dst = ring + slot * R::kSlot + u * 1024 + lane * 16;
+      cp_async16_or_zero(dst, w0 + off, ok);
+      cp_async16_or_zero(dst + 512, w1 + off, ok);
+    }
+  };
+
+  Acc acc[kMT][4];
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[mt][i] = Acc(0);
+
+#pragma unroll
+  for (int i = 0; i < kStages - 1; ++i) {
+    if (i < iters) load(i, i);
+    asm volatile("cp.async.commit_group;");
   }
+  for (int j = 0; j < iters; ++j) {
+    uint4 xv[kPerStage][kMT];  // the activation (L1 / L2 hits) first, so its latency overlaps the wait
+#pragma unroll
+    for (int u = 0; u < kPerStage; ++u) {
+      const int c = c_begin + j * kPerStage + u;
+      const bool ok = c < c_end && c * kChunk + 16 * t < p.k;
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) xv[u][mt] = ok ? ld_keep(xr[mt] + c * kChunk) : make_uint4(0, 0, 0, 0);
+    }
+    asm volatile("cp.async.wait_group %0;" ::"n"(kStages - 2) : "memory");
+    const int next = j + kStages - 1;
+    if (next < iters) load(next % kStages, next);
+    asm volatile("cp.async.commit_group;");
+    const uint32_t slot = ring + (j % kStages) * R::kSlot;
+#pragma unroll
+    for (int u = 0; u < kPerStage; ++u) {
+      const uint4 wa = lds128(slot + u * 1024 + lane * 16), wb = lds128(slot + u * 1024 + 512 + lane * 16);
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        mma_k32(acc[mt], wa.x, wb.x, wa.y, wb.y, xv[u][mt].x, xv[u][mt].y);
+        mma_k32(acc[mt], wa.z, wb.z, wa.w, wb.w, xv[u][mt].z, xv[u][mt].w);
+      }
+    }
+  }
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+  __syncthreads();  // every warp is done with its ring: the partials reuse the shared memory
+  Acc* red = reinterpret_cast<Acc*>(ring_smem);
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) red[warp * kAcc * 32 + (mt * 4 + i) * 32 + lane] = acc[mt][i];
+  __syncthreads();
+  epilogue<kFp8, TOut, kMT, kWarpsK>(p, red, n0);
 }
 
 }  // namespace cg_gemv
