@@ -25,7 +25,7 @@ def test_config_names_are_stable_and_validated():
     (4, "scaled_azp_per_token", "none", "int8", False), (4, "scaled_bias", "relu", "int8", False),
 ])
 def test_heuristic_rows_route_only_what_the_kernel_serves(m, variant, activation, a_dtype, want):
-    assert heuristics.gemv_serves(90, m, 8192, a_dtype, variant, activation) is want
+    assert heuristics.gemv_serves(90, m, 4096, a_dtype, variant, activation) is want
     assert heuristics.gemv_serves(80, m, 8192, a_dtype, variant, activation) is False  # SM80: not measured
 
 
@@ -64,3 +64,10 @@ def test_switch_off_by_environment(monkeypatch):
     assert not gemv.enabled() and gemv.kernel(GemvConfig()) is None
     monkeypatch.setenv(gemv.GEMV_ENV, "1")
     assert gemv.enabled()
+
+
+def test_e4m3_rows_follow_the_measurements():
+    """e4m3 at M 9..16 takes the GEMV only up to N = 4096 (wider layers ran faster on the 64x64 tile)."""
+    assert heuristics.gemv_serves(90, 8, 28672, "e4m3", "scaled") and heuristics.gemv_serves(90, 16, 28672, "int8", "scaled")
+    assert heuristics.gemv_serves(90, 16, 4096, "e4m3", "scaled_bias")
+    assert not heuristics.gemv_serves(90, 16, 8192, "e4m3", "scaled_bias")

@@ -97,16 +97,21 @@ SPLIT: Dict[int, List[SplitRow]] = {90: []}
 @dataclass(frozen=True)
 class GemvRow:
     """Calls the W8A8 decode GEMV (kernels/gemv.py) takes instead of a CUTLASS tile: M <= max_m and
-    N >= min_n, for the input types listed, epilogue variants of gemv.VARIANTS without an activation."""
+    min_n <= N <= max_n, for the input types listed, epilogue variants of gemv.VARIANTS without an activation."""
     max_m: int
     a_dtypes: Tuple[str, ...]
     min_n: int = 1
+    max_n: int = 1 << 31
 
 
 #: Per SM. SM90: the GEMV against the 64x64 pingpong tile in one process on the H100 (`python tools/benchmark.py
-#: decode`, tools/results/h100-2026-11-24/call1/decode.md): see the README's decode table. SM80 is not measured:
-#: no rows (the CUTLASS tiles serve it).
-GEMV: Dict[int, List[GemvRow]] = {90: [GemvRow(16, ("int8", "e4m3"))]}
+#: decode`, tools/results/h100-2026-11-24/session10/call2/decode.md, us GEMV / tile): int8 at every M <= 16, e.g.
+#: 16x8192x8192 27.2 / 28.6, 1x4096x14336 24.9 / 34.5, 16x14336x4096 24.5 / 29.1, 1x4096x4096 9.3 / 12.9; e4m3
+#: at M <= 8 (1x8192x8192 28.4 / 28.8, 8x4096x14336 25.6 / 33.4), but at M 9..16 only up to N = 4096
+#: (16x4096x14336 26.1 / 32.1; 16x8192x8192 30.0 / 28.7 and 16x14336x4096 27.1 / 26.7 favour the tile: the e4m3
+#: mma.sync of two activation tiles costs more issue slots than the int8 one). SM80 is not measured: no rows.
+GEMV: Dict[int, List[GemvRow]] = {90: [GemvRow(16, ("int8",)), GemvRow(8, ("e4m3",)),
+                                       GemvRow(16, ("e4m3",), max_n=4096)]}
 
 
 def gemv_serves(sm: int, m: int, n: int, a_dtype: str, variant: str, activation: str = "none") -> bool:
@@ -114,7 +119,7 @@ def gemv_serves(sm: int, m: int, n: int, a_dtype: str, variant: str, activation:
     from .gemv import MAX_M, VARIANTS as GEMV_VARIANTS
     if activation != "none" or variant not in GEMV_VARIANTS or not 1 <= m <= MAX_M:
         return False
-    return any(m <= row.max_m and n >= row.min_n and a_dtype in row.a_dtypes for row in GEMV.get(sm, ()))
+    return any(m <= row.max_m and row.min_n <= n <= row.max_n and a_dtype in row.a_dtypes for row in GEMV.get(sm, ()))
 
 
 def _ctas(choice: TileChoice, m: int, n: int) -> int:

@@ -21,19 +21,17 @@ int fail(std::string text) {
   return 1;
 }
 
-// Warps splitting K per CTA: the fewest of 4 / 8 / 16 that fill every SM of an H100 (132 x 32 warps at
-// 1024 threads per SM) with ceil(N / 16) CTAs, at most 16; fewer when K gives a warp under 2 chunks.
-int choose_warps_k(int64_t n, int64_t k) {
+// Warps splitting K per CTA (a CTA owns 16 weight rows; 1024 threads per SM). Measured on the H100 (int8,
+// tools/results/h100-2026-11-24/session10/call2: gemv_bench.log and decode/decode.md, warps 4 / 8 / 16): 8 is best or
+// within 2% wherever ceil(N / 16) * 8 warps reach 7168 (M <= 8) or 4096 (M 9..16); below that 16 is best
+// (1 x 8192^2: 27.3 us against 28.6 at 8; 1 x 4096 x 14336: 24.8 against 27.5; 1 x 28672 x 4096: 44.8 at 8 against
+// 47.6 at 4). Fewer when K gives a warp under 2 chunks.
+int choose_warps_k(int64_t m, int64_t n, int64_t k) {
   const int forced = g_warps_k_override.load(std::memory_order_relaxed);
   if (forced) return forced;
   const int64_t ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
   const int64_t chunks = (k + cg_gemv::kChunk - 1) / cg_gemv::kChunk;
-  int kw = 16;
-  for (int c : {4, 8, 16})
-    if (ctas * c >= 4096) {
-      kw = c;
-      break;
-    }
+  int kw = ctas * 8 >= (m <= 8 ? 7168 : 4096) ? 8 : 16;
   while (kw > 4 && chunks < 2 * kw) kw /= 2;
   return kw;
 }
@@ -86,7 +84,7 @@ int launch(void const* a, void const* b, void* d, int64_t m, int64_t n, int64_t 
   args.k = static_cast<int>(k);
   args.sa_vec = kSaVec;
   args.sb_vec = kSbVec;
-  const int kw = choose_warps_k(n, k);
+  const int kw = choose_warps_k(m, n, k);
   auto s = static_cast<cudaStream_t>(stream);
   const cudaError_t err = m <= 8 ? launch_mt<kFp8, TOut, 1>(args, kw, s) : launch_mt<kFp8, TOut, 2>(args, kw, s);
   if (err != cudaSuccess) return fail(std::string("gemv_w8a8: launch failed: ") + cudaGetErrorString(err));
@@ -114,7 +112,7 @@ int64_t gemv_w8a8_address(bool fp8, bool bf16, bool sa_vec, bool sb_vec) {
 std::string gemv_w8a8_last_error() { return g_last_error; }
 
 std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k) {
-  const int64_t kw = choose_warps_k(n, k);
+  const int64_t kw = choose_warps_k(m, n, k);
   return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, m <= 8 ? 3 : 2};
 }
 

@@ -14,6 +14,109 @@
 
 #include "gemv_w8a8.cuh"
 
+// The ring variant measured in call 2 (slower than the register kernel at every decode shape; not adopted).
+namespace cg_gemv {
+// The same products with the weight staged through shared memory: every warp owns a ring of kStages slots of
+// kPerStage chunks (1 KB of weight each) filled by cp.async, kStages - 1 slots in flight ahead of the one
+// computed, so the bytes in flight do not cost registers (the register kernel above holds its kUnroll chunks
+// in registers and has nothing in flight while it computes). Slot layout per chunk: row-g vectors of the 32
+// lanes (512 B), then their row-(g + 8) vectors: lane-contiguous 16-byte reads, no bank conflicts. Each lane
+// reads back only what it copied itself, so no barrier runs in the main loop.
+__device__ __forceinline__ void cp_async16_or_zero(uint32_t dst, const void* src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
+}
+__device__ __forceinline__ uint4 lds128(uint32_t addr) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
+  return v;
+}
+
+template <int kWarpsK, int kStages, int kPerStage>
+struct RingShape {
+  static constexpr int kSlot = kPerStage * 1024;
+  static constexpr int kSmem = kWarpsK * kStages * kSlot;
+};
+
+template <bool kFp8, typename TOut, int kMT, int kWarpsK, int kStages, int kPerStage>
+__global__ void __launch_bounds__(kWarpsK * 32, 1024 / (kWarpsK * 32)) gemv_w8a8_ring_kernel(GemvArgs p) {
+  using Acc = typename std::conditional<kFp8, float, int>::type;
+  using R = RingShape<kWarpsK, kStages, kPerStage>;
+  constexpr int kAcc = kMT * 4;
+  extern __shared__ __align__(128) uint8_t ring_smem[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = blockIdx.x * kRows;
+  const uint8_t* w0 = p.w + static_cast<int64_t>(min(n0 + g, p.n - 1)) * p.ldw + 16 * t;
+  const uint8_t* w1 = p.w + static_cast<int64_t>(min(n0 + g + 8, p.n - 1)) * p.ldw + 16 * t;
+  const uint8_t* xr[kMT];
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) xr[mt] = p.a + static_cast<int64_t>(min(mt * 8 + g, p.m - 1)) * p.lda + 16 * t;
+  const int chunks = (p.k + kChunk - 1) / kChunk;
+  const int c_begin = static_cast<int>(static_cast<int64_t>(chunks) * warp / kWarpsK);
+  const int c_end = static_cast<int>(static_cast<int64_t>(chunks) * (warp + 1) / kWarpsK);
+  const int iters = (c_end - c_begin + kPerStage - 1) / kPerStage;
+  const uint32_t ring = static_cast<uint32_t>(__cvta_generic_to_shared(ring_smem)) + warp * kStages * R::kSlot;
+
+  auto load = [&](int slot, int j) {
+#pragma unroll
+    for (int u = 0; u < kPerStage; ++u) {
+      const int c = c_begin + j * kPerStage + u;
+      const bool ok = c < c_end && c * kChunk + 16 * t < p.k;
+      const int off = ok ? c * kChunk : 0;  // a valid address even when nothing is read
+      const uint32_t dst = ring + slot * R::kSlot + u * 1024 + lane * 16;
+      cp_async16_or_zero(dst, w0 + off, ok);
+      cp_async16_or_zero(dst + 512, w1 + off, ok);
+    }
+  };
+
+  Acc acc[kMT][4];
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[mt][i] = Acc(0);
+
+#pragma unroll
+  for (int i = 0; i < kStages - 1; ++i) {
+    if (i < iters) load(i, i);
+    asm volatile("cp.async.commit_group;");
+  }
+  for (int j = 0; j < iters; ++j) {
+    uint4 xv[kPerStage][kMT];  // the activation (L1 / L2 hits) first, so its latency overlaps the wait
+#pragma unroll
+    for (int u = 0; u < kPerStage; ++u) {
+      const int c = c_begin + j * kPerStage + u;
+      const bool ok = c < c_end && c * kChunk + 16 * t < p.k;
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) xv[u][mt] = ok ? ld_keep(xr[mt] + c * kChunk) : make_uint4(0, 0, 0, 0);
+    }
+    asm volatile("cp.async.wait_group %0;" ::"n"(kStages - 2) : "memory");
+    const int next = j + kStages - 1;
+    if (next < iters) load(next % kStages, next);
+    asm volatile("cp.async.commit_group;");
+    const uint32_t slot = ring + (j % kStages) * R::kSlot;
+#pragma unroll
+    for (int u = 0; u < kPerStage; ++u) {
+      const uint4 wa = lds128(slot + u * 1024 + lane * 16), wb = lds128(slot + u * 1024 + 512 + lane * 16);
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        mma_k32(acc[mt], wa.x, wb.x, wa.y, wb.y, xv[u][mt].x, xv[u][mt].y);
+        mma_k32(acc[mt], wa.z, wb.z, wa.w, wb.w, xv[u][mt].z, xv[u][mt].w);
+      }
+    }
+  }
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+  __syncthreads();  // every warp is done with its ring: the partials reuse the shared memory
+  Acc* red = reinterpret_cast<Acc*>(ring_smem);
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) red[warp * kAcc * 32 + (mt * 4 + i) * 32 + lane] = acc[mt][i];
+  __syncthreads();
+  epilogue<kFp8, TOut, kMT, kWarpsK>(p, red, n0);
+}
+
+}  // namespace cg_gemv
+
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %d\n", cudaGetErrorString(e), __LINE__); exit(1); } } while (0)
 
 __global__ void ref_kernel(cg_gemv::GemvArgs p) {
@@ -34,6 +137,21 @@ __global__ void fill(uint8_t* p, int64_t n, uint32_t seed) {
     h ^= h >> 13; h *= 0x5bd1e995u; h ^= h >> 15;
     p[i] = (uint8_t)h;
   }
+}
+
+// A read-only stream (the same 16-byte no-L1 loads as the GEMV, four in flight per thread): the bandwidth a
+// kernel that only reads can reach, for comparison with the copy rate the floors use.
+__global__ void read_only(const uint8_t* p, int64_t nvec, uint32_t* sink) {
+  uint32_t x = 0;
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < nvec; i += 4 * stride) {
+    uint4 v[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) v[u] = i + u * stride < nvec ? cg_gemv::ld_stream(p + 16 * (i + u * stride)) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) x ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+  }
+  if (x == 0x9e3779b9u) sink[0] = x;
 }
 
 using Launch = std::function<void(cg_gemv::GemvArgs const&)>;
@@ -67,6 +185,18 @@ int main() {
     std::sort(ts.begin(), ts.end());
     bw = 2.0f * nb / (ts[2] * 1e-3f) / 1e9f;
     printf("copy bandwidth (1 GiB cudaMemcpy, read + written): %.0f GB/s\n", bw);
+    for (int blocks : {132 * 4, 132 * 8, 132 * 16}) {
+      ts.clear();
+      for (int r = 0; r < 5; ++r) {
+        cudaEventRecord(e0);
+        read_only<<<blocks, 256>>>(static_cast<const uint8_t*>(s), nb / 16, static_cast<uint32_t*>(d));
+        cudaEventRecord(e1); cudaEventSynchronize(e1);
+        float ms; cudaEventElapsedTime(&ms, e0, e1); ts.push_back(ms);
+      }
+      std::sort(ts.begin(), ts.end());
+      const float rb = nb / (ts[2] * 1e-3f) / 1e9f;
+      printf("read-only stream, 1 GiB, %d CTAs of 256: %.0f GB/s = %.1f%% of the copy rate\n", blocks, rb, 100.f * rb / bw);
+    }
     cudaFree(s); cudaFree(d);
   }
   struct Shape { int m, n, k; };
