@@ -38,7 +38,7 @@ int choose_warps_k(int64_t m, int64_t n, int64_t k) {
 
 template <bool kFp8, typename TOut, int kMT>
 cudaError_t launch_mt(cg_gemv::GemvArgs const& a, int kw, cudaStream_t s) {
-  constexpr int kUnroll = kMT == 1 ? 3 : 2;
+  constexpr int kUnroll = kMT == 1 ? 2 : 1;
   const dim3 grid(static_cast<unsigned>((a.n + cg_gemv::kRows - 1) / cg_gemv::kRows));
   switch (kw) {
     case 4: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 4, kUnroll><<<grid, 128, 0, s>>>(a); break;
@@ -113,7 +113,7 @@ std::string gemv_w8a8_last_error() { return g_last_error; }
 
 std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k) {
   const int64_t kw = choose_warps_k(m, n, k);
-  return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, m <= 8 ? 3 : 2};
+  return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, m <= 8 ? 2 : 1};
 }
 
 void gemv_w8a8_set_warps_k(int64_t warps_k) {

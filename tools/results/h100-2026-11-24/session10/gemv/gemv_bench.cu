@@ -1,4 +1,5 @@
-// Session 10 harness: the W8A8 decode GEMV's register kernel and shared-memory ring kernel
+// Session 10 harness: the W8A8 decode GEMV's register kernel (double-buffered, call 4; one buffer, calls 2-3) and
+// a shared-memory ring kernel
 // (cutlass_gemm/runtime/csrc/gemv_w8a8.cuh), every output checked against a naive int32 reference kernel
 // (int8: the same float32 epilogue, so equal bits), timed with CUDA events on weights rotated beyond L2.
 // nvcc -std=c++17 -O3 -arch=sm_90 -I cutlass_gemm/runtime/csrc gemv_bench.cu -o gemv_bench
@@ -13,6 +14,70 @@
 #include <vector>
 
 #include "gemv_w8a8.cuh"
+
+// Call 2-3's register kernel (one buffer: nothing in flight while a warp computes), for comparison.
+namespace cg_gemv {
+// kUnroll chunks of 64 k per lane per step: 32 bytes of weight per chunk, so 1-2 KB per warp in flight
+// for each of the 16-32 warps an SM holds (launch bounds: 1024 threads per SM, <= 64 registers).
+template <bool kFp8, typename TOut, int kMT, int kWarpsK, int kUnroll>
+__global__ void __launch_bounds__(kWarpsK * 32, 1024 / (kWarpsK * 32)) gemv_w8a8_kernel_v1(GemvArgs p) {
+  using Acc = typename std::conditional<kFp8, float, int>::type;
+  constexpr int kAcc = kMT * 4;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = blockIdx.x * kRows;
+  // Rows past N (the last CTA when N % 16 != 0) and past M read a valid row instead: their products land in
+  // accumulator rows / columns that are never stored.
+  const uint8_t* w0 = p.w + static_cast<int64_t>(min(n0 + g, p.n - 1)) * p.ldw + 16 * t;
+  const uint8_t* w1 = p.w + static_cast<int64_t>(min(n0 + g + 8, p.n - 1)) * p.ldw + 16 * t;
+  const uint8_t* xr[kMT];
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) xr[mt] = p.a + static_cast<int64_t>(min(mt * 8 + g, p.m - 1)) * p.lda + 16 * t;
+
+  // This warp's contiguous range of 64-wide chunks (the last chunk may be partial: K % 16 == 0, so a lane's
+  // 16 bytes are all in K or all past it).
+  const int chunks = (p.k + kChunk - 1) / kChunk;
+  const int c_begin = static_cast<int>(static_cast<int64_t>(chunks) * warp / kWarpsK);
+  const int c_end = static_cast<int>(static_cast<int64_t>(chunks) * (warp + 1) / kWarpsK);
+
+  Acc acc[kMT][4];
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[mt][i] = Acc(0);
+
+  for (int c = c_begin; c < c_end; c += kUnroll) {
+    uint4 wa[kUnroll], wb[kUnroll], xv[kUnroll][kMT];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int off = (c + u) * kChunk;  // the lane's 16 * t is in its row pointers
+      const bool ok = c + u < c_end && off + 16 * t < p.k;
+      const uint4 zero = make_uint4(0, 0, 0, 0);
+      wa[u] = ok ? ld_stream(w0 + off) : zero;
+      wb[u] = ok ? ld_stream(w1 + off) : zero;
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) xv[u][mt] = ok ? ld_keep(xr[mt] + off) : zero;
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        mma_k32(acc[mt], wa[u].x, wb[u].x, wa[u].y, wb[u].y, xv[u][mt].x, xv[u][mt].y);
+        mma_k32(acc[mt], wa[u].z, wb[u].z, wa[u].w, wb[u].w, xv[u][mt].z, xv[u][mt].w);
+      }
+  }
+
+  // The warps' partials meet in shared memory, then epilogue() adds them.
+  __shared__ Acc red[kWarpsK * kAcc * 32];
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) red[warp * kAcc * 32 + (mt * 4 + i) * 32 + lane] = acc[mt][i];
+  __syncthreads();
+  epilogue<kFp8, TOut, kMT, kWarpsK>(p, red, n0);
+}
+
+}  // namespace cg_gemv
 
 // The ring variant measured in call 2 (slower than the register kernel at every decode shape; not adopted).
 namespace cg_gemv {
@@ -162,6 +227,12 @@ Launch reg() {
     cg_gemv::gemv_w8a8_kernel<false, __nv_bfloat16, kMT, kW, kU><<<(a.n + 15) / 16, kW * 32>>>(a);
   };
 }
+template <int kMT, int kW, int kU>
+Launch v1() {
+  return [](cg_gemv::GemvArgs const& a) {
+    cg_gemv::gemv_w8a8_kernel_v1<false, __nv_bfloat16, kMT, kW, kU><<<(a.n + 15) / 16, kW * 32>>>(a);
+  };
+}
 template <int kMT, int kW, int kS, int kU>
 Launch ring() {
   return [](cg_gemv::GemvArgs const& a) {
@@ -228,15 +299,14 @@ int main() {
     const double floor_us = (double)(wbytes + (int64_t)sh.m * sh.k + 2ll * sh.m * sh.n) / (bw * 1e3);
     std::vector<std::pair<std::string, Launch>> vars;
     if (sh.m <= 8) {
-      vars = {{"reg w4 u3", reg<1, 4, 3>()}, {"reg w8 u3", reg<1, 8, 3>()}, {"reg w16 u3", reg<1, 16, 3>()},
-              {"ring w4 s3 u2", ring<1, 4, 3, 2>()}, {"ring w8 s3 u2", ring<1, 8, 3, 2>()}, {"ring w16 s3 u2", ring<1, 16, 3, 2>()},
-              {"ring w4 s4 u2", ring<1, 4, 4, 2>()}, {"ring w8 s4 u2", ring<1, 8, 4, 2>()}, {"ring w8 s6 u1", ring<1, 8, 6, 1>()},
-              {"ring w4 s4 u4", ring<1, 4, 4, 4>()}, {"ring w4 s8 u2", ring<1, 4, 8, 2>()}};
+      vars = {{"v1 w8 u3", v1<1, 8, 3>()}, {"v1 w16 u3", v1<1, 16, 3>()},
+              {"pipe w8 u1", reg<1, 8, 1>()}, {"pipe w16 u1", reg<1, 16, 1>()},
+              {"pipe w4 u2", reg<1, 4, 2>()}, {"pipe w8 u2", reg<1, 8, 2>()}, {"pipe w16 u2", reg<1, 16, 2>()},
+              {"ring w8 s3 u2", ring<1, 8, 3, 2>()}};
     } else {
-      vars = {{"reg w4 u2", reg<2, 4, 2>()}, {"reg w8 u2", reg<2, 8, 2>()}, {"reg w16 u2", reg<2, 16, 2>()},
-              {"ring w4 s3 u2", ring<2, 4, 3, 2>()}, {"ring w8 s3 u2", ring<2, 8, 3, 2>()}, {"ring w16 s3 u2", ring<2, 16, 3, 2>()},
-              {"ring w4 s4 u2", ring<2, 4, 4, 2>()}, {"ring w8 s4 u2", ring<2, 8, 4, 2>()}, {"ring w8 s6 u1", ring<2, 8, 6, 1>()},
-              {"ring w4 s4 u4", ring<2, 4, 4, 4>()}, {"ring w4 s8 u2", ring<2, 4, 8, 2>()}};
+      vars = {{"v1 w8 u2", v1<2, 8, 2>()}, {"v1 w16 u2", v1<2, 16, 2>()},
+              {"pipe w4 u1", reg<2, 4, 1>()}, {"pipe w8 u1", reg<2, 8, 1>()}, {"pipe w16 u1", reg<2, 16, 1>()},
+              {"pipe w8 u2", reg<2, 8, 2>()}, {"pipe w16 u2", reg<2, 16, 2>()}};
     }
     printf("%dx%dx%d (floor %.2f us, %d weight copies):", sh.m, sh.n, sh.k, floor_us, copies);
     for (auto& [name, fn] : vars) {
