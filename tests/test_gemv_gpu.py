@@ -48,23 +48,28 @@ def problem(m, n, k, fp8, out_dtype, *, bias, sa_vec, sb_vec, seed, lda=None, ld
 
 
 def reference(a, w, sa, sb, bias):
+    """(float64 value, scaled sum of |products|, |scaled sum| + |bias|: the size of the float32 epilogue's terms)."""
     acc = a.double() @ w.double().t()
-    ref = sa.double().reshape(-1, 1) * (sb.double().reshape(1, -1) * acc)
-    if bias is not None:
-        ref = ref + bias.double()
+    prod = sa.double().reshape(-1, 1) * (sb.double().reshape(1, -1) * acc)
+    ref = prod + (bias.double() if bias is not None else 0.0)
+    terms = prod.abs() + (bias.double().abs() if bias is not None else 0.0)
     absdot = sa.double().reshape(-1, 1) * sb.double().reshape(1, -1) * (a.double().abs() @ w.double().abs().t())
-    return ref, absdot
+    return ref, absdot, terms
 
 
-def check(out, a, w, sa, sb, bias, fp8, what, products=2.0 ** -16):
-    """int8: exact int32 sums, so every element within one output ulp (plus the float32 epilogue's few roundings,
-    2^-20 relative) of the float64 value. fp8: the tensor cores add e4m3 products in float32 in their own order;
-    the part beyond the output rounding is bounded by `products` times the sum of |products| (2^-16 for the
-    GEMV's mma.sync; the CUTLASS wgmma kernels accumulate fp8 with fewer bits and get 2^-11)."""
+def check(out, a, w, sa, sb, bias, fp8, what, gemv_served=True):
+    """GEMV results: int8 sums are exact, so every element is within one output ulp of the float64 value plus the
+    float32 epilogue's roundings (2^-22 of its terms' size: they matter where the bias cancels the product); fp8:
+    the tensor cores add e4m3 products in float32 in their own order, bounded by 2^-16 of the sum of |products|.
+    Calls the CUTLASS tile served (M > 16, or e4m3 rows heuristics.GEMV leaves to it): its wgmma accumulates fp8
+    with fewer bits, so they get test_ops_gpu.py's tolerance (1e-2 relative + 2e-3 of the largest |value|)."""
     assert not torch.isnan(out).any(), f"{what}: {int(torch.isnan(out).sum())} elements left unwritten"
-    ref, absdot = reference(a, w, sa, sb, bias)
+    ref, absdot, terms = reference(a, w, sa, sb, bias)
     diff = (out.double() - ref).abs()
-    bound = (ULP[out.dtype] + 2.0 ** -20) * ref.abs() + 1e-30 + (products * absdot if fp8 else 0.0)
+    if gemv_served:
+        bound = ULP[out.dtype] * ref.abs() + 2.0 ** -22 * terms + 1e-30 + (2.0 ** -16 * absdot if fp8 else 0.0)
+    else:
+        bound = 1e-2 * ref.abs() + 2e-3 * ref.abs().max()
     bad = diff > bound
     assert not bad.any(), (f"{what}: {int(bad.sum())} of {out.numel()} elements off; worst excess "
                            f"{(diff - bound).max().item():.3e}")
@@ -98,8 +103,7 @@ def test_model_shapes(fp8, shape):
     cutlass_gemm.scaled_mm(a, w.t(), sa, sb, torch.bfloat16, b, out=out)
     served = isinstance(_plan_kernel(m, n, a.dtype), gemv.GemvKernel)
     assert served == heuristics.gemv_serves(90, m, n, "e4m3" if fp8 else "int8", "scaled_bias")
-    check(out, a, w, sa, sb, b, fp8, f"{shape} ({'GEMV' if served else 'CUTLASS tile'})",
-          products=2.0 ** -16 if served else 2.0 ** -11)
+    check(out, a, w, sa, sb, b, fp8, f"{shape} ({'GEMV' if served else 'CUTLASS tile'})", gemv_served=served)
 
 
 def _plan_kernel(m, n, a_dtype, variant="scaled_bias"):
@@ -117,7 +121,7 @@ def test_decode_calls_take_the_gemv_and_larger_m_the_cutlass_tile(fp8):
             a, w, sa, sb, b, out = problem(m, n, k, fp8, torch.bfloat16, bias=True, sa_vec=True, sb_vec=True,
                                            seed=call + m)
             cutlass_gemm.scaled_mm(a, w.t(), sa, sb, torch.bfloat16, b, out=out)
-            check(out, a, w, sa, sb, b, fp8, f"m={m} call {call}", products=2.0 ** -16 if m <= 16 else 2.0 ** -11)
+            check(out, a, w, sa, sb, b, fp8, f"m={m} call {call}", gemv_served=m <= 16)
         lib = _plan_kernel(m, n, a.dtype)
         assert isinstance(lib, gemv.GemvKernel) == (m <= 16), (m, lib)
         assert not isinstance(lib, gemv.GemvKernel) or lib.workspace_size(m, n, k) == 0
@@ -150,9 +154,8 @@ def test_int8_gemv_equals_the_cutlass_tile_and_every_warp_split():
     assert torch.equal(outs["gemv4"], outs["gemv8"]) and torch.equal(outs["gemv4"], outs["gemv16"])
     differ = outs["gemv4"] != outs["cutlass"]
     print(f"GEMV vs CUTLASS tile: {int(differ.sum())} of {differ.numel()} elements differ")
-    ref, _ = reference(a, w, sa, sb, b)
-    for out in outs.values():
-        check(out, a, w, sa, sb, b, False, "warp split / tile")
+    for name, out in outs.items():
+        check(out, a, w, sa, sb, b, False, name)
 
 
 def test_graph_capture_and_compile_through_the_gemv():

@@ -105,7 +105,7 @@ class GemvRow:
 
 
 #: Per SM. SM90: the GEMV against the 64x64 pingpong tile in one process on the H100 (`python tools/benchmark.py
-#: decode`, tools/results/h100-2026-11-24/session10/call2/decode.md, us GEMV / tile): int8 at every M <= 16, e.g.
+#: decode`, tools/results/h100-2026-11-24/session10/call2/bd/decode.md, us GEMV / tile): int8 at every M <= 16, e.g.
 #: 16x8192x8192 27.2 / 28.6, 1x4096x14336 24.9 / 34.5, 16x14336x4096 24.5 / 29.1, 1x4096x4096 9.3 / 12.9; e4m3
 #: at M <= 8 (1x8192x8192 28.4 / 28.8, 8x4096x14336 25.6 / 33.4), but at M 9..16 only up to N = 4096
 #: (16x4096x14336 26.1 / 32.1; 16x8192x8192 30.0 / 28.7 and 16x14336x4096 27.1 / 26.7 favour the tile: the e4m3

@@ -22,7 +22,7 @@ int fail(std::string text) {
 }
 
 // Warps splitting K per CTA (a CTA owns 16 weight rows; 1024 threads per SM). Measured on the H100 (int8,
-// tools/results/h100-2026-11-24/session10/call2: gemv_bench.log and decode/decode.md, warps 4 / 8 / 16): 8 is best or
+// tools/results/h100-2026-11-24/session10/call2: gemv_bench.log and bd/decode.md, warps 4 / 8 / 16): 8 is best or
 // within 2% wherever ceil(N / 16) * 8 warps reach 7168 (M <= 8) or 4096 (M 9..16); below that 16 is best
 // (1 x 8192^2: 27.3 us against 28.6 at 8; 1 x 4096 x 14336: 24.8 against 27.5; 1 x 28672 x 4096: 44.8 at 8 against
 // 47.6 at 4). Fewer when K gives a warp under 2 chunks.
@@ -38,7 +38,7 @@ int choose_warps_k(int64_t m, int64_t n, int64_t k) {
 
 template <bool kFp8, typename TOut, int kMT>
 cudaError_t launch_mt(cg_gemv::GemvArgs const& a, int kw, cudaStream_t s) {
-  constexpr int kUnroll = kMT == 1 ? 2 : 1;
+  constexpr int kUnroll = kMT == 1 ? 3 : 2;
   const dim3 grid(static_cast<unsigned>((a.n + cg_gemv::kRows - 1) / cg_gemv::kRows));
   switch (kw) {
     case 4: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 4, kUnroll><<<grid, 128, 0, s>>>(a); break;
@@ -113,7 +113,7 @@ std::string gemv_w8a8_last_error() { return g_last_error; }
 
 std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k) {
   const int64_t kw = choose_warps_k(m, n, k);
-  return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, m <= 8 ? 2 : 1};
+  return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, m <= 8 ? 3 : 2};
 }
 
 void gemv_w8a8_set_warps_k(int64_t warps_k) {

@@ -108,7 +108,7 @@ __device__ __forceinline__ void epilogue(GemvArgs const& p, const Acc* red, int 
   }
 }
 
-// kUnroll chunks of 64 k per lane per step: 32 bytes of weight per chunk, so kUnroll KB per warp in flight
+// kUnroll chunks of 64 k per lane per step: 32 bytes of weight per chunk, so 1-2 KB per warp in flight
 // for each of the 16-32 warps an SM holds (launch bounds: 1024 threads per SM, <= 64 registers).
 template <bool kFp8, typename TOut, int kMT, int kWarpsK, int kUnroll>
 __global__ void __launch_bounds__(kWarpsK * 32, 1024 / (kWarpsK * 32)) gemv_w8a8_kernel(GemvArgs p) {
@@ -137,41 +137,25 @@ __global__ void __launch_bounds__(kWarpsK * 32, 1024 / (kWarpsK * 32)) gemv_w8a8
 #pragma unroll
     for (int i = 0; i < 4; ++i) acc[mt][i] = Acc(0);
 
-  // Double-buffered: the loads of the next kUnroll chunks are issued before the products of the current ones,
-  // so a warp always has a step of weight in flight (without it, nothing is in flight while it computes).
-  auto load = [&](uint4 (&wa)[kUnroll], uint4 (&wb)[kUnroll], int c) {
+  for (int c = c_begin; c < c_end; c += kUnroll) {
+    uint4 wa[kUnroll], wb[kUnroll], xv[kUnroll][kMT];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int off = (c + u) * kChunk;  // the lane's 16 * t is in its row pointers
       const bool ok = c + u < c_end && off + 16 * t < p.k;
-      wa[u] = ok ? ld_stream(w0 + off) : make_uint4(0, 0, 0, 0);
-      wb[u] = ok ? ld_stream(w1 + off) : make_uint4(0, 0, 0, 0);
-    }
-  };
-  auto compute = [&](const uint4 (&wa)[kUnroll], const uint4 (&wb)[kUnroll], int c) {
+      const uint4 zero = make_uint4(0, 0, 0, 0);
+      wa[u] = ok ? ld_stream(w0 + off) : zero;
+      wb[u] = ok ? ld_stream(w1 + off) : zero;
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int off = (c + u) * kChunk;
-      const bool ok = c + u < c_end && off + 16 * t < p.k;
+      for (int mt = 0; mt < kMT; ++mt) xv[u][mt] = ok ? ld_keep(xr[mt] + off) : zero;
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
-        const uint4 xv = ok ? ld_keep(xr[mt] + off) : make_uint4(0, 0, 0, 0);
-        mma_k32(acc[mt], wa[u].x, wb[u].x, wa[u].y, wb[u].y, xv.x, xv.y);
-        mma_k32(acc[mt], wa[u].z, wb[u].z, wa[u].w, wb[u].w, xv.z, xv.w);
+        mma_k32(acc[mt], wa[u].x, wb[u].x, wa[u].y, wb[u].y, xv[u][mt].x, xv[u][mt].y);
+        mma_k32(acc[mt], wa[u].z, wb[u].z, wa[u].w, wb[u].w, xv[u][mt].z, xv[u][mt].w);
       }
-    }
-  };
-  uint4 a0[kUnroll], b0[kUnroll], a1[kUnroll], b1[kUnroll];
-  int c = c_begin;
-  if (c < c_end) load(a0, b0, c);
-  while (c < c_end) {
-    if (c + kUnroll < c_end) load(a1, b1, c + kUnroll);
-    compute(a0, b0, c);
-    c += kUnroll;
-    if (c >= c_end) break;
-    if (c + kUnroll < c_end) load(a0, b0, c + kUnroll);
-    compute(a1, b1, c);
-    c += kUnroll;
   }
 
   // The warps' partials meet in shared memory, then epilogue() adds them.
