@@ -3,7 +3,8 @@
 For each shape, in one process: our op as it serves the call (the decode GEMV, kernels/gemv.py), the same op
 on the CUTLASS tile it used before the GEMV (CUTLASS_GEMM_GEMV=0 for those rows), int8 and fp8 e4m3; the
 GEMV with each forced warps-per-CTA choice (the data behind heuristics.GEMV and the launcher's rule);
-torch._scaled_mm (fp8 rowwise + bias) and bf16 torch.mm. The floor is the call's bytes (weight + activation
+torch._scaled_mm (fp8 rowwise + bias) and bf16 torch.mm; then the main rows again as CUDA-graph replays (no launch
+gaps between the calls, as in a graph-captured decode step). The floor is the call's bytes (weight + activation
 + bf16 output) at the 1 GiB device copy rate measured in the same process. Weights rotate across copies
 larger than L2, so every call streams its weight from HBM.
 """
@@ -13,7 +14,7 @@ import sys
 import torch
 
 import cutlass_gemm
-from bench_common import copy_bandwidth_gbps, cycler, gpu_time_us, parse_shapes, report, write_results
+from bench_common import copy_bandwidth_gbps, cycler, gpu_time_us, graph_time_us, parse_shapes, report, write_results
 from cutlass_gemm.ops import gemm as ops
 from cutlass_gemm.runtime import fastpath, gemv
 
@@ -47,20 +48,26 @@ def bench(m, n, k, bw_gbps):
     use_gemv(False)
     rows["cutlass tile int8"] = gpu_time_us(int8)
     rows["cutlass tile fp8"] = gpu_time_us(fp8)
+    rows["graph: cutlass tile int8"] = graph_time_us(int8)
     use_gemv(True)
     rows["ours int8"] = gpu_time_us(int8)
     rows["ours fp8"] = gpu_time_us(fp8)
+    rows["graph: ours int8"] = graph_time_us(int8)
+    rows["graph: ours fp8"] = graph_time_us(fp8)
     for kw in (4, 8, 16):
         gemv.set_warps_k(kw)
         rows[f"gemv int8 warps_k={kw}"] = gpu_time_us(int8)
     gemv.set_warps_k(0)
     rows["torch._scaled_mm fp8"] = gpu_time_us(lambda: torch._scaled_mm(
         p.a8, w8().t(), scale_a=p.sa, scale_b=p.sb, bias=p.bias, out_dtype=torch.bfloat16))
+    rows["graph: torch._scaled_mm fp8"] = graph_time_us(lambda: torch._scaled_mm(
+        p.a8, w8().t(), scale_a=p.sa, scale_b=p.sb, bias=p.bias, out_dtype=torch.bfloat16))
     w16 = cycler(p.w16)
     rows["bf16 torch.mm"] = gpu_time_us(lambda: torch.mm(p.a16, w16().t()))
+    rows["graph: bf16 torch.mm"] = graph_time_us(lambda: torch.mm(p.a16, w16().t()))
     out = []
     for name, us in rows.items():
-        per = 2 if name.startswith("bf16") else 1
+        per = 2 if "bf16" in name else 1
         nbytes = (n * k + m * k) * per + 2 * m * n
         floor = nbytes / (bw_gbps * 1e3)
         out.append({"m": m, "n": n, "k": k, "impl": name, "us": round(us, 2), "floor_us": round(floor, 2),
@@ -96,6 +103,14 @@ def cmd_decode(args):
                      f"{cell('cutlass tile fp8')} | {cell('torch._scaled_mm fp8')} | "
                      f"{d['torch._scaled_mm fp8']['us'] / d['ours fp8']['us']:.2f}x | {d['bf16 torch.mm']['us']:.1f} | "
                      f"{d['bf16 torch.mm']['us'] / d['ours int8']['us']:.2f}x |")
+    lines += ["", "The same calls captured in a CUDA graph (20 per graph, replay timed: no launch gaps, as a graph-captured decode "
+              "step runs them), us (% of floor):", "",
+              "| M x N x K | ours int8 | CUTLASS tile int8 | ours fp8 | `_scaled_mm` fp8 | bf16 mm |", "|---|---|---|---|---|---|"]
+    for (m, n, k), d in by.items():
+        def gcell(name):
+            return f"{d[name]['us']:.1f} ({d[name]['pct_floor']:.0f}%)"
+        lines.append(f"| {m}x{n}x{k} | {gcell('graph: ours int8')} | {gcell('graph: cutlass tile int8')} | "
+                     f"{gcell('graph: ours fp8')} | {gcell('graph: torch._scaled_mm fp8')} | {gcell('graph: bf16 torch.mm')} |")
     report(args.out, "decode", lines)
 
 
