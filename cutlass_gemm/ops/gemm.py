@@ -15,9 +15,9 @@ in the EVT epilogue; the CPU reference rounds its float64 value to float32 and a
 function). A zero-point call without a bias runs a kernel that has no bias input.
 `scaled_mm_out` / `scaled_mm_azp_out` write into a given (M, N) tensor `out` (first argument).
 
-CUDA tensors run the CUTLASS kernels on the current stream of the tensors' device; CPU tensors run
-a float64 reference (slow, for tests and CPU-only code). Every argument is validated before any
-launch; problems raise InvalidArgumentError naming the argument.
+CUDA tensors run the CUTLASS kernels on the current stream of the tensors' device (at M <= 16 on SM90, the
+extension's W8A8 GEMV where `heuristics.GEMV` says: kernels/gemv.py); CPU tensors run a float64 reference
+(slow, for tests and CPU-only code). Every argument is validated before any launch; problems raise InvalidArgumentError naming the argument.
 """
 from __future__ import annotations
 
