@@ -71,3 +71,32 @@ def test_e4m3_rows_follow_the_measurements():
     assert heuristics.gemv_serves(90, 8, 28672, "e4m3", "scaled") and heuristics.gemv_serves(90, 16, 28672, "int8", "scaled")
     assert heuristics.gemv_serves(90, 16, 4096, "e4m3", "scaled_bias")
     assert not heuristics.gemv_serves(90, 16, 8192, "e4m3", "scaled_bias")
+
+
+def test_kernel_wrapper_calls_the_launcher_address_and_names_its_error():
+    """GemvKernel through a stand-in launcher with the cg_launch ABI (a ctypes callback): the arguments arrive in
+    order, rc 0 returns, a nonzero rc raises KernelLaunchError with the extension's message."""
+    import ctypes
+
+    from cutlass_gemm.errors import KernelLaunchError
+    seen = []
+
+    @gemv._LAUNCH_TYPE
+    def fake_launch(*args):
+        seen.append(args)
+        return 0 if args[3] <= 16 else 7
+
+    class FakeModule:
+        def gemv_w8a8_address(self, fp8, bf16, sa_vec, sb_vec):
+            assert (fp8, bf16, sa_vec, sb_vec) == (True, False, False, True)
+            return ctypes.cast(fake_launch, ctypes.c_void_p).value
+
+        def gemv_w8a8_last_error(self):
+            return "gemv_w8a8: M = 17 is outside 1..16"
+
+    kern = gemv.GemvKernel(GemvConfig("e4m3", "f16", "tensor", "channel"), FakeModule())
+    assert kern.workspace_size(16, 64, 64) == 0 and kern.config.scheduler == "persistent"
+    kern.launch(16, 32, 48, 16, 64, 64, 64, 64, 64, 80, 96, None, None, None, None, None, 0, None)
+    assert seen[0][3:9] == (16, 64, 64, 64, 64, 64) and seen[0][0] == 16
+    with pytest.raises(KernelLaunchError, match="M = 17"):
+        kern.launch(16, 32, 48, 17, 64, 64, 64, 64, 64, 80, 96, None, None, None, None, None, 0, None)

@@ -13,7 +13,7 @@ import threading
 from typing import Dict, Optional
 
 from . import extension
-from .loader import _LAUNCH_ARGTYPES
+from .loader import _LAUNCH_ARGTYPES, KernelLibrary
 from ..errors import KernelLaunchError
 from ..kernels.gemv import GemvConfig
 
@@ -25,10 +25,12 @@ def enabled() -> bool:
     return os.environ.get(GEMV_ENV, "1") not in ("0", "false", "no", "off")
 
 
-class GemvKernel:
-    """One launcher of the GEMV (one input type, output type and pair of scale kinds)."""
+class GemvKernel(KernelLibrary):
+    """One launcher of the GEMV (one input type, output type and pair of scale kinds). It shares `launch` with
+    the generated kernels' libraries; there is no library file to open, the launcher lives in the extension."""
 
     def __init__(self, config: GemvConfig, module):
+        # not super().__init__: that opens a kernel library file, and this launcher has none
         self.config = config
         self._module = module
         self.function_address = int(module.gemv_w8a8_address(config.a_dtype == "e4m3", config.out_dtype == "bf16",
@@ -38,13 +40,6 @@ class GemvKernel:
 
     def workspace_size(self, m: int, n: int, k: int) -> int:
         return 0
-
-    def launch(self, a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
-               workspace, workspace_bytes, stream) -> None:
-        rc = self._launch(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
-                          workspace, workspace_bytes, stream)
-        if rc:
-            self.raise_launch_error(rc, m, n, k)
 
     def raise_launch_error(self, rc: int, m: int, n: int, k: int):
         raise KernelLaunchError(f"{self.config.name} (m={m}, n={n}, k={k}) failed with code {rc}: "
