@@ -206,3 +206,17 @@ def test_launcher_refuses_what_it_cannot_serve():
     with pytest.raises(KernelLaunchError, match="K % 16"):
         kern.launch(*args)
     assert kern.plan(16, 8192, 8192)["warps_k"] in (4, 8, 16)
+
+
+@pytest.mark.parametrize("fp8", [False, True], ids=["int8", "e4m3"])
+def test_opcheck_through_the_gemv(fp8):
+    """The ops' registrations (schema, fake impl, aliasing of the out= form) hold on the calls the GEMV serves."""
+    _needs_gemv()
+    m, n, k = 5, 520, 192
+    a, w, sa, sb, b, out = problem(m, n, k, fp8, torch.bfloat16, bias=True, sa_vec=True, sb_vec=False, seed=3)
+    args = (a, w.t(), sa, sb, torch.bfloat16, b)
+    torch.library.opcheck(torch.ops.cutlass_gemm.scaled_mm.default, args)
+    torch.library.opcheck(torch.ops.cutlass_gemm.scaled_mm_out.default, (out,) + args)
+    plan = ops._plans.get((torch.cuda.current_device(), "scaled_bias", "none", a.dtype, torch.bfloat16, "token",
+                           "tensor", m, n))
+    assert plan is not None and isinstance(plan[1], gemv.GemvKernel)
