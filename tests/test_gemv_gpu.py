@@ -215,8 +215,12 @@ def test_opcheck_through_the_gemv(fp8):
     m, n, k = 5, 520, 192
     a, w, sa, sb, b, out = problem(m, n, k, fp8, torch.bfloat16, bias=True, sa_vec=True, sb_vec=False, seed=3)
     args = (a, w.t(), sa, sb, torch.bfloat16, b)
-    torch.library.opcheck(torch.ops.cutlass_gemm.scaled_mm.default, args)
-    torch.library.opcheck(torch.ops.cutlass_gemm.scaled_mm_out.default, (out,) + args)
+    # opcheck's test_schema perturbs the inputs with torch arithmetic that float8 tensors lack ("mul_cuda" not
+    # implemented for Float8_e4m3fn, session10/call8): for e4m3 the other checks run
+    utils = ("test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic") if fp8 else None
+    kw = {} if utils is None else {"test_utils": utils}
+    torch.library.opcheck(torch.ops.cutlass_gemm.scaled_mm.default, args, **kw)
+    torch.library.opcheck(torch.ops.cutlass_gemm.scaled_mm_out.default, (out,) + args, **kw)
     plan = ops._plans.get((torch.cuda.current_device(), "scaled_bias", "none", a.dtype, torch.bfloat16, "token",
                            "tensor", m, n))
     assert plan is not None and isinstance(plan[1], gemv.GemvKernel)
