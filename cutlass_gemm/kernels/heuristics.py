@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from .config import OUTPUT_DTYPES, VARIANTS, KernelConfig
+from .gemv import MAX_M as GEMV_MAX_M, VARIANTS as GEMV_VARIANTS
 
 
 @dataclass(frozen=True)
@@ -116,8 +117,7 @@ GEMV: Dict[int, List[GemvRow]] = {90: [GemvRow(16, ("int8",)), GemvRow(8, ("e4m3
 
 def gemv_serves(sm: int, m: int, n: int, a_dtype: str, variant: str, activation: str = "none") -> bool:
     """Whether an M x N call of `a_dtype` inputs with this epilogue goes to the decode GEMV on `sm`."""
-    from .gemv import MAX_M, VARIANTS as GEMV_VARIANTS
-    if activation != "none" or variant not in GEMV_VARIANTS or not 1 <= m <= MAX_M:
+    if activation != "none" or variant not in GEMV_VARIANTS or not 1 <= m <= GEMV_MAX_M:
         return False
     return any(m <= row.max_m and row.min_n <= n <= row.max_n and a_dtype in row.a_dtypes for row in GEMV.get(sm, ()))
 
