@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs the GPU test files in order, one pytest process each, skipping files that already have a log under $R
+# (a previous call on the same warm machine ran them), and stops starting new files when fewer than $2 seconds of
+# this call are left. Usage: run_tests.sh OUT_DIR SECONDS_RESERVED; $SECONDS must be the call's clock.
+OUT=$1; RESERVE=$2
+R=/tmp/full_s11
+mkdir -p $R
+FILES="test_ops_gpu test_nn_gpu test_quant_gpu test_quant_ops_gpu test_gemv_gpu test_cublaslt_gpu test_blockint8_gpu
+  test_activation_gpu test_streamk_gpu test_blockwise_gpu test_llama_gpu test_weight_only_gpu test_weight_only_mixed_gpu
+  test_wo_variants_gpu test_conv_gpu test_conv_int8_gpu test_sm80_on_sm90_gpu"
+for f in $FILES; do
+  [ -f $R/$f.log ] && continue
+  left=$((590 - SECONDS))
+  if [ $left -lt $RESERVE ]; then echo "stop before $f: ${left}s left"; break; fi
+  t0=$SECONDS
+  timeout $((left - 15)) python3 -m pytest -m gpu -q -rfEs -p no:cacheprovider tests/$f.py > $R/$f.part 2>&1
+  rc=$?
+  if [ $rc -eq 124 ]; then echo "$f TIMED OUT after $((SECONDS - t0))s"; cp $R/$f.part $OUT/$f.timeout.log; break; fi
+  mv $R/$f.part $R/$f.log
+  echo "$f rc=$rc in $((SECONDS - t0))s: $(tail -n 1 $R/$f.log)"
+done
+cp $R/*.log $OUT/ 2>/dev/null
