@@ -13,6 +13,8 @@ python3 tools/generate_kernels.py --out /tmp/gen_extra --compile --jobs 16 $NAME
 echo "extra at ${SECONDS}s: $(tail -n 1 $OUT/kernels_extra.log)"
 python3 tools/generate_kernels.py --out /tmp/gen_bw --blockwise --compile --jobs 16 2>&1 | grep -v "^nvcc:" > $OUT/kernels_blockwise.log
 echo "blockwise at ${SECONDS}s: $(tail -n 1 $OUT/kernels_blockwise.log)"
+python3 tools/generate_kernels.py --out /tmp/gen_cv --conv --compile --jobs 16 $(python3 tools/results/h100-2026-11-26/session11/full/kernels.py --conv) 2>&1 | grep -v "^nvcc:" > $OUT/kernels_conv.log
+echo "conv at ${SECONDS}s: $(tail -n 1 $OUT/kernels_conv.log)"
 python3 tools/generate_kernels.py --out /tmp/gen_mx --mixed --compile --jobs 16 2>&1 | grep -v "^nvcc:" > $OUT/kernels_mixed.log
 echo "mixed at ${SECONDS}s: $(tail -n 1 $OUT/kernels_mixed.log)"
 bash tools/results/h100-2026-11-26/session11/full/run_tests.sh $OUT 60
