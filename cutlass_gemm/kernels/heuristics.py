@@ -60,8 +60,9 @@ DEFAULT_SMS = tuple(sorted(SELECTION))
 #: Per SM: (least CTAs, tile). When the last (largest) row's tile would cut a problem into fewer CTAs than
 #: this, that tile takes it instead: session6/call3 measured 512x4096x14336 at 71.5 us on 256x128 (64
 #: CTAs for 132 SMs) where 128x128 pingpong c1x2 took 50.6 (run4), while 512x8192x8192 (128 CTAs) ran
-#: fastest on 256x128 (47.5 us against 59.9). The 128x128 tile without a cluster is 4-21% faster than with
-#: the 1x2 cluster at every narrow shape, int8 and e4m3 alike, and as fast as 2x1 or the cooperative 1x1
+#: fastest on 256x128 (47.5 us against 59.9). The 128x128 tile without a cluster takes 5-21% less time than
+#: with the 1x2 cluster at six of seven narrow shapes, int8 and e4m3 alike (a tie, < 1%, at 512x2048x8192), and
+#: is as fast as 2x1 or the cooperative 1x1
 #: (tools/results/h100-2026-11-26/session11/call4/tiles/tiles.md, one process; int8 / e4m3 us, 1x2 -> 1x1:
 #: 512x4096x4096 18.6 -> 15.7 / 18.8 -> 16.2, 512x4096x14336 50.7 -> 41.5 / 50.8 -> 43.1, 1024x2048x8192
 #: 31.2 -> 24.8 / 31.4 -> 26.1, 768x4096x4096 29.3 -> 25.1 / 29.2 -> 25.6). At 128 CTAs it ties the 256x128
