@@ -10,7 +10,7 @@ import pytest
 from cutlass_gemm.runtime import build
 from cutlass_gemm.kernels import heuristics
 from cutlass_gemm.kernels.config import KernelConfig
-from cutlass_gemm.kernels.emit import LAUNCHER_ABI_VERSION
+from cutlass_gemm.kernels.emit import GEMM_LAUNCHER_ABI_VERSION as LAUNCHER_ABI_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_nvcc = pytest.mark.skipif(build.find_nvcc() is None, reason="nvcc not found (install the CUDA toolkit)")

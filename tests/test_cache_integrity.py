@@ -20,7 +20,7 @@ import pytest
 from cutlass_gemm.errors import BuildError, BuildTimeoutError, CacheDirError, KernelNotBuiltError
 from cutlass_gemm.kernels import emit
 from cutlass_gemm.kernels.config import KernelConfig
-from cutlass_gemm.kernels.emit import LAUNCHER_ABI_VERSION
+from cutlass_gemm.kernels.emit import GEMM_LAUNCHER_ABI_VERSION as LAUNCHER_ABI_VERSION
 from cutlass_gemm.runtime import build, cache, loader
 
 ROOT = Path(__file__).resolve().parents[1]

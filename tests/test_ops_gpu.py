@@ -124,6 +124,24 @@ def test_fp8_every_m_and_large_shapes(variant, out_dtype):
     print(f"fp8 {variant} {out_dtype}: worst relative error {worst:.2e}")
 
 
+@pytest.mark.parametrize("variant,out_dtype", [("scaled_bias", torch.bfloat16), ("scaled", torch.float16)])
+def test_fp8_wide_layers_take_their_tile(variant, out_dtype):
+    """e4m3 at M 9..64 on layers with N >= 12288 runs heuristics.FP8_WIDE (64x128x256), correct against float64
+    with partial tiles in M, N and K, on the Python path and the C++ fast path."""
+    from cutlass_gemm.kernels import heuristics
+    if ops.kernel_sm(torch.cuda.current_device()) != 90:
+        pytest.skip("an SM90 row")
+    for m, n, k in ((16, 14336, 4096), (61, 12296, 528), (9, 12288, 256)):
+        p = make_problem(variant, m, n, k, out_dtype, seed=m, fp8=True)
+        for call in range(2):
+            out = torch.full((m, n), float("nan"), dtype=out_dtype, device="cuda")
+            run_op(variant, p, out)
+            check(out, reference64(p), f"fp8 wide {variant} {(m, n, k)} call {call}", abs_frac=1e-2)
+        plan = ops._plans[(torch.cuda.current_device(), variant, "none", torch.float8_e4m3fn, out_dtype, "token",
+                           "channel", m, n)]
+        assert plan[1].config.tile == heuristics.FP8_WIDE.tile, plan[1].config.name
+
+
 @pytest.mark.parametrize("out_dtype", OUT_DTYPES)
 def test_int32_accumulation_is_exact(out_dtype):
     """Unit scales and small integers: the output must equal the exact integer product."""
@@ -233,6 +251,53 @@ def test_static_scale_kernels_need_no_broadcast():
     for a_dtype, sb in (("int8", "channel"), ("e4m3", "tensor")):
         lib, want_a, want_b = ops.select_kernel(sm, "scaled_bias", a_dtype, "bf16", "tensor", sb, 100)
         assert (lib.config.scale_a, lib.config.scale_b, want_a, want_b) == ("tensor", sb, "tensor", sb)
+
+
+def _cuda_kernels_of(fn) -> list:
+    """Names of the CUDA kernels (and copies) one call of `fn` runs, from the profiler."""
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return [e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+
+
+@pytest.mark.parametrize("fp8", [False, True])
+def test_per_tensor_scales_broadcast_in_the_kernel(fp8):
+    """SM90: a one-element scale given to a per-token / per-channel kernel is broadcast by the kernel itself (a
+    dynamic stride in its epilogue, cg_launch's scale_flags): no copy kernel in the call, on the Python path and
+    the C++ fast path alike, and the output is bit for bit the same kernel's with the scale expanded to a vector."""
+    from cutlass_gemm.kernels.epilogues import SCALE_A_SCALAR, SCALE_B_SCALAR
+    dev = torch.cuda.current_device()
+    if ops.kernel_sm(dev) != 90:
+        pytest.skip("the dynamic broadcast is the SM90 kernels'")
+    n, k = 264, 400  # partial tiles in N and K
+    flagged = 0
+    for m in (17, 77, 300, 1000):
+        for scalar_a, scalar_b in ((True, False), (False, True), (True, True)):
+            p = make_problem("scaled_bias", m, n, k, torch.bfloat16, seed=m, scalar_a=scalar_a, scalar_b=scalar_b,
+                             fp8=fp8)
+            outs = []
+            for call in range(2):  # the first call plans it (Python path); the second takes the C++ fast path
+                out = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+                names = _cuda_kernels_of(lambda: run_op("scaled_bias", p, out))
+                assert len(names) == 1, f"m={m} scalar_a={scalar_a} scalar_b={scalar_b} call {call}: {names}"
+                outs.append(out)
+            sa, sb = ("tensor" if scalar_a else "token"), ("tensor" if scalar_b else "channel")
+            plan = ops._plans[(dev, "scaled_bias", "none", p["a"].dtype, torch.bfloat16, sa, sb, m, n)]
+            launch, lib, expand_a, expand_b, _, flags = plan
+            want = ((SCALE_A_SCALAR if scalar_a and lib.config.scale_a == "token" else 0)
+                    | (SCALE_B_SCALAR if scalar_b and lib.config.scale_b == "channel" else 0))
+            assert (expand_a, expand_b, flags) == (False, False, want), (m, sa, sb, lib.config.name)
+            flagged += flags != 0
+            # the same kernel, scales expanded to vectors, flags 0
+            ref_out = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+            lib.launch(*ops._launch_args("scaled_bias", p["a"], p["b"], p["scale_a"].expand(m, 1).contiguous(),
+                                         p["scale_b"].reshape(1, -1).expand(1, n).contiguous(), p["bias"], None,
+                                         None, ref_out, m, n, k, dev))
+            assert torch.equal(outs[0], ref_out) and torch.equal(outs[1], ref_out), (m, sa, sb)
+            check(outs[1], reference64(p), f"scalar broadcast m={m} {sa} x {sb}")
+    assert flagged >= 4, "no call went through the in-kernel broadcast"
 
 
 def test_selected_kernel_follows_the_table():

@@ -101,3 +101,21 @@ def test_sm80_family_refuses_fp8_with_a_typed_error(sm80_family):
     p = make_problem("scaled", 16, 128, 128, torch.bfloat16, fp8=True)
     with pytest.raises(CutlassGemmError, match="SM89"):
         run_op("scaled", p, None)
+
+
+def test_sm80_kernels_refuse_scale_flags_and_the_plan_expands_instead(sm80_family):
+    """The SM80 EVT has no dynamic broadcast: a per-tensor scale for its vector kernel is expanded by the plan
+    (scale_flags 0), and the launcher refuses the flags with a typed error before any launch."""
+    from cutlass_gemm.errors import KernelLaunchError
+    from cutlass_gemm.kernels.epilogues import SCALE_B_SCALAR
+    m, n, k = 200, 136, 208
+    p = make_problem("scaled_bias", m, n, k, torch.bfloat16, seed=3, scalar_b=True)
+    out = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+    run_op("scaled_bias", p, out)
+    check(out, reference64(p), "SM80 scalar scale_b")
+    launch, lib, expand_a, expand_b, _, flags = ops._plans[(sm80_family, "scaled_bias", "none", torch.int8,
+                                                            torch.bfloat16, "token", "tensor", m, n)]
+    assert lib.config.sm == 80 and (expand_a, expand_b, flags) == (False, True, 0)
+    with pytest.raises(KernelLaunchError, match="scale_flags"):
+        lib.launch(*ops._launch_args("scaled_bias", p["a"], p["b"], p["scale_a"], p["scale_b"], p["bias"], None,
+                                     None, out, m, n, k, sm80_family, scale_flags=SCALE_B_SCALAR))

@@ -29,13 +29,20 @@ def candidate_rows(monkeypatch):
     monkeypatch.setitem(heuristics.SPLIT, 90, list(CANDIDATE_ROWS))
 
 
-def test_committed_split_table_is_empty_as_measured():
+def test_committed_split_table_has_no_stream_k_row_as_measured():
     """No stream-K / split-K kernel beat the data-parallel tiles on the H100: no call selects one, none is
-    generated into the default set."""
-    assert heuristics.SPLIT[90] == []
-    assert heuristics.split_configs(90) == []
+    generated into the default set. The one row is e4m3's wide-layer tile (session12/call10): M <= 64 with
+    N >= 12288 takes 64x128x256 pingpong; narrower N, int8 and larger M keep the table's tiles."""
+    assert heuristics.SPLIT[90] == [heuristics.SplitRow(64, 1 << 31, ("e4m3",), heuristics.FP8_WIDE, min_n=12288)]
+    assert [c.name for c in heuristics.split_configs(90)] == [
+        "sm90_e4m3_bf16_scaled_bias_token_channel_t64x128x256_c1x1x1_pingpong_s0_a16x16x8",
+        "sm90_e4m3_bf16_scaled_token_channel_t64x128x256_c1x1x1_pingpong_s0_a16x16x8"]
     assert all(c.scheduler == "persistent" for c in heuristics.default_configs(90))
     assert heuristics.choose_tile(90, 16, 8192, "int8") == heuristics.choose_tile(90, 16, 8192)
+    assert heuristics.choose_tile(90, 16, 14336, "e4m3") == heuristics.FP8_WIDE
+    assert heuristics.choose_tile(90, 64, 28672, "e4m3") == heuristics.FP8_WIDE
+    for m, n, dtype in ((16, 8192, "e4m3"), (65, 14336, "e4m3"), (16, 14336, "int8")):
+        assert heuristics.choose_tile(90, m, n, dtype) == heuristics.choose_tile(90, m, n), (m, n, dtype)
 
 
 def coop(**kw) -> KernelConfig:
@@ -251,7 +258,7 @@ def test_unavailable_split_kernel_falls_back_to_the_data_parallel_tile_with_a_wa
     monkeypatch.setattr(ops, "_split_unavailable", set())
     monkeypatch.setattr(ops.loader, "cached_kernel", lambda cfg: None)
     monkeypatch.setattr(ops.loader, "get_kernel", get_kernel)
-    with pytest.warns(ops.SchedulerFallbackWarning, match="data-parallel"):
+    with pytest.warns(ops.SchedulerFallbackWarning, match="the table.s tile serves"):
         lib, sa, sb = ops.select_kernel(90, "scaled_bias", "int8", "bf16", "token", "channel", 16, n=8192)
     assert lib[1].scheduler == "persistent" and lib[1].tile == heuristics.choose_tile(90, 16, 8192).tile
     assert [c.scheduler for c in asked] == ["streamk", "persistent"]

@@ -19,12 +19,16 @@ from . import _cuda_compat
 from ..errors import BuildError
 from .config import GENERATOR_VERSION, KernelConfig
 from . import activations, emit_streamk
-from .epilogues import EPILOGUES, LAUNCH_INPUTS, input_shapes
+from .epilogues import EPILOGUES, LAUNCH_INPUTS, SCALE_A_SCALAR, SCALE_B_SCALAR, input_shapes
+from .launcher_text import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP,  # noqa: F401
+                            _SM90_DRIVER_SHIM, _SM90_RUN_ARGS)
 
 #: cutlass_cppgen consults the nvcc version for a few emission choices; pin it so output is reproducible.
 EMIT_NVCC_VERSION = "13.0"
-#: Bumped when the launcher's C signature changes; checked when a library is loaded.
-LAUNCHER_ABI_VERSION = 2
+#: Bumped when the scaled GEMMs' cg_launch C signature changes; checked when a library is loaded. 3: the
+#: trailing `scale_flags` (a per-tensor scale broadcast inside the epilogue). The other families keep
+#: launcher_text.LAUNCHER_ABI_VERSION.
+GEMM_LAUNCHER_ABI_VERSION = 3
 
 _target_cc: Dict[str, int] = {"cc": 90}
 _registries: Dict[int, object] = {}
@@ -172,6 +176,12 @@ def _evt_initializer(dag_ir, node: str, sm: int) -> str:
         field = "ptr_col" if isinstance(impl, ColumnBroadcastImpl) else "ptr_row"
         _check_input(node)
         own = f"{{static_cast<decltype({t}::Arguments::{field})>({node})}}"
+        if sm >= 90 and node in _DYNAMIC_SCALES:  # the stride says vector (1) or one element (0): _dynamic_scales
+            bit, col = _DYNAMIC_SCALES[node]
+            vec = f"!(scale_flags & {bit})"
+            stride = f"cute::make_stride({vec}, cute::Int<0>{{}}, cute::Int<0>{{}})" if col else \
+                f"cute::make_stride(cute::Int<0>{{}}, {vec}, cute::Int<0>{{}})"
+            own = f"{{static_cast<decltype({t}::Arguments::{field})>({node}), {{}}, {stride}}}"
     elif isinstance(impl, ScalarBroadcastImpl) and meta.tensor.is_constant:  # an activation's immediate
         own = f"{{{{static_cast<decltype(+{t}::Arguments{{}}.scalars[0])>({float(meta.tensor.value)!r})}}, {{}}, {{}}}}"
     elif isinstance(impl, ScalarBroadcastImpl):
@@ -188,6 +198,37 @@ def _evt_initializer(dag_ir, node: str, sm: int) -> str:
     return f"{{{inner}, {own}}}"
 
 
+#: SM90 scale vectors whose broadcast node takes a runtime stride: node -> (scale_flags bit, column broadcast?)
+_DYNAMIC_SCALES = {"scale_a": (SCALE_A_SCALAR, True), "scale_b": (SCALE_B_SCALAR, False)}
+_STATIC_STRIDE = {True: "cute::Stride<cute::Int<1>, cute::Int<0>, cute::Int<0>>",
+                  False: "cute::Stride<cute::Int<0>, cute::Int<1>, cute::Int<0>>"}
+
+
+def _dynamic_scales(kernel_src: str, cfg: KernelConfig) -> str:
+    """SM90: the per-token scale_a / per-channel scale_b broadcast nodes get CUTLASS's dynamic stride (a bool
+    where the vector's unit stride was: true reads the vector, false broadcasts element 0), so one kernel serves
+    a per-tensor scale too, without a copy kernel to expand it (the launcher sets it from scale_flags)."""
+    kinds = {"scale_a": cfg.scale_a == "token", "scale_b": cfg.scale_b == "channel"}
+    for node, (_, col) in _DYNAMIC_SCALES.items():
+        if not kinds[node]:
+            continue
+        cls, name = ("Sm90ColBroadcast", "ScaleA") if col else ("Sm90RowBroadcast", "ScaleB")
+        pattern = re.compile(rf"(using {name} = cutlass::epilogue::fusion::{cls}<[^;]*?){re.escape(_STATIC_STRIDE[col])}")
+        dynamic = _STATIC_STRIDE[col].replace("cute::Int<1>", "bool")
+        kernel_src, found = pattern.subn(lambda m: m.group(1) + dynamic, kernel_src)
+        if found != 1:
+            raise RuntimeError(f"cutlass_cppgen output: no {cls} {name} with a unit stride to make dynamic")
+    return kernel_src
+
+
+def scalar_scales_served(cfg: KernelConfig) -> int:
+    """scale_flags bits a kernel honours: every one on SM90 (per-tensor kinds read a scalar anyway, vector kinds
+    take the dynamic stride); on SM80 only those of its per-tensor kinds (its EVT has no dynamic broadcast)."""
+    if cfg.sm >= 90:
+        return SCALE_A_SCALAR | SCALE_B_SCALAR
+    return (SCALE_A_SCALAR if cfg.scale_a == "tensor" else 0) | (SCALE_B_SCALAR if cfg.scale_b == "tensor" else 0)
+
+
 def _check_input(name: str) -> None:
     if name not in LAUNCH_INPUTS:
         raise NotImplementedError(f"launcher: epilogue input {name!r} is not one of {LAUNCH_INPUTS}")
@@ -197,57 +238,17 @@ _MAKE_ARGS_SIGNATURE = """\
 typename Gemm::Arguments make_args(void const* a, void const* b, void* d,
                                    int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldd,
                                    void const* scale_a, void const* scale_b, void const* azp,
-                                   void const* azp_adj, void const* azp_with_adj, void const* bias)"""
+                                   void const* azp_adj, void const* azp_with_adj, void const* bias,
+                                   int scale_flags)"""
 
-_SM90_DRIVER_SHIM = """\
-// CUTLASS encodes TMA descriptors through the driver. By default it resolves cuTensorMapEncodeTiled
-// with cudaGetDriverEntryPoint on every call; resolve it once here instead (the library still links
-// no libcuda). The definition is hidden: nothing outside this library binds to it.
-#define CUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL 1
-#include <cuda.h>
-#include <cudaTypedefs.h>
-#include <cuda_runtime.h>
-extern "C" CUresult CUDAAPI cuTensorMapEncodeTiled(
-    CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, void* address, const cuuint64_t* dims,
-    const cuuint64_t* strides, const cuuint32_t* box, const cuuint32_t* element_strides,
-    CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
-    CUtensorMapFloatOOBfill oob) {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found)
-        != cudaSuccess || found != cudaDriverEntryPointSuccess) p = nullptr;
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }();
-  if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
-  return fn(map, type, rank, address, dims, strides, box, element_strides, interleave, swizzle, l2, oob);
-}
-"""
 
-_COMMON_PRELUDE = """\
-#include <cstdint>
-#include <mutex>
-#include <cstdio>
-#include <cuda_runtime.h>
-#include "cutlass/gemm/device/gemm_universal_adapter.h"
-#include "cutlass/util/packed_stride.hpp"
-
-#define CG_EXPORT extern "C" __attribute__((visibility("default")))
-
-namespace {
-thread_local char cg_error_text[512];
-int cg_fail(int code, char const* what, char const* detail) {
-  std::snprintf(cg_error_text, sizeof(cg_error_text), "%s: %s", what, detail);
-  return code;
-}
-}  // namespace
-"""
-
-# The exported entry points, shared by both launchers; each appends its own body to cg_launch.
+# The exported entry points, shared by both launchers; each appends its own body to cg_launch. scale_flags
+# (epilogues.SCALE_A_SCALAR | SCALE_B_SCALAR): scale_a / scale_b is one element to broadcast; a kernel refuses
+# the bits it cannot honour (kScalarScalesServed) before touching the GPU.
 _ENTRY_POINTS = """\
 CG_EXPORT size_t cg_workspace_size(int64_t m, int64_t n, int64_t k) {
   auto args = make_args(nullptr, nullptr, nullptr, m, n, k, k, k, n,
-                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0);
   return Gemm::get_workspace_size(args);
 }
 
@@ -255,11 +256,14 @@ CG_EXPORT int cg_launch(void const* a, void const* b, void* d,
                         int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldd,
                         void const* scale_a, void const* scale_b, void const* azp, void const* azp_adj,
                         void const* azp_with_adj, void const* bias,
-                        void* workspace, size_t workspace_bytes, void* stream_handle) {
+                        void* workspace, size_t workspace_bytes, void* stream_handle, int scale_flags) {
+  if (scale_flags & ~kScalarScalesServed)
+    return cg_fail(1, "scale_flags", "this kernel reads that scale as a vector; broadcast the per-tensor scale first");
 """
 
 _LAUNCH_FUNCTIONS = _ENTRY_POINTS + """\
-  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias);
+  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
+                        scale_flags);
   Gemm gemm;
   cutlass::Status status = gemm.can_implement(args);
   if (status != cutlass::Status::kSuccess)
@@ -280,73 +284,10 @@ _LAUNCH_FUNCTIONS = _ENTRY_POINTS + """\
 """
 
 
-#: Per-device setup shared by every SM90 launcher (this family's and the mixed-input one's).
-_SM90_DEVICE_SETUP = """\
-namespace {
-// Per-device work done once: raise the kernel's shared-memory limit and read the SM and cluster
-// occupancy figures the persistent scheduler needs (GemmUniversalAdapter repeats these per call).
-struct DeviceSetup {
-  std::once_flag once;
-  cudaError_t error = cudaSuccess;
-  int sm_count = 0;
-  int max_active_clusters = 0;
-};
-constexpr int kMaxDevices = 64;
-DeviceSetup cg_devices[kMaxDevices];
-
-DeviceSetup& setup_device(int device) {
-  DeviceSetup& s = cg_devices[device];
-  std::call_once(s.once, [&] {
-    using GemmKernel = typename Gemm::GemmKernel;
-    int smem = GemmKernel::SharedStorageSize;
-    if (smem >= (48 << 10))
-      s.error = cudaFuncSetAttribute(cutlass::device_kernel<GemmKernel>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    if (s.error == cudaSuccess) {
-      s.sm_count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
-      s.max_active_clusters = cutlass::KernelHardwareInfo::query_device_max_active_clusters<GemmKernel>();
-    }
-  });
-  return s;
-}
-}  // namespace
-
-"""
-
-#: The SM90 device lookup before `args` is made, and the launch after: checks, workspace, params, run
-#: (shared with emit_mixed.py, whose entry point has its own signature and make_args).
-_SM90_DEVICE_LOOKUP = """\
-  using GemmKernel = typename Gemm::GemmKernel;
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return cg_fail(5, "cudaGetDevice", cudaGetErrorString(err));
-  if (device < 0 || device >= kMaxDevices) return cg_fail(5, "device", "device ordinal out of range");
-  DeviceSetup& setup = setup_device(device);
-  if (setup.error != cudaSuccess) return cg_fail(3, "setup", cudaGetErrorString(setup.error));
-"""
-_SM90_RUN_ARGS = """\
-  args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
-  cutlass::Status status = Gemm::can_implement(args);
-  if (status != cutlass::Status::kSuccess)
-    return cg_fail(1, "can_implement", cutlass::cutlassGetStatusString(status));
-  if (Gemm::get_workspace_size(args) > workspace_bytes)
-    return cg_fail(2, "workspace", "the workspace passed is smaller than cg_workspace_size()");
-  cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
-  status = GemmKernel::initialize_workspace(args, workspace, stream);
-  if (status != cutlass::Status::kSuccess)
-    return cg_fail(3, "initialize_workspace", cutlass::cutlassGetStatusString(status));
-  typename Gemm::Params params = GemmKernel::to_underlying_arguments(args, workspace);
-  status = Gemm::run(params, stream);
-  err = cudaGetLastError();
-  if (err != cudaSuccess) return cg_fail(4, "launch", cudaGetErrorString(err));
-  if (status != cutlass::Status::kSuccess)
-    return cg_fail(4, "run", cutlass::cutlassGetStatusString(status));
-  return 0;
-}
-"""
 _SM90_LAUNCH_FUNCTIONS = (
     _SM90_DEVICE_SETUP + _ENTRY_POINTS + _SM90_DEVICE_LOOKUP
-    + "  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias);\n"
+    + "  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,\n"
+    + "                        scale_flags);\n"
     + _SM90_RUN_ARGS)
 
 
@@ -356,7 +297,8 @@ def _sm90_launch_functions(cfg: KernelConfig) -> str:
         return _SM90_LAUNCH_FUNCTIONS
     entry = _ENTRY_POINTS.split("\n\n", 1)[1]  # cg_launch's head, without the hw_info-less cg_workspace_size
     return (_SM90_DEVICE_SETUP + emit_streamk.SM90_STREAMK_WORKSPACE + "\n" + entry + _SM90_DEVICE_LOOKUP
-            + "  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias);\n"
+            + "  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,\n"
+    + "                        scale_flags);\n"
             + _SM90_RUN_ARGS)
 
 
@@ -400,11 +342,14 @@ namespace {{
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<{kernel_type}>;
 }}  // namespace
 
-CG_EXPORT int cg_abi_version() {{ return {LAUNCHER_ABI_VERSION}; }}
+CG_EXPORT int cg_abi_version() {{ return {GEMM_LAUNCHER_ABI_VERSION}; }}
 CG_EXPORT char const* cg_kernel_name() {{ return "{cfg.name}"; }}
 CG_EXPORT char const* cg_last_error() {{ return cg_error_text; }}
 
 namespace {{
+// scale_flags bits this kernel honours (1: scale_a is one element, 2: scale_b is one element)
+constexpr int kScalarScalesServed = {scalar_scales_served(cfg)};
+
 {_MAKE_ARGS_SIGNATURE} {{
 {body}}}
 }}  // namespace
@@ -440,6 +385,8 @@ def _emit_source(cfg: KernelConfig) -> str:
                         alignment_C=cfg.align_out)
     module = op.rt_module
     kernel_src = activations.nan_propagating_min(module.emit(), cfg.activation)
+    if cfg.sm >= 90:
+        kernel_src = _dynamic_scales(kernel_src, cfg)
     match = re.search(r"struct (\w+_type) :", kernel_src)
     if not match:
         raise RuntimeError("cutlass_cppgen output has no named kernel type")

@@ -6,7 +6,7 @@ schedules (the FP8 blockwise mainloop: per-128-K-block promotion with the two sc
 whose fusion is `LinCombPerColBias[EltAct]` with alpha = 1: the bias is a per-column broadcast (a null
 pointer reads as zeros) and the activation runs in float32 before the one conversion to the output dtype.
 
-C ABI (LAUNCHER_ABI_VERSION of emit.py; entry points of their own name, so a library of another family
+C ABI (LAUNCHER_ABI_VERSION of launcher_text.py; entry points of their own name, so a library of another family
 fails the symbol check instead of being called with the wrong arguments):
 
     int    cg_blockwise_launch(a, b, d, scale_a, scale_b, bias, m, n, k, lda, ldb, ldd,
@@ -21,8 +21,9 @@ bias (n,) in the output dtype or null.
 from __future__ import annotations
 
 from .blockwise import BLOCK, BLOCKWISE_GENERATOR_VERSION, BlockwiseConfig
-from .emit import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP,
-                   _SM90_DRIVER_SHIM, _SM90_RUN_ARGS, cutlass_version)
+from .emit import cutlass_version
+from .launcher_text import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP,
+                            _SM90_DRIVER_SHIM, _SM90_RUN_ARGS)
 
 _OUT_TYPES = {"bf16": "cutlass::bfloat16_t", "f16": "cutlass::half_t"}
 _SCHEDULES = {"cooperative": ("cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8Blockwise",

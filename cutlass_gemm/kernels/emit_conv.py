@@ -10,7 +10,7 @@ see kernels/conv2d.py):
 the same node order as the GEMM family's `scaled_bias` epilogue (epilogues.py), so the two round alike.
 D is the NHWC output: the epilogue sees M as the (Q, P, N) output pixels, N as Co.
 
-C ABI (LAUNCHER_ABI_VERSION of emit.py; the entry points have their own names so that a library of
+C ABI (LAUNCHER_ABI_VERSION of launcher_text.py; the entry points have their own names so that a library of
 another family can never be called with this signature):
 
     int    cg_conv_launch(x, w, out, scale_x, scale_w, bias, n, h, w, c, k, r, s, pad_h, pad_w,
@@ -24,8 +24,8 @@ sizes: the launcher refuses (code 6) a call whose p, q differ from CUTLASS's own
 from __future__ import annotations
 
 from .conv2d import CONV_GENERATOR_VERSION, Conv2dConfig
-from .emit import LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP, _SM90_DRIVER_SHIM, \
-    cutlass_version
+from .emit import cutlass_version
+from .launcher_text import LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP, _SM90_DRIVER_SHIM
 
 #: The shared prelude without its GEMM adapter include: that header brings CUTLASS 2's GemmUniversal, whose
 #: partial specialization also matches a ConvProblemShape (not a cute tuple) and makes ConvUniversal ambiguous.

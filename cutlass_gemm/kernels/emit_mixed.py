@@ -7,7 +7,7 @@ layout: tests compile both against CUTLASS's own `compute_memory_reordering_atom
 operand, and a TMA epilogue writing D^T column-major with a per-row bias (LinCombPerRowBias; a null bias
 pointer reads as zeros, so one kernel serves calls with and without a bias).
 
-C ABI (LAUNCHER_ABI_VERSION of emit.py; the entry points have their own names so that a library of one
+C ABI (LAUNCHER_ABI_VERSION of launcher_text.py; the entry points have their own names so that a library of one
 family can never be called with the other's signature):
 
     int    cg_mixed_launch(w, x, out, scales, zeros, bias, m, n, k, ldx, ldo, group_size,
@@ -20,8 +20,9 @@ points); bias (n,) or null; all in the activation dtype.
 """
 from __future__ import annotations
 
-from .emit import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP,
-                   _SM90_DRIVER_SHIM, _SM90_RUN_ARGS, cutlass_version)
+from .emit import cutlass_version
+from .launcher_text import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP,
+                            _SM90_DRIVER_SHIM, _SM90_RUN_ARGS)
 from .mixed_input import MIXED_GENERATOR_VERSION, MixedInputConfig
 
 _ACT_TYPES = {"bf16": "cutlass::bfloat16_t", "f16": "cutlass::half_t"}

@@ -58,7 +58,7 @@ CG_EXPORT size_t cg_workspace_size(int64_t m, int64_t n, int64_t k) {
   DeviceSetup& setup = setup_device(device);
   if (setup.error != cudaSuccess || setup.sm_count <= 0) return 0;
   auto args = make_args(nullptr, nullptr, nullptr, m, n, k, k, k, n,
-                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0);
   args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
   return Gemm::get_workspace_size(args);
 }

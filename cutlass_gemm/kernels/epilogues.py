@@ -58,6 +58,12 @@ EPILOGUES: Dict[str, Callable] = {
 #: Every epilogue input the C launcher can receive, in its argument order.
 LAUNCH_INPUTS: Tuple[str, ...] = ("scale_a", "scale_b", "azp", "azp_adj", "azp_with_adj", "bias")
 
+#: cg_launch's `scale_flags` bits: scale_a (resp. scale_b) is one element, to be broadcast to every row (column)
+#: by a kernel built for a per-token (per-channel) vector. SM90 kernels honour both (a dynamic broadcast stride in
+#: the EVT); SM80 ones refuse them, and the caller expands the scalar instead.
+SCALE_A_SCALAR = 1
+SCALE_B_SCALAR = 2
+
 
 def epilogue_inputs(variant: str) -> Tuple[str, ...]:
     """Names of the epilogue's inputs (without the accumulator), in the function's order."""

@@ -74,9 +74,9 @@ NARROW: Dict[int, Tuple[int, TileChoice]] = {
 
 @dataclass(frozen=True)
 class SplitRow:
-    """Problems with few output tiles, where a data-parallel tile leaves SMs idle: min_m <= M <= max_m and
-    min_n <= N <= max_n, for the input types listed, take `choice` (a stream-K / split-K kernel) instead of the
-    SELECTION / NARROW tile. Rows are matched in order; K plays no part, because plans are keyed by (M, N)
+    """A band of problems that takes another kernel than the SELECTION / NARROW tile: min_m <= M <= max_m and
+    min_n <= N <= max_n, for the input types listed, take `choice`: a stream-K / split-K kernel (for problems
+    with few output tiles, where a data-parallel tile leaves SMs idle) or another data-parallel tile. Rows are matched in order; K plays no part, because plans are keyed by (M, N)
     (ops/gemm.py `_plans`, the C++ fast path's PlanKey). `min_n` keeps small layers (a few tiles of little
     work, where a split's fixed cost would not pay) on the data-parallel tiles."""
     max_m: int
@@ -94,11 +94,18 @@ class SplitRow:
 #: 1x4096x14336: split-K 2 37.2 (int8) / 35.3 (e4m3), the best split, vs ~34 us data-parallel; fp8 512x4096x4096:
 #: 128x128 pingpong c1x2 18.6 us, every stream-K / split-K 21.9-25.7; 512x4096x14336: 50.7 vs 50.2-57.2. The
 #: 128-row tile the cooperative schedule needs and the reduction's workspace traffic cost more than the idle
-#: SMs they recover. So SPLIT has no rows: the schedulers stay available as configs (KernelConfig.scheduler,
-#: `tools/benchmark.py tiles --choices .../streamk`), chosen by no call.
+#: SMs they recover. So SPLIT has no stream-K / split-K rows: the schedulers stay available as configs
+#: (KernelConfig.scheduler, `tools/benchmark.py tiles --choices .../streamk`), chosen by no call.
+#: Its one row is a data-parallel tile: e4m3 at M <= 64 (M 9..16 and above, where the decode GEMV does not take
+#: e4m3 at N > 4096) on wide layers, N >= 12288, takes 64x128x256 pingpong instead of 64x64x128
+#: (tools/results/h100-2026-11-26/session12/call10/tiles/tiles.md, one process, us 64x64 / 64x128x256 /
+#: torch._scaled_mm: 16x14336x4096 26.6 / 25.6 / 27.8, 16x28672x8192 89.4 / 83.9 / 96.1, 32x14336x4096 27.0 /
+#: 26.2, 32x28672x8192 90.2 / 85.8, 64x14336x4096 27.1 / 26.5, 64x28672x8192 89.8 / 86.3; at N = 8192 a tie,
+#: 28.9 / 28.9; at N = 4096-5120 the 64x64 tile leads, e.g. 16x4096x14336 31.8 / 35.1).
 DECODE_STREAMK = TileChoice((128, 64, 128), (1, 1, 1), "cooperative", scheduler="streamk")
 NARROW_STREAMK = TileChoice((128, 128, 128), (1, 1, 1), "cooperative", scheduler="streamk")
-SPLIT: Dict[int, List[SplitRow]] = {90: []}
+FP8_WIDE = TileChoice((64, 128, 256), (1, 1, 1), "pingpong")
+SPLIT: Dict[int, List[SplitRow]] = {90: [SplitRow(64, 1 << 31, ("e4m3",), FP8_WIDE, min_n=12288)]}
 
 
 @dataclass(frozen=True)
@@ -143,8 +150,8 @@ def split_choice(sm: int, m: int, n: int, a_dtype: str) -> Optional[TileChoice]:
 
 
 def choose_tile(sm: int, m: int, n: int = 0, a_dtype: str = "") -> TileChoice:
-    """The tile for an M x N problem: a SPLIT row's stream-K / split-K kernel when one matches (only with N and
-    the input type known); else the first SELECTION row whose max_m >= M, and for the last row the NARROW
+    """The tile for an M x N problem: a SPLIT row's kernel when one matches (only with N and the input type
+    known); else the first SELECTION row whose max_m >= M, and for the last row the NARROW
     tile when the row's tile would leave too few CTAs (n = 0: unknown, no such check)."""
     split = split_choice(sm, m, n, a_dtype)
     if split is not None:
@@ -181,7 +188,7 @@ def make_config(sm: int, variant: str, out_dtype: str, choice: TileChoice, *, a_
 INPUT_DTYPES_BY_SM = {90: ("int8", "e4m3"), 80: ("int8",)}
 FP8_VARIANTS = ("scaled", "scaled_bias")
 #: (scale_a, scale_b) kinds built per input dtype. Dynamic per-token x per-channel serves every call
-#: (a per-tensor scale is broadcast to a vector, at the cost of copy kernels); the second pair is the
+#: (SM90 broadcasts a per-tensor scale in its epilogue; SM80 expands it to a vector, copy kernels); the second pair is the
 #: common static scheme, built so that it needs no broadcast: int8 static activations with
 #: per-channel weights (SmoothQuant-style W8A8), fp8 per-tensor checkpoints.
 SCALE_KINDS = {"int8": (("token", "channel"), ("tensor", "channel")),
@@ -208,8 +215,8 @@ def default_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
 
 
 #: The part of the SPLIT rows' kernels in the default set (generated and committed): the common call only,
-#: bf16 out, per-token x per-channel, the plain, bias and (int8) bias-free per-token zero-point epilogues, 7
-#: kernels on SM90. Other calls those rows select (fp16 out, per-tensor scales, the other zero-point
+#: bf16 out, per-token x per-channel, the plain, bias and (int8) bias-free per-token zero-point epilogues (2
+#: kernels on SM90 today: the e4m3 row's plain and bias ones). Other calls those rows select (fp16 out, per-tensor scales, the other zero-point
 #: epilogues, activations) are built on first use, like activation kernels; none is in the prebuilt set.
 SPLIT_VARIANTS = ("scaled", "scaled_bias", "scaled_azp_per_token_nobias")
 

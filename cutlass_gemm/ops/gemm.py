@@ -27,15 +27,13 @@ from typing import Dict, Tuple
 import torch
 
 from ..kernels import activations, heuristics
+from ..kernels.epilogues import SCALE_A_SCALAR, SCALE_B_SCALAR
 from ..kernels.gemv import GemvConfig
 from ..runtime import autotune, fastpath, gemv, loader
 from ..errors import KernelNotBuiltError, UnsupportedDeviceError
 # the checks live in _gemm_args.py; K_ALIGN, N_ALIGN, SIZE_LIMIT and the checks stay importable from here
 from ._gemm_args import (K_ALIGN, N_ALIGN, SIZE_LIMIT, _IN_NAMES, _OUT_NAMES, _fast_layout, _overlap,  # noqa: F401
                          check_pointers, validate)
-
-
-
 
 
 # ---------------------------------------------------------------------------------------- reference
@@ -65,7 +63,6 @@ _selected: Dict[tuple, Tuple[loader.KernelLibrary, str, str]] = {}
 _fast_ready = None  # the C++ fast path module once loaded (see fastpath.py)
 
 
-
 def kernel_sm(device_index: int) -> int:
     """The kernel family that runs on a device: SM90 kernels on 9.0, SM80 kernels on 8.x."""
     sm = _device_sm.get(device_index)
@@ -83,9 +80,9 @@ def kernel_sm(device_index: int) -> int:
 
 
 class SchedulerFallbackWarning(UserWarning):
-    """A stream-K / split-K kernel the heuristics chose (heuristics.SPLIT) is not built and cannot be built now
-    (CUTLASS_GEMM_JIT=0, or no nvcc: e.g. a prebuilt kernel package, which holds no such kernel); the
-    data-parallel tile of the table serves the call instead. Said once per kernel and call kind."""
+    """A kernel a SPLIT row of the heuristics chose (stream-K / split-K, or another tile) is not built and cannot
+    be built now (CUTLASS_GEMM_JIT=0, or no nvcc: e.g. a prebuilt kernel package, which holds no such kernel);
+    the SELECTION / NARROW tile serves the call instead. Said once per kernel and call kind."""
 
 
 #: select_kernel keys whose stream-K / split-K kernel could not be had (not asked again in this process)
@@ -97,21 +94,23 @@ def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, 
     """(kernel, scale_a kind it takes, scale_b kind it takes) for a problem; memoised per tile.
 
     A kernel built for the call's scale kinds is used when it is in the default set or the cache;
-    otherwise the per-token/per-channel kernel serves, with the scalar broadcast to a vector. A stream-K /
+    otherwise the per-token/per-channel kernel serves: on SM90 it broadcasts a per-tensor scale itself (a
+    dynamic stride in its epilogue), on SM80 the scalar is first expanded to a vector (a copy). A stream-K /
     split-K choice of the table that cannot be had falls back to the data-parallel tile, with a
     SchedulerFallbackWarning."""
     if choice is None:
         choice = heuristics.choose_tile(sm, m, n, a_dtype)
-        if choice.scheduler != "persistent":
+        table = heuristics.choose_tile(sm, m, n)  # without the input type: no SPLIT row applies
+        if choice != table:  # a SPLIT row's kernel: not prebuilt, so it may be unavailable (JIT off)
             split_key = (sm, variant, a_dtype, out_dtype, sa, sb, choice, activation)
             if split_key not in _split_unavailable:
                 try:
                     return select_kernel(sm, variant, a_dtype, out_dtype, sa, sb, m, choice, activation, n)
                 except KernelNotBuiltError as exc:
                     _split_unavailable.add(split_key)
-                    warnings.warn(f"{exc}; the data-parallel tile serves such problems instead",
+                    warnings.warn(f"{exc}; the table's tile serves such problems instead",
                                   SchedulerFallbackWarning, stacklevel=2)
-            choice = heuristics.choose_tile(sm, m, n)  # without the input type: no SPLIT row applies
+            choice = table
     if a_dtype == "e4m3" and sm < 89:
         raise UnsupportedDeviceError(f"fp8 (float8_e4m3fn) GEMMs need SM89+ kernels; this device runs the SM{sm} "
                                      f"kernel family, which serves int8 only (capability matrix in the README)")
@@ -148,8 +147,9 @@ def _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, tim
     def time_candidate(choice):
         cfg = heuristics.make_config(sm, variant, _OUT_NAMES[out_dtype], choice, a_dtype=_IN_NAMES[a_dtype])
         lib = loader.get_kernel(cfg.replace(scale_a="token", scale_b="channel"))
-        ptrs = _launch_args(variant, a, b, _as_vector(scale_a, sa == "tensor", m, 1),
-                            _as_vector(scale_b, sb == "tensor", 1, n), bias, azp_adj, azp, out, m, n, k, dev)
+        expand_a, expand_b, flags = _scale_handling(lib, sa, sb, "token", "channel")
+        ptrs = _launch_args(variant, a, b, _as_vector(scale_a, expand_a, m, 1), _as_vector(scale_b, expand_b, 1, n),
+                            bias, azp_adj, azp, out, m, n, k, dev, scale_flags=flags)
         return autotune.time_gpu_us(lambda: lib.launch(*ptrs))
 
     return autotune.get_autotuner().best(
@@ -157,9 +157,19 @@ def _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, tim
         autotune.bucket_m(m), n, k, autotune.default_candidates(sm), time_candidate)
 
 
+def _scale_handling(lib, sa: str, sb: str, want_a: str, want_b: str) -> Tuple[bool, bool, int]:
+    """(expand scale_a?, expand scale_b?, scale_flags) when a call with scale kinds (sa, sb) runs a kernel built
+    for (want_a, want_b): a per-tensor scale given to a vector kernel is broadcast by the kernel where it can
+    (lib.scalar_scales_served: SM90 kernels and the GEMV), else expanded to a vector first (SM80)."""
+    served = lib.scalar_scales_served
+    flags = (SCALE_A_SCALAR if want_a != sa else 0) | (SCALE_B_SCALAR if want_b != sb else 0)
+    expand = flags & ~served
+    return bool(expand & SCALE_A_SCALAR), bool(expand & SCALE_B_SCALAR), flags & served
+
+
 def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=None, activation="none"):
-    """(ctypes launch function, kernel, broadcast scale_a?, broadcast scale_b?, needs a workspace?) for a call;
-    memoised. Stream-K / split-K kernels (heuristics.SPLIT) need a workspace, whose size depends on K too:
+    """(ctypes launch function, kernel, expand scale_a?, expand scale_b?, needs a workspace?, scale_flags) for a
+    call; memoised. Stream-K / split-K kernels (heuristics.SPLIT) need a workspace, whose size depends on K too:
     it is asked of the kernel on every call (a host computation, no device call) and taken from torch's
     caching allocator on the current stream (so it is CUDA-graph safe and never a cudaMalloc per call)."""
     if m == 1 and sa == "tensor" and sb == "channel":
@@ -182,7 +192,8 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
             lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, m,
                                                 choice=choice, activation=activation, n=n)
         needs_workspace = lib.config.scheduler != "persistent"  # persistent kernels never need one
-        plan = (lib._launch, lib, want_a != sa, want_b != sb, needs_workspace)
+        expand_a, expand_b, flags = _scale_handling(lib, sa, sb, want_a, want_b)
+        plan = (lib._launch, lib, expand_a, expand_b, needs_workspace, flags)
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
         _plans[key] = plan
@@ -190,12 +201,12 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
         if fast is not None:  # teach the C++ fast path this plan; later calls skip Python entirely
             fast.register_plan(dev, fastpath.CODES[variant, activation], a_dtype, out_dtype, sa == "token",
                                sb == "channel", m, n, lib.function_address, plan[2], plan[3],
-                               lib.workspace_address if needs_workspace else 0)
+                               lib.workspace_address if needs_workspace else 0, flags)
     return plan
 
 
 def _as_vector(scale, expand: bool, rows: int, cols: int):
-    """A per-tensor scale served by a per-token/per-channel kernel is broadcast to a real vector."""
+    """A per-tensor scale for a vector kernel that cannot broadcast it (SM80) is expanded to a real vector."""
     return scale.expand(rows, cols).contiguous() if expand else scale
 
 
@@ -211,9 +222,9 @@ def workspace_for(lib, M: int, N: int, K: int, device) -> tuple:
 
 
 def _launch_args(variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N, K, dev,
-                 workspace=(None, None, 0)) -> tuple:
+                 workspace=(None, None, 0), scale_flags: int = 0) -> tuple:
     """cg_launch's arguments, in its order. `azp_adj` holds azp * colsum for the per-tensor variant;
-    `workspace` is what workspace_for returned (none by default)."""
+    `workspace` is what workspace_for returned (none by default); `scale_flags` what _scale_handling said."""
     adj = None if azp_adj is None else azp_adj.data_ptr()
     per_tensor_azp = variant in ("scaled_azp", "scaled_azp_nobias")
     # With one row a leading dimension is meaningless (and may be any stride); give the packed one.
@@ -222,7 +233,7 @@ def _launch_args(variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N,
             scale_a.data_ptr(), scale_b.data_ptr(), None if azp is None else azp.data_ptr(),
             None if per_tensor_azp else adj, adj if per_tensor_azp else None,
             None if bias is None else bias.data_ptr(), workspace[1], workspace[2],
-            torch._C._cuda_getCurrentRawStream(dev))
+            torch._C._cuda_getCurrentRawStream(dev), scale_flags)
 
 
 def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb, act):
@@ -241,11 +252,11 @@ def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
     global _fast_ready
     if _fast_ready is None:
         _fast_ready = fastpath.module() or False
-    launch, lib, expand_a, expand_b, needs_ws = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M, N, K,
-                                                      (a, b, scale_a, scale_b, bias, azp_adj, azp, out), act)
+    launch, lib, expand_a, expand_b, needs_ws, flags = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M, N, K,
+                                                             (a, b, scale_a, scale_b, bias, azp_adj, azp, out), act)
     ws = workspace_for(lib, M, N, K, a.device) if needs_ws else (None, None, 0)
     rc = launch(*_launch_args(variant, a, b, _as_vector(scale_a, expand_a, M, 1), _as_vector(scale_b, expand_b, 1, N),
-                              bias, azp_adj, azp, out, M, N, K, dev, ws))
+                              bias, azp_adj, azp, out, M, N, K, dev, ws, flags))
     if rc:
         lib.raise_launch_error(rc, M, N, K)
     return out

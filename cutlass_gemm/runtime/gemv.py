@@ -15,6 +15,7 @@ from typing import Dict, Optional
 from . import extension
 from .loader import _LAUNCH_ARGTYPES, KernelLibrary
 from ..errors import KernelLaunchError
+from ..kernels.epilogues import SCALE_A_SCALAR, SCALE_B_SCALAR
 from ..kernels.gemv import GemvConfig
 
 GEMV_ENV = "CUTLASS_GEMM_GEMV"
@@ -40,6 +41,10 @@ class GemvKernel(KernelLibrary):
 
     def workspace_size(self, m: int, n: int, k: int) -> int:
         return 0
+
+    @property
+    def scalar_scales_served(self) -> int:
+        return SCALE_A_SCALAR | SCALE_B_SCALAR  # it reads scale_a[0] / scale_b[0] when told (gemv_w8a8.cu)
 
     def raise_launch_error(self, rc: int, m: int, n: int, k: int):
         raise KernelLaunchError(f"{self.config.name} (m={m}, n={n}, k={k}) failed with code {rc}: "

@@ -17,7 +17,8 @@ from typing import Dict, Optional
 from . import build
 from ..kernels import heuristics
 from ..kernels.config import KernelConfig
-from ..kernels.emit import LAUNCHER_ABI_VERSION
+from ..kernels.emit import GEMM_LAUNCHER_ABI_VERSION, scalar_scales_served
+from ..kernels.launcher_text import LAUNCHER_ABI_VERSION
 from ..kernels.families import family_of
 from ..errors import CudaRuntimeNotFoundError, KernelLaunchError, KernelNotBuiltError
 
@@ -25,7 +26,8 @@ JIT_ENV = "CUTLASS_GEMM_JIT"
 
 _P = ctypes.c_void_p
 _I = ctypes.c_int64
-_LAUNCH_ARGTYPES = [_P, _P, _P, _I, _I, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _P, ctypes.c_size_t, _P]
+#: cg_launch of the scaled GEMMs (and the extension's GEMV): ..., stream, scale_flags (epilogues.SCALE_A_SCALAR | ...)
+_LAUNCH_ARGTYPES = [_P, _P, _P, _I, _I, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _P, ctypes.c_size_t, _P, ctypes.c_int]
 
 
 def _dlopen_kernel(path: Path) -> ctypes.CDLL:
@@ -68,8 +70,8 @@ class KernelLibrary:
             raise KernelNotBuiltError(f"{path} is not a loadable cutlass_gemm kernel library ({exc}); rebuild "
                                       f"it: {build_command(config)}") from exc
         abi = lib.cg_abi_version()
-        if abi != LAUNCHER_ABI_VERSION:
-            raise KernelNotBuiltError(f"{path} has launcher ABI {abi}, this library needs {LAUNCHER_ABI_VERSION}; "
+        if abi != self._ABI:
+            raise KernelNotBuiltError(f"{path} has launcher ABI {abi}, this library needs {self._ABI}; "
                                       f"rebuild it: {build_command(config)}")
         name = (lib.cg_kernel_name() or b"").decode(errors="replace")
         if name != config.name:
@@ -80,6 +82,7 @@ class KernelLibrary:
         self.function_address = ctypes.cast(self._launch, ctypes.c_void_p).value
 
     _ENTRIES = ("cg_workspace_size", "cg_launch")
+    _ABI = GEMM_LAUNCHER_ABI_VERSION
 
     def _bind(self, lib) -> None:
         lib.cg_workspace_size.restype = ctypes.c_size_t
@@ -94,10 +97,17 @@ class KernelLibrary:
     def workspace_size(self, m: int, n: int, k: int) -> int:
         return int(self._lib.cg_workspace_size(m, n, k))
 
+    @property
+    def scalar_scales_served(self) -> int:
+        """The scale_flags bits this kernel honours (a per-tensor scale broadcast in its epilogue)."""
+        return scalar_scales_served(self.config)
+
     def launch(self, a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
-               workspace, workspace_bytes, stream) -> None:
+               workspace, workspace_bytes, stream, scale_flags: int = 0) -> None:
+        """One cg_launch. `scale_flags`: epilogues.SCALE_A_SCALAR / SCALE_B_SCALAR when scale_a / scale_b is a
+        single element for a kernel built for a vector (SM90 kernels broadcast it; others refuse it)."""
         rc = self._launch(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
-                          workspace, workspace_bytes, stream)
+                          workspace, workspace_bytes, stream, scale_flags)
         if rc:
             self.raise_launch_error(rc, m, n, k)
 
@@ -112,6 +122,7 @@ class MixedInputLibrary(KernelLibrary):
     loaded as the other fails the symbol check instead of being called with the wrong arguments."""
 
     _ENTRIES = ("cg_mixed_workspace_size", "cg_mixed_launch")
+    _ABI = LAUNCHER_ABI_VERSION
     _ARGTYPES = [_P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _I, _I, _P, ctypes.c_size_t, _P]
 
     def _bind(self, lib) -> None:
@@ -138,6 +149,7 @@ class Conv2dLibrary(KernelLibrary):
     n, h, w, c, k, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w."""
 
     _ENTRIES = ("cg_conv_workspace_size", "cg_conv_launch")
+    _ABI = LAUNCHER_ABI_VERSION
     _SIZES = [_I] * 13
     _ARGTYPES = [_P, _P, _P, _P, _P, _P, *_SIZES, _I, _I, _P, ctypes.c_size_t, _P]
 
@@ -165,6 +177,7 @@ class BlockwiseLibrary(KernelLibrary):
     `cg_blockwise_workspace_size`; names of its own, as for the mixed-input family)."""
 
     _ENTRIES = ("cg_blockwise_workspace_size", "cg_blockwise_launch")
+    _ABI = LAUNCHER_ABI_VERSION
     _ARGTYPES = [_P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _I, _I, _P, ctypes.c_size_t, _P]
 
     def _bind(self, lib) -> None:

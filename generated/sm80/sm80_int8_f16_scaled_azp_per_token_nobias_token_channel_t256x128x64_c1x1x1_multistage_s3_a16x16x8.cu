@@ -152,15 +152,19 @@ namespace {
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<cutlass_tensorop_f16_i16832gemm_s8_256x128_64x3_tn_align16_type>;
 }  // namespace
 
-CG_EXPORT int cg_abi_version() { return 2; }
+CG_EXPORT int cg_abi_version() { return 3; }
 CG_EXPORT char const* cg_kernel_name() { return "sm80_int8_f16_scaled_azp_per_token_nobias_token_channel_t256x128x64_c1x1x1_multistage_s3_a16x16x8"; }
 CG_EXPORT char const* cg_last_error() { return cg_error_text; }
 
 namespace {
+// scale_flags bits this kernel honours (1: scale_a is one element, 2: scale_b is one element)
+constexpr int kScalarScalesServed = 0;
+
 typename Gemm::Arguments make_args(void const* a, void const* b, void* d,
                                    int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldd,
                                    void const* scale_a, void const* scale_b, void const* azp,
-                                   void const* azp_adj, void const* azp_with_adj, void const* bias) {
+                                   void const* azp_adj, void const* azp_with_adj, void const* bias,
+                                   int scale_flags) {
   using ElementOut = typename Gemm::ElementC;
   using StrideD = cute::Stride<int64_t, cute::Int<1>, cute::Int<0>>;
   StrideD stride_d{}; cute::get<0>(stride_d) = ldd;
@@ -174,7 +178,7 @@ typename Gemm::Arguments make_args(void const* a, void const* b, void* d,
 
 CG_EXPORT size_t cg_workspace_size(int64_t m, int64_t n, int64_t k) {
   auto args = make_args(nullptr, nullptr, nullptr, m, n, k, k, k, n,
-                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0);
   return Gemm::get_workspace_size(args);
 }
 
@@ -182,8 +186,11 @@ CG_EXPORT int cg_launch(void const* a, void const* b, void* d,
                         int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldd,
                         void const* scale_a, void const* scale_b, void const* azp, void const* azp_adj,
                         void const* azp_with_adj, void const* bias,
-                        void* workspace, size_t workspace_bytes, void* stream_handle) {
-  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias);
+                        void* workspace, size_t workspace_bytes, void* stream_handle, int scale_flags) {
+  if (scale_flags & ~kScalarScalesServed)
+    return cg_fail(1, "scale_flags", "this kernel reads that scale as a vector; broadcast the per-tensor scale first");
+  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
+                        scale_flags);
   Gemm gemm;
   cutlass::Status status = gemm.can_implement(args);
   if (status != cutlass::Status::kSuccess)

@@ -80,12 +80,12 @@ using Bias = cutlass::epilogue::fusion::Sm90RowBroadcast<
 
 using ScaleA = cutlass::epilogue::fusion::Sm90ColBroadcast<
     0 /*Stages*/, typename EpilogueDescriptor::TileShape, float, float,
-    cute::Stride<cute::Int<1>, cute::Int<0>, cute::Int<0>>
+    cute::Stride<bool, cute::Int<0>, cute::Int<0>>
 >;
 
 using ScaleB = cutlass::epilogue::fusion::Sm90RowBroadcast<
     0 /*Stages*/, typename EpilogueDescriptor::TileShape, float, float,
-    cute::Stride<cute::Int<0>, cute::Int<1>, cute::Int<0>>
+    cute::Stride<cute::Int<0>, bool, cute::Int<0>>
 >;
 
 using Compute0 = cutlass::epilogue::fusion::Sm90Compute<
@@ -167,15 +167,19 @@ namespace {
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<cutlass3x_sm90_tensorop_i0x0x0gemm_s8_s8_s32_f16_f16_64x64x128_1x1x1_None_tnt_align16_warpspecialized_pingpong_epi_tma_type>;
 }  // namespace
 
-CG_EXPORT int cg_abi_version() { return 2; }
+CG_EXPORT int cg_abi_version() { return 3; }
 CG_EXPORT char const* cg_kernel_name() { return "sm90_int8_f16_scaled_bias_token_channel_t64x64x128_c1x1x1_pingpong_s0_a16x16x8"; }
 CG_EXPORT char const* cg_last_error() { return cg_error_text; }
 
 namespace {
+// scale_flags bits this kernel honours (1: scale_a is one element, 2: scale_b is one element)
+constexpr int kScalarScalesServed = 3;
+
 typename Gemm::Arguments make_args(void const* a, void const* b, void* d,
                                    int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldd,
                                    void const* scale_a, void const* scale_b, void const* azp,
-                                   void const* azp_adj, void const* azp_with_adj, void const* bias) {
+                                   void const* azp_adj, void const* azp_with_adj, void const* bias,
+                                   int scale_flags) {
   using StrideA = typename Gemm::GemmKernel::StrideA;
   using StrideB = typename Gemm::GemmKernel::StrideB;
   using StrideD = typename Gemm::GemmKernel::StrideD;
@@ -190,7 +194,7 @@ typename Gemm::Arguments make_args(void const* a, void const* b, void* d,
       cutlass::gemm::GemmUniversalMode::kGemm,
       {static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1},
       {static_cast<ElementA const*>(a), stride_a, static_cast<ElementB const*>(b), stride_b},
-      {{{{static_cast<decltype(ScaleA::Arguments::ptr_col)>(scale_a)}, {{static_cast<decltype(ScaleB::Arguments::ptr_row)>(scale_b)}, {}, {}}, {}}, {static_cast<decltype(Bias::Arguments::ptr_row)>(bias)}, {}},
+      {{{{static_cast<decltype(ScaleA::Arguments::ptr_col)>(scale_a), {}, cute::make_stride(!(scale_flags & 1), cute::Int<0>{}, cute::Int<0>{})}, {{static_cast<decltype(ScaleB::Arguments::ptr_row)>(scale_b), {}, cute::make_stride(cute::Int<0>{}, !(scale_flags & 2), cute::Int<0>{})}, {}, {}}, {}}, {static_cast<decltype(Bias::Arguments::ptr_row)>(bias)}, {}},
        nullptr, stride_d, static_cast<ElementOut*>(d), stride_d}};
 }
 }  // namespace
@@ -226,7 +230,7 @@ DeviceSetup& setup_device(int device) {
 
 CG_EXPORT size_t cg_workspace_size(int64_t m, int64_t n, int64_t k) {
   auto args = make_args(nullptr, nullptr, nullptr, m, n, k, k, k, n,
-                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0);
   return Gemm::get_workspace_size(args);
 }
 
@@ -234,7 +238,9 @@ CG_EXPORT int cg_launch(void const* a, void const* b, void* d,
                         int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldd,
                         void const* scale_a, void const* scale_b, void const* azp, void const* azp_adj,
                         void const* azp_with_adj, void const* bias,
-                        void* workspace, size_t workspace_bytes, void* stream_handle) {
+                        void* workspace, size_t workspace_bytes, void* stream_handle, int scale_flags) {
+  if (scale_flags & ~kScalarScalesServed)
+    return cg_fail(1, "scale_flags", "this kernel reads that scale as a vector; broadcast the per-tensor scale first");
   using GemmKernel = typename Gemm::GemmKernel;
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
@@ -242,7 +248,8 @@ CG_EXPORT int cg_launch(void const* a, void const* b, void* d,
   if (device < 0 || device >= kMaxDevices) return cg_fail(5, "device", "device ordinal out of range");
   DeviceSetup& setup = setup_device(device);
   if (setup.error != cudaSuccess) return cg_fail(3, "setup", cudaGetErrorString(setup.error));
-  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias);
+  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
+                        scale_flags);
   args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
   cutlass::Status status = Gemm::can_implement(args);
   if (status != cutlass::Status::kSuccess)

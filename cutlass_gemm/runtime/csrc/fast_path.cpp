@@ -17,9 +17,10 @@
 
 namespace {
 
+// cg_launch (kernels/emit.py, GEMM launcher ABI 3): ..., workspace, workspace_bytes, stream, scale_flags
 using LaunchFn = int (*)(void const*, void const*, void*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                          void const*, void const*, void const*, void const*, void const*, void const*, void*, size_t,
-                         void*);
+                         void*, int);
 using WorkspaceSizeFn = size_t (*)(int64_t, int64_t, int64_t);
 
 enum Variant : int {
@@ -55,7 +56,8 @@ struct PlanKeyHash {
 
 struct Plan {
   LaunchFn fn;
-  bool expand_a, expand_b;
+  bool expand_a, expand_b;  // a per-tensor scale for a vector kernel that cannot broadcast it (SM80): a copy
+  int scale_flags;          // ... or one it broadcasts itself (SM90, the GEMV): cg_launch's scale_flags
   // Stream-K / split-K kernels only (null otherwise): the kernel's cg_workspace_size. Their workspace depends
   // on K, which the key leaves out, so it is sized on every call (host arithmetic, no device call).
   WorkspaceSizeFn workspace_size;
@@ -66,12 +68,12 @@ std::unordered_map<PlanKey, Plan, PlanKeyHash> g_plans;
 
 void register_plan(int device, int code, at::ScalarType a_dtype, at::ScalarType out_dtype, bool scale_a_vector,
                    bool scale_b_vector, int64_t m, int64_t n, int64_t fn, bool expand_a, bool expand_b,
-                   int64_t workspace_size_fn) {
+                   int64_t workspace_size_fn, int64_t scale_flags) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_plans.size() > (1u << 14)) g_plans.clear();
   g_plans[PlanKey{device, code, static_cast<int>(a_dtype), static_cast<int>(out_dtype), scale_a_vector,
                   scale_b_vector, m, n}] = Plan{reinterpret_cast<LaunchFn>(fn), expand_a, expand_b,
-                                  reinterpret_cast<WorkspaceSizeFn>(workspace_size_fn)};
+                                  static_cast<int>(scale_flags), reinterpret_cast<WorkspaceSizeFn>(workspace_size_fn)};
 }
 
 void clear_plans() {
@@ -195,7 +197,7 @@ py::object run(int code, at::Tensor const& a, at::Tensor const& b, at::Tensor co
                    sb_t.data_ptr(), azp.has_value() ? azp->data_ptr() : nullptr,
                    per_token_azp(variant) ? adj : nullptr, per_tensor_azp(variant) ? adj : nullptr,
                    bias.has_value() ? bias->data_ptr() : nullptr, ws_bytes ? ws.data_ptr() : nullptr, ws_bytes,
-                   stream);
+                   stream, plan.scale_flags);
   if (rc != 0) return py::int_(rc);
   return py::cast(result);
 }

@@ -98,7 +98,7 @@ struct RowQuant {
     using TP = std::conditional_t<kMinMax && kPaired<TIn, kVec>, typename Pair<TIn>::T2, void>;
     st = block_stats<kThreads, kMinMax, kSum, 0, TP>(st);
     if constexpr (!std::is_void_v<TP>) range_unpack<TP>(st);
-    bool bad = bits_bad(st.amax_bits);
+    bool bad = bits_bad(st.amax_bits);  // RMSNorm: always false here (no absmax yet; stats_add says why)
 
     float rinv = 0.0f;
     if (kMode == RowMode::kRmsNorm) {  // the values to quantize are the normalised ones: their absmax
@@ -117,7 +117,7 @@ struct RowQuant {
         for (int64_t i = threadIdx.x; i < nvec; i += kThreads) stats_add_vec<false, false>(st, norm(reload(row, i), weight(i), rinv));
       }
       st = block_stats<kThreads, false, false, 1>(st);
-      bad = bad || bits_bad(st.amax_bits);
+      bad = bits_bad(st.amax_bits);
     }
 
     // The row's scale and zero point.

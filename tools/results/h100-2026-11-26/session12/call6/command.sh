@@ -1,0 +1,2 @@
+# Session 12 call 6 (warm machine of calls 2-5, its cache): tests/test_llama_gpu.py (run as one command line).
+export PYTHONUNBUFFERED=1 CUTLASS_GEMM_CACHE_DIR=/tmp/cgc_s12_full; python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site12 .whl/*.whl; export PYTHONPATH=/tmp/site12:$PWD; timeout 150 python3 -m pytest -m gpu -q -rfEs -p no:cacheprovider tests/test_llama_gpu.py > $OUT/test_llama_gpu.log 2>&1; echo "rc=$?"; tail -n 5 $OUT/test_llama_gpu.log
