@@ -15,7 +15,7 @@ import torch
 from cutlass_gemm.errors import InvalidArgumentError, KernelNotBuiltError
 from cutlass_gemm.kernels import emit_mixed
 from cutlass_gemm.kernels.config import KernelConfig
-from cutlass_gemm.kernels.emit import LAUNCHER_ABI_VERSION
+from cutlass_gemm.kernels.launcher_text import LAUNCHER_ABI_VERSION
 from cutlass_gemm.kernels.emit_mixed import emit_mixed_source
 from cutlass_gemm.kernels.generate import generate_mixed
 from cutlass_gemm.kernels.mixed_input import (MixedInputConfig, default_configs, parse_kernel_name,

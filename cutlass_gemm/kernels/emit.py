@@ -20,8 +20,7 @@ from ..errors import BuildError
 from .config import GENERATOR_VERSION, KernelConfig
 from . import activations, emit_streamk
 from .epilogues import EPILOGUES, LAUNCH_INPUTS, SCALE_A_SCALAR, SCALE_B_SCALAR, input_shapes
-from .launcher_text import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP,  # noqa: F401
-                            _SM90_DRIVER_SHIM, _SM90_RUN_ARGS)
+from .launcher_text import _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP, _SM90_DRIVER_SHIM, _SM90_RUN_ARGS
 
 #: cutlass_cppgen consults the nvcc version for a few emission choices; pin it so output is reproducible.
 EMIT_NVCC_VERSION = "13.0"
