@@ -1,0 +1,311 @@
+// Host launchers of the activation-quant kernels (plain CUDA runtime, no torch): the kernel shape for
+// each problem, chosen here once for the torch extension (quant_ops.cu) and for standalone harnesses.
+#pragma once
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <mutex>
+#include <unordered_set>
+
+#include "quant_rows.cuh"
+#include "quant_tensor.cuh"
+
+namespace cg_quant {
+
+enum class InType : int { kFloat = 0, kHalf = 1, kBFloat16 = 2 };
+enum class OutType : int { kInt8 = 0, kFp8 = 1 };
+
+// Per-tensor kernel: threads per CTA and vectors each holds across the grid barrier in registers.
+constexpr int kTensorThreads = 512;
+constexpr int kTensorCache = 8;
+
+// Most 16-byte vectors per thread the per-tensor kernel keeps in shared memory: as many as let
+// 2048 / kTensorThreads / 2 CTAs (the register-bound residency: 1024 threads per SM) share an SM's
+// shared memory, cached per device; 0 turns the shared-memory part off (a variable for the harness).
+inline int& tensor_smem_vecs_override() {
+  static int v = -1;  // -1: derive from the device
+  return v;
+}
+inline int tensor_smem_vecs_max() {
+  if (tensor_smem_vecs_override() >= 0) return tensor_smem_vecs_override();
+  static int cache[64] = {};  // 0 unknown, else vectors + 1
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev >= 64) return 0;
+  if (cache[dev] == 0) {
+    int per_sm = 0, per_block = 0, reserved = 0;
+    cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+    cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev);
+    const int ctas = 1024 / kTensorThreads;
+    const int bytes = std::min(per_block, per_sm / ctas - reserved);
+    cache[dev] = std::max(0, bytes / (kTensorThreads * 16)) + 1;
+  }
+  return cache[dev] - 1;
+}
+
+template <typename F>
+cudaError_t with_types(InType in, OutType out, F&& f) {
+  auto with_out = [&](auto tin) {
+    if (out == OutType::kInt8) f(tin, int8_t{});
+    else f(tin, __nv_fp8_e4m3{});
+  };
+  switch (in) {
+    case InType::kFloat: with_out(float{}); break;
+    case InType::kHalf: with_out(__half{}); break;
+    case InType::kBFloat16: with_out(__nv_bfloat16{}); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+// Threads of the row kernels allowed to be resident per SM (0: as many as registers allow). At ~32
+// registers 16 CTAs of 128 threads fit, so a 2048-row problem starts every row in one wave and no
+// row's writes overlap another's reads; a cap keeps some rows waiting until earlier ones finish.
+// It is imposed through dynamic shared memory the kernels never touch. Chosen from the "cap" rows of
+// tools/results/h100-2026-11-23/quant_v2/qb.cu; a variable so that harness can compare settings.
+inline int& row_threads_per_sm_cap() {
+  static int cap = 1024;
+  return cap;
+}
+
+// Dynamic shared memory that lets at most `ctas` CTAs share an SM (0 when no cap applies), and the
+// kernel set to prefer the shared-memory carveout that makes exactly that many fit.
+template <typename K>
+size_t cap_smem(K kernel, int threads) {
+  const int cap = row_threads_per_sm_cap();
+  if (cap <= 0 || cap / threads < 1) return 0;
+  static int smem_sm[64] = {}, reserved[64] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev >= 64) return 0;
+  if (smem_sm[dev] == 0) {
+    cudaDeviceGetAttribute(&smem_sm[dev], cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+    cudaDeviceGetAttribute(&reserved[dev], cudaDevAttrReservedSharedMemoryPerBlock, dev);
+  }
+  {  // once per kernel (all share one pointer type, so the set is keyed by address)
+    static std::mutex m;
+    static std::unordered_set<const void*> done;
+    std::lock_guard<std::mutex> g(m);
+    if (done.insert(reinterpret_cast<const void*>(kernel)).second)
+      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+  }
+  const int ctas = cap / threads;
+  // (ctas + 1) CTAs of this size overflow the SM; ctas of them fit (allocation granularity included)
+  const size_t per_cta = static_cast<size_t>(smem_sm[dev]) / (ctas + 1) + 1;
+  if (per_cta <= static_cast<size_t>(reserved[dev]) || per_cta - reserved[dev] > 48 * 1024) return 0;
+  return per_cta - reserved[dev];
+}
+
+// Most CTAs of a kernel that can be resident at once on the current device (what a cooperative launch
+// may use) with `smem` bytes of dynamic shared memory each, cached per (device, kernel, threads, smem):
+// the occupancy query is a host computation, not free. Every kernel here has the same pointer type, so
+// the cache is keyed by address, not by type. A kernel asking for more than 48 KB is allowed it first.
+template <typename K>
+int coresident_blocks(K kernel, int threads, int smem = 0) {
+  static std::mutex m;
+  static std::map<std::tuple<int, const void*, int, int>, int> cache;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+  const auto key = std::make_tuple(dev, reinterpret_cast<const void*>(kernel), threads, smem);
+  std::lock_guard<std::mutex> g(m);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  if (smem > 48 * 1024) {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+  }
+  int per_sm = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  return cache[key] = per_sm * sms;
+}
+
+// One CTA per row, each thread holding up to 4 vectors of it (8 for long rows); min-blocks hints as
+// measured (tools/results/h100-2026-11-23/run3: capping registers further spills and is slower).
+// A few rows (at most kFewRows) leave most SMs idle and each CTA's chain of dependent steps is the
+// time: there, twice the threads per row, each holding up to kFewCache vectors.
+constexpr int64_t kFewRows = 256;
+template <typename TIn, typename TQ, int kVec, RowMode kMode, int kFewCache = 2>
+void launch_rows(RowArgs const& a, cudaStream_t s) {
+  const int64_t nvec = a.cols / kVec;
+  const unsigned grid = static_cast<unsigned>(a.rows);
+  auto capped = [&](auto kernel, int threads) { kernel<<<grid, threads, cap_smem(kernel, threads), s>>>(a); };
+  // RMSNorm without a residual is short of issue slots, not of bandwidth (two reductions, the norm, one
+  // read and one write per value): 8 vectors per thread, half the threads per row, halves the per-thread
+  // reduction and scale arithmetic per value (session9/call3/qt10.log: 2048 x 8192 28.4 -> 24.3 us,
+  // 4096 x 8192 50.6 -> 42.8 us; with a residual, and for the other modes, it was slower). The sum of
+  // squares is then added in another order: results agree with the reference to its rounding.
+  if constexpr (kMode == RowMode::kRmsNorm && kVec == 8) {
+    if (a.residual == nullptr && a.rows > kFewRows && (nvec == 8 * 64 || nvec == 8 * 128)) {
+      if (nvec == 8 * 64) capped(row_quant_kernel<TIn, TQ, kVec, 8, 64, kMode, 1>, 64);
+      else capped(row_quant_kernel<TIn, TQ, kVec, 8, 128, kMode, 1>, 128);
+      return;
+    }
+  }
+  if (kVec > 1 && a.rows <= kFewRows && nvec <= kFewCache * 512) {
+    if (nvec <= kFewCache * 128) row_quant_kernel<TIn, TQ, kVec, kFewCache, 128, kMode, 1><<<grid, 128, 0, s>>>(a);
+    else if (nvec <= kFewCache * 256) row_quant_kernel<TIn, TQ, kVec, kFewCache, 256, kMode, 1><<<grid, 256, 0, s>>>(a);
+    else row_quant_kernel<TIn, TQ, kVec, kFewCache, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
+  } else if (kVec > 1 && nvec <= 4 * 128) capped(row_quant_kernel<TIn, TQ, kVec, 4, 128, kMode, 6>, 128);
+  else if (kVec > 1 && nvec <= 4 * 256) capped(row_quant_kernel<TIn, TQ, kVec, 4, 256, kMode, 3>, 256);
+  else if (kVec > 1 && nvec <= 8 * 512) row_quant_kernel<TIn, TQ, kVec, 8, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
+  else row_quant_kernel<TIn, TQ, kVec, 0, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
+}
+
+// Per-group launch: 128-thread CTAs over (row, chunk of kPer * 128 vectors). One capped 256-thread CTA per
+// row was measured slower (2048x8192 bf16 g128 22.97 us vs 21.85, session8/call5/qt8_rows.log) and removed.
+template <typename TIn, typename TQ, int kVec, int kLanes>
+void launch_groups_lanes(RowArgs const& a, cudaStream_t s) {
+  const int64_t nvec = a.cols / kVec;
+  auto go = [&](auto per) {
+    constexpr int kPer = decltype(per)::value;
+    dim3 grid(static_cast<unsigned>(a.rows), static_cast<unsigned>((nvec + kPer * 128 - 1) / (kPer * 128)));
+    group_quant_kernel<TIn, TQ, kVec, kPer, 128, kLanes><<<grid, 128, 0, s>>>(a);
+  };
+  if (nvec <= 128) go(std::integral_constant<int, 1>{});
+  else if (nvec <= 256) go(std::integral_constant<int, 2>{});
+  else go(std::integral_constant<int, 4>{});
+}
+
+// a.group_lanes (8, 16 or 32 vectors per group; quant_ops.cu checks) as a template argument
+template <typename TIn, typename TQ, int kVec>
+cudaError_t launch_groups(RowArgs const& a, cudaStream_t s) {
+  switch (a.group_lanes) {
+    case 8: launch_groups_lanes<TIn, TQ, kVec, 8>(a, s); return cudaSuccess;
+    case 16: launch_groups_lanes<TIn, TQ, kVec, 16>(a, s); return cudaSuccess;
+    case 32: launch_groups_lanes<TIn, TQ, kVec, 32>(a, s); return cudaSuccess;
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+// Upper bound on the per-tensor kernel's grid (the size of RowArgs::partials).
+inline int tensor_partials_capacity() {
+  int dev = 0, sms = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  return sms * (2048 / kTensorThreads);
+}
+
+// Whether the current device launches thread-block clusters (SM90 and later), cached per device.
+inline bool cluster_launch_supported() {
+  static int cache[64] = {};  // 0 unknown, 1 no, 2 yes
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev >= 64) return false;
+  if (cache[dev] == 0) {
+    int yes = 0;
+    cudaDeviceGetAttribute(&yes, cudaDevAttrClusterLaunch, dev);
+    cache[dev] = yes ? 2 : 1;
+  }
+  return cache[dev] == 2;
+}
+
+// Small tensors: at most tensor_cluster_max() CTAs launched as one thread-block cluster (8 is the portable
+// size; 16 needs the non-portable opt-in), enough of them that each thread holds about
+// tensor_small_vecs() vectors: spread over more SMs, the loads of a few-hundred-KB tensor finish sooner.
+// Variables so that a harness can compare settings (session8/qt).
+inline int& tensor_cluster_max() {
+  static int v = 8;
+  return v;
+}
+inline int& tensor_small_vecs() {
+  static int v = 2;  // session8/call1/qt8.log: 16x4096 5.39 us (4: 5.65), 16x8192 5.90 (same), 1x8192 3.65 (same)
+  return v;
+}
+
+template <typename TIn, typename TQ, int kVec>
+cudaError_t launch_tensor(RowArgs const& a, cudaStream_t s) {
+  const bool contig = a.rows <= 1 || a.ldx == a.cols;
+  const int64_t total = a.rows * (a.cols / kVec);
+  const int64_t want = std::max<int64_t>(1, (total + kTensorThreads * kTensorCache - 1) / (kTensorThreads * kTensorCache));
+  const int cmax = std::min(16, std::max(1, tensor_cluster_max()));
+  const int64_t per = std::max(1, std::min(kTensorCache, tensor_small_vecs()));
+  auto go = [&](auto kc) {
+    constexpr bool kC = decltype(kc)::value;
+    const bool cluster = cluster_launch_supported();
+    const int64_t small = std::min<int64_t>(cluster ? cmax : 1, (total + kTensorThreads * per - 1) / (kTensorThreads * per));
+    if (want <= 1 && small <= 1) {
+      tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kNone><<<1, kTensorThreads, 0, s>>>(a);
+      return cudaGetLastError();
+    }
+    if (cluster && want <= cmax) {
+      auto kernel = tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kCluster>;
+      const unsigned ctas = static_cast<unsigned>(std::max(want, small));
+      if (ctas > 8) {  // once per kernel: beyond the portable cluster size
+        static std::mutex m;
+        static std::unordered_set<const void*> done;
+        std::lock_guard<std::mutex> g(m);
+        if (done.insert(reinterpret_cast<const void*>(kernel)).second)
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      }
+      cudaLaunchConfig_t cfg = {};
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = ctas;
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.gridDim = dim3(ctas);
+      cfg.blockDim = dim3(kTensorThreads);
+      cfg.stream = s;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      return cudaLaunchKernelEx(&cfg, kernel, a);
+    }
+    auto kernel = tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kGrid>;
+    const int plain = coresident_blocks(kernel, kTensorThreads);
+    RowArgs copy = a;
+    copy.tensor_smem_vecs = 0;
+    int smem = 0, blocks = static_cast<int>(std::min<int64_t>(want, plain));
+    if (want > plain) {  // the registers of a full grid cannot hold it: add shared memory (tensor_quant_kernel)
+      const int smem_vecs = tensor_smem_vecs_max();
+      smem = smem_vecs * kTensorThreads * 16;
+      const int with = smem_vecs > 0 ? coresident_blocks(kernel, kTensorThreads, smem) : 0;
+      if (with * 2 >= plain) {  // keep the shared memory only if it costs at most half the resident CTAs
+        const int64_t per_thread = (total + static_cast<int64_t>(with) * kTensorThreads - 1) / (static_cast<int64_t>(with) * kTensorThreads);
+        copy.tensor_smem_vecs = static_cast<int>(std::min<int64_t>(smem_vecs, std::max<int64_t>(0, per_thread - kTensorCache)));
+        smem = copy.tensor_smem_vecs * kTensorThreads * 16;
+        blocks = with;  // fewer bytes than asked for keep at least `with` CTAs resident
+      } else {
+        smem = 0;
+      }
+    }
+    void* params[] = {&copy};
+    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(blocks), dim3(kTensorThreads), params,
+                                       static_cast<size_t>(smem), s);
+  };
+  if (contig) return go(std::true_type{});
+  return go(std::false_type{});
+}
+
+// Launch `mode` on (rows, cols) with 16-byte vectors when `vectorized` (16-byte aligned rows, cols a
+// multiple of the vector), one element per access otherwise (kGroup: vectorized only).
+inline cudaError_t launch_quant(RowArgs const& a, RowMode mode, InType in, OutType out, bool vectorized, cudaStream_t s) {
+  cudaError_t err = cudaSuccess;
+  cudaError_t shape = with_types(in, out, [&](auto tin, auto tq) {
+    using TIn = decltype(tin);
+    using TQ = decltype(tq);
+    constexpr int kV = 16 / sizeof(TIn);
+    auto rows = [&](auto m) {
+      constexpr RowMode kM = decltype(m)::value;
+      if (vectorized) launch_rows<TIn, TQ, kV, kM>(a, s);
+      else launch_rows<TIn, TQ, 1, kM>(a, s);
+    };
+    switch (mode) {
+      case RowMode::kDynamic: rows(std::integral_constant<RowMode, RowMode::kDynamic>{}); break;
+      case RowMode::kDynamicAsym:
+        if constexpr (std::is_same_v<TQ, int8_t>) rows(std::integral_constant<RowMode, RowMode::kDynamicAsym>{});
+        else err = cudaErrorInvalidValue;
+        break;
+      case RowMode::kStatic: rows(std::integral_constant<RowMode, RowMode::kStatic>{}); break;
+      case RowMode::kRmsNorm: rows(std::integral_constant<RowMode, RowMode::kRmsNorm>{}); break;
+      case RowMode::kPerTensor:
+        err = vectorized ? launch_tensor<TIn, TQ, kV>(a, s) : launch_tensor<TIn, TQ, 1>(a, s);
+        break;
+      case RowMode::kGroup:
+        err = vectorized ? launch_groups<TIn, TQ, kV>(a, s) : cudaErrorInvalidValue;
+        break;
+      default: err = cudaErrorInvalidValue;
+    }
+  });
+  return err != cudaSuccess ? err : shape;
+}
+
+}  // namespace cg_quant
