@@ -6,7 +6,7 @@
 //      RMSNorm last-bit differences: the sum of squares added in another order since session 9);
 //   2. RMSNorm (with and without a residual) new vs head: every output byte equal, poisoned rows included;
 //   3. time, head vs new, alternating; then the new kernels at several resident-thread caps per SM.
-// Build: nvcc -std=c++17 -O3 -gencode=arch=compute_90,code=sm_90 qt12.cu -o qt12
+// Build: bash heads.sh && nvcc -std=c++17 -O3 -gencode=arch=compute_90,code=sm_90 qt12.cu -o qt12
 #define main qt7_main
 #include "../../../h100-2026-11-23/session7/qt/qt.cu"
 #undef main

@@ -4,7 +4,7 @@
 //   1. session 7's checks (8 known RMSNorm summation-order cases against commit 6f3f184);
 //   2. every row mode new vs head: every output byte equal, poisoned rows included;
 //   3. time, head vs new vs new with the prefetch off, alternating, at M = 2048-8192.
-// Build: nvcc -std=c++17 -O3 -gencode=arch=compute_90,code=sm_90 qt13.cu -o qt13
+// Build: bash heads.sh && (cd ../../../../.. && git apply tools/results/h100-2026-11-26/session12/qt/prefetch.diff) && nvcc -std=c++17 -O3 -gencode=arch=compute_90,code=sm_90 qt13.cu -o qt13
 #define main qt7_main
 #include "../../../h100-2026-11-23/session7/qt/qt.cu"
 #undef main
