@@ -18,7 +18,7 @@ from cutlass_gemm.kernels.config import KernelConfig
 from cutlass_gemm.kernels.launcher_text import LAUNCHER_ABI_VERSION
 from cutlass_gemm.kernels.emit_mixed import emit_mixed_source
 from cutlass_gemm.kernels.generate import generate_mixed
-from cutlass_gemm.kernels.mixed_input import (MixedInputConfig, default_configs, parse_kernel_name,
+from cutlass_gemm.kernels.mixed_input import (MIXED_GENERATOR_VERSION, MixedInputConfig, default_configs, parse_kernel_name,
                                               select_config)
 from cutlass_gemm.nn import WeightOnlyLinear
 from cutlass_gemm.ops import weight_only as wo_ops
@@ -383,7 +383,8 @@ def test_build_path_and_loader_with_a_fake_library(tmp_path, monkeypatch):
     lib = loader.get_kernel(cfg)
     assert isinstance(lib, loader.MixedInputLibrary)
     meta = json.loads(lib.path.with_suffix(".json").read_text())
-    assert meta["generator"] == "1" and meta["generator_fingerprint"] == build.generator_fingerprint(cfg)
+    assert meta["generator"] == MIXED_GENERATOR_VERSION
+    assert meta["generator_fingerprint"] == build.generator_fingerprint(cfg)
     assert build.generator_fingerprint(cfg) != build.generator_fingerprint()
     assert lib.workspace_size(2, 3, 4, 5) == 14
     lib.launch(1, 2, 3, 4, None, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)

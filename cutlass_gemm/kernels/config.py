@@ -14,7 +14,7 @@ from typing import Tuple
 from ..errors import InvalidArgumentError
 
 #: Bumped whenever the emitted source for an unchanged config would change.
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 
 SUPPORTED_SMS = (80, 89, 90)
 INPUT_DTYPES = ("int8", "e4m3")

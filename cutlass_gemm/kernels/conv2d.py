@@ -33,7 +33,7 @@ from typing import List, Tuple
 from .config import TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged Conv2dConfig would change.
-CONV_GENERATOR_VERSION = "1"
+CONV_GENERATOR_VERSION = "2"
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_conv"
 

@@ -54,34 +54,114 @@ int cg_fail(int code, char const* what, char const* detail) {
 """
 
 
+#: The marker line of a source whose device and host halves build apart (runtime/nvcc.py): the device pass
+#: (``-DCG_DEVICE_PASS -cubin``) sees the kernel types and an explicit instantiation of the kernel, the host pass the same types and the
+#: launcher, with every line hidden from its own device compilation. The two run in parallel, the host half no
+#: longer instantiates the kernel's device code, and the cubin is linked into the library as data
+#: (`cg_cubin_image`), loaded through the runtime's library API on first use.
+SPLIT_BUILD_MARKER = "// cutlass_gemm build: device pass and host pass compiled apart"
+
+#: The kernel entry of a split source: CUTLASS's own device_kernel<>, explicitly instantiated for the device pass
+#: alone, i.e. the entry a single nvcc run compiles under the same mangled name (ptxas's output depends on the
+#: kernel's name: an entry named otherwise compiled the same PTX to 60 differing instructions of ~1300). The cubin
+#: holds this one kernel; the launcher takes it by enumeration, not by name.
+_SM90_DEVICE_ENTRY = """\
+#if defined(CG_DEVICE_PASS)
+using CgDeviceKernel = Gemm::GemmKernel;
+template __global__ void cutlass::device_kernel<CgDeviceKernel>(CUTLASS_GRID_CONSTANT CgDeviceKernel::Params const);
+#else
+"""
+
+
+def sm90_split_source(header: str, types: str, launcher: str) -> str:
+    """One SM90 kernel's source in the split layout (see SPLIT_BUILD_MARKER): `types` must define `Gemm`
+    (with `Gemm::GemmKernel`) at file scope; `launcher` is host code only."""
+    return (header + SPLIT_BUILD_MARKER + "\n#if defined(CG_DEVICE_PASS) || !defined(__CUDA_ARCH__)\n" + types
+            + "\n" + _SM90_DEVICE_ENTRY + launcher + "\n#endif  // CG_DEVICE_PASS\n#endif\n")
+
+
 #: Per-device setup shared by every SM90 launcher (this family's and the mixed-input one's).
 _SM90_DEVICE_SETUP = """\
+// The kernel's cubin, linked into this library by the build (runtime/nvcc.py).
+extern "C" char const cg_cubin_image[];
+
 namespace {
+// The handle of the image's one kernel, loaded once per process (the runtime loads it into each device's
+// context when first used there).
+cudaError_t cg_kernel(void const** kernel) {
+  static std::once_flag once;
+  static cudaError_t error = cudaSuccess;
+  static cudaKernel_t handle = nullptr;
+  std::call_once(once, [] {
+    cudaLibrary_t library = nullptr;
+    unsigned int count = 0;
+    error = cudaLibraryLoadData(&library, cg_cubin_image, nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (error == cudaSuccess) error = cudaLibraryGetKernelCount(&count, library);
+    if (error == cudaSuccess && count != 1) error = cudaErrorInvalidDeviceFunction;  // one kernel per image
+    if (error == cudaSuccess) error = cudaLibraryEnumerateKernels(&handle, 1, library);
+  });
+  *kernel = reinterpret_cast<void const*>(handle);
+  return error;
+}
+
 // Per-device work done once: raise the kernel's shared-memory limit and read the SM and cluster
 // occupancy figures the persistent scheduler needs (GemmUniversalAdapter repeats these per call).
 struct DeviceSetup {
   std::once_flag once;
   cudaError_t error = cudaSuccess;
+  void const* kernel = nullptr;
   int sm_count = 0;
   int max_active_clusters = 0;
 };
 constexpr int kMaxDevices = 64;
 DeviceSetup cg_devices[kMaxDevices];
 
+using CgClusterShape = typename Gemm::GemmKernel::ClusterShape;
+dim3 cluster_dims() {
+  return dim3(cute::size<0>(CgClusterShape{}), cute::size<1>(CgClusterShape{}), cute::size<2>(CgClusterShape{}));
+}
+
 DeviceSetup& setup_device(int device) {
   DeviceSetup& s = cg_devices[device];
   std::call_once(s.once, [&] {
     using GemmKernel = typename Gemm::GemmKernel;
     int smem = GemmKernel::SharedStorageSize;
-    if (smem >= (48 << 10))
-      s.error = cudaFuncSetAttribute(cutlass::device_kernel<GemmKernel>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    s.error = cg_kernel(&s.kernel);
+    if (s.error == cudaSuccess && smem >= (48 << 10))
+      s.error = cudaFuncSetAttribute(s.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (s.error == cudaSuccess) {
       s.sm_count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
-      s.max_active_clusters = cutlass::KernelHardwareInfo::query_device_max_active_clusters<GemmKernel>();
+      s.max_active_clusters = cutlass::KernelHardwareInfo::query_device_max_active_clusters(
+          cluster_dims(), GemmKernel::MaxThreadsPerBlock, s.kernel);
     }
   });
   return s;
+}
+
+// The launch GemmUniversalAdapter::run makes, on the handle: a plain launch for a 1x1x1 cluster, a cluster
+// launch otherwise.
+int cg_run(void const* kernel, typename Gemm::GemmKernel::Params& params, cudaStream_t stream) {
+  using GemmKernel = typename Gemm::GemmKernel;
+  dim3 grid = GemmKernel::get_grid_shape(params);
+  dim3 cluster = cluster_dims();
+  if (grid.x % cluster.x || grid.y % cluster.y || grid.z % cluster.z)
+    return cg_fail(4, "launch", "the grid is not a whole number of clusters");
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = cluster.x;
+  attribute[0].val.clusterDim.y = cluster.y;
+  attribute[0].val.clusterDim.z = cluster.z;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = GemmKernel::get_block_shape();
+  config.dynamicSmemBytes = GemmKernel::SharedStorageSize;
+  config.stream = stream;
+  config.attrs = attribute;
+  config.numAttrs = cluster.x * cluster.y * cluster.z > 1 ? 1 : 0;
+  void* kernel_params[] = {&params};
+  cudaError_t err = cudaLaunchKernelExC(&config, kernel, kernel_params);
+  if (err != cudaSuccess) return cg_fail(4, "launch", cudaGetErrorString(err));
+  return 0;
 }
 }  // namespace
 
@@ -98,6 +178,18 @@ _SM90_DEVICE_LOOKUP = """\
   DeviceSetup& setup = setup_device(device);
   if (setup.error != cudaSuccess) return cg_fail(3, "setup", cudaGetErrorString(setup.error));
 """
+
+#: After `args.hw_info` and the checks: workspace initialisation, params, launch.
+_SM90_LAUNCH_TAIL = """\
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+  status = GemmKernel::initialize_workspace(args, workspace, stream);
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(3, "initialize_workspace", cutlass::cutlassGetStatusString(status));
+  typename GemmKernel::Params params = GemmKernel::to_underlying_arguments(args, workspace);
+  return cg_run(setup.kernel, params, stream);
+}
+"""
+
 _SM90_RUN_ARGS = """\
   args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
   cutlass::Status status = Gemm::can_implement(args);
@@ -105,16 +197,4 @@ _SM90_RUN_ARGS = """\
     return cg_fail(1, "can_implement", cutlass::cutlassGetStatusString(status));
   if (Gemm::get_workspace_size(args) > workspace_bytes)
     return cg_fail(2, "workspace", "the workspace passed is smaller than cg_workspace_size()");
-  cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
-  status = GemmKernel::initialize_workspace(args, workspace, stream);
-  if (status != cutlass::Status::kSuccess)
-    return cg_fail(3, "initialize_workspace", cutlass::cutlassGetStatusString(status));
-  typename Gemm::Params params = GemmKernel::to_underlying_arguments(args, workspace);
-  status = Gemm::run(params, stream);
-  err = cudaGetLastError();
-  if (err != cudaSuccess) return cg_fail(4, "launch", cudaGetErrorString(err));
-  if (status != cutlass::Status::kSuccess)
-    return cg_fail(4, "run", cutlass::cutlassGetStatusString(status));
-  return 0;
-}
-"""
+""" + _SM90_LAUNCH_TAIL

@@ -39,10 +39,8 @@ import hashlib
 import importlib.util
 import json
 import logging
-import os
 import re
 import shutil
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -54,74 +52,13 @@ from ..kernels.families import family_of
 from ..errors import BuildError, BuildTimeoutError, CacheDirError
 from . import cache, prebuilt
 from .cache import BUILD_TIMEOUT_ENV, CACHE_ENV, LOCK_TIMEOUT_ENV, cache_root  # noqa: F401  (re-exported)
+from .nvcc import (BASE_FLAGS, SM80_ARCHS_ENV, arch_flags, compile_flags, compile_source, cuda_root,  # noqa: F401
+                   default_jobs, find_nvcc, sm80_targets)
 
 log = logging.getLogger("cutlass_gemm")
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "generated"
-
-BASE_FLAGS: Tuple[str, ...] = (
-    "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-shared", "-cudart=shared",
-    "-Xcompiler=-fPIC,-fvisibility=hidden",
-)
-
-
-#: Extra machine-code targets for the SM80 kernel family, as TORCH_CUDA_ARCH_LIST does for torch
-#: extensions: e.g. "80,86,90". The default, sm_80 SASS plus compute_80 PTX, runs on every 8.x GPU;
-#: adding 90 lets the SM80 kernels run on an H100 without a PTX JIT (how the GPU tests exercise them).
-SM80_ARCHS_ENV = "CUTLASS_GEMM_SM80_ARCHS"
-
-
-def sm80_targets() -> Tuple[int, ...]:
-    """The real architectures the SM80 family is compiled for (sorted; always includes 80)."""
-    text = os.environ.get(SM80_ARCHS_ENV, "").replace(";", ",").replace(" ", ",")
-    targets = {80}
-    for item in filter(None, text.split(",")):
-        digits = item.replace(".", "")
-        if not digits.isdigit() or int(digits) not in (80, 86, 87, 89, 90):
-            raise BuildError(f"{SM80_ARCHS_ENV}={os.environ[SM80_ARCHS_ENV]!r}: {item!r} is not an architecture "
-                             f"the SM80 kernels compile for (80, 86, 87, 89 or 90, comma-separated)")
-        targets.add(int(digits))
-    return tuple(sorted(targets))
-
-
-def arch_flags(sm: int) -> Tuple[str, ...]:
-    # wgmma/TMA kernels need the arch-specific sm_90a target; older kernels also embed PTX so that
-    # newer GPUs can JIT them.
-    if sm == 90:
-        return ("-gencode=arch=compute_90a,code=sm_90a",)
-    real = ",".join(f"sm_{t}" for t in (sm80_targets() if sm == 80 else (sm,)))
-    return (f"-gencode=arch=compute_{sm},code=[{real},compute_{sm}]",)
-
-
-def default_jobs() -> int:
-    """Parallel nvcc processes by default: the CPUs this process may run on (cgroup/affinity-aware)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def compile_flags(sm: int) -> Tuple[str, ...]:
-    return BASE_FLAGS + arch_flags(sm)
-
-
-def cuda_root() -> Optional[str]:
-    """The CUDA toolkit: $CUDA_HOME, then $CUDA_PATH, then the folder of nvcc on PATH, then /usr/local/cuda."""
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        root = os.environ.get(var)
-        if root and os.path.isfile(os.path.join(root, "bin", "nvcc")):
-            return os.path.abspath(root)
-    found = shutil.which("nvcc")
-    if found:
-        return os.path.dirname(os.path.dirname(os.path.realpath(found)))
-    return "/usr/local/cuda" if os.path.isfile("/usr/local/cuda/bin/nvcc") else None
-
-
-def find_nvcc() -> Optional[str]:
-    root = cuda_root()
-    return os.path.join(root, "bin", "nvcc") if root else None
-
 
 def nvcc_version(nvcc: Optional[str] = None) -> Optional[str]:
     return _nvcc_version(nvcc or find_nvcc())
@@ -326,85 +263,6 @@ def lookup(cfg: KernelConfig, source: Optional[str] = None) -> Optional[Path]:
     if nvcc_version() is not None and _cutlass_version() != "none":
         return None
     return _newest_verified(cache_root() / f"sm{cfg.sm}", cfg, want, writable=True)
-
-
-# ---------------------------------------------------------------------------------------- compile
-def _run_nvcc(cmd, cwd: Path, what: str, timeout: float) -> subprocess.CompletedProcess:
-    env = dict(os.environ, TMPDIR=str(cwd))  # nvcc's intermediate files: in the safe folder too
-    try:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)  # own process group: a timeout kills cicc/ptxas too
-    except OSError as exc:
-        raise BuildError(f"cannot run nvcc ({cmd[0]}) for {what}: {exc}") from exc
-    try:
-        out, err = proc.communicate(timeout=None if timeout == float("inf") else timeout)
-    except BaseException as exc:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        proc.communicate()
-        if isinstance(exc, subprocess.TimeoutExpired):
-            raise BuildTimeoutError(f"nvcc ran past {timeout:g} s building {what} and was killed; raise "
-                                    f"{BUILD_TIMEOUT_ENV} (seconds; 0 = no limit) if the machine is just slow") \
-                from None
-        raise
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
-
-
-def _rpath_flags(nvcc: str) -> Tuple[str, ...]:
-    # Where this toolkit's libcudart lives, for processes that have not loaded one of the same major
-    # version (torch built for another CUDA). Not part of the cache key, like the include paths: it
-    # changes where the runtime is looked up, not the code.
-    root = Path(nvcc).resolve().parent.parent
-    for lib in (root / "lib64", root / "targets" / "x86_64-linux" / "lib", root / "lib"):
-        if any(lib.glob("libcudart.so*")) and cache.is_safe_path(str(lib)) and "," not in str(lib):
-            return (f"-Xlinker=-rpath,{lib}",)
-    return ()
-
-
-def compile_source(source_path: Path, out_path: Path, sm: int, *, nvcc: Optional[str] = None,
-                   timeout: Optional[float] = None) -> float:
-    """nvcc source -> shared library at out_path (written atomically). Returns seconds taken.
-
-    nvcc runs in a private folder on relative file names, with an argument list and a time limit."""
-    from ..kernels.emit import cutlass_include_dirs
-    nvcc = nvcc or find_nvcc()
-    if not nvcc:
-        raise BuildError(f"nvcc not found for {Path(source_path).name}: install the CUDA toolkit or set "
-                         f"CUDA_HOME (or CUDA_PATH)")
-    try:
-        includes = cutlass_include_dirs()
-    except Exception as exc:
-        raise BuildError(f"the CUTLASS headers (nvidia-cutlass) are needed to compile {Path(source_path).name}: "
-                         f"{exc}") from exc
-    for path in [nvcc, *includes]:
-        if not cache.is_safe_path(path):
-            raise BuildError(f"refusing to run nvcc with the path {path!r}: nvcc passes paths through a shell and "
-                             f"this one has shell metacharacters")
-    timeout = cache.build_timeout() if timeout is None else timeout
-    out_path = Path(out_path)
-    work = cache.work_dir(out_path.parent)
-    try:
-        try:
-            shutil.copyfile(source_path, work / "kernel.cu")
-        except OSError as exc:
-            raise BuildError(f"cannot read the source {source_path}: {exc}") from exc
-        cmd = [nvcc, *compile_flags(sm), *[f"-I{d}" for d in includes], *_rpath_flags(nvcc), "kernel.cu", "-o",
-               "kernel.so"]
-        t0 = time.perf_counter()
-        proc = _run_nvcc(cmd, work, Path(source_path).name, timeout)
-        elapsed = time.perf_counter() - t0
-        if proc.returncode != 0 or not (work / "kernel.so").is_file():
-            raise BuildError(f"nvcc failed ({proc.returncode}) for {Path(source_path).name}:\n"
-                             f"(in {work}) {' '.join(cmd)}\n{proc.stderr[-6000:]}")
-        try:
-            cache.install(work / "kernel.so", out_path)
-        except OSError as exc:
-            raise cache.cache_error(exc, f"installing {out_path.name}") from exc
-        return elapsed
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------- build
