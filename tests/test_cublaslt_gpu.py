@@ -102,7 +102,7 @@ def _ref_mm(a: torch.Tensor, b: torch.Tensor) -> np.ndarray:
 @pytest.fixture(scope="module", autouse=True)
 def _library():
     try:
-        _lib.lib()
+        _lib.lt()
     except CublasLtError as exc:
         pytest.fail(f"libcublasLt not loadable on this GPU machine: {exc}")
     print("\ncuBLASLt test environment:", _env())

@@ -199,34 +199,54 @@ def test_missing_library_raises_typed_error(monkeypatch):
     from cutlass_gemm.cublaslt import _lib
 
     def failing():
-        yield "nowhere", lambda: (_ for _ in ()).throw(OSError("no such library"))
+        raise OSError("no such library")
 
-    monkeypatch.setattr(_lib, "_candidates", failing)
+    monkeypatch.setattr(_lib, "_load", failing)
     _lib._reset_for_tests()
     try:
         assert not _lib.is_available()
         assert _lib.library_path() is None
         with pytest.raises(CublasLtNotFoundError) as info:
-            _lib.lib()
+            _lib.lt()
         assert info.value.status_name == "LIBRARY_NOT_FOUND"
         assert isinstance(info.value, CublasLtError) and isinstance(info.value, CutlassGemmError)
-        assert "no such library" in str(info.value)
+        assert "no such library" in str(info.value) and "nvmath" in str(info.value)
+        with pytest.raises(CublasLtNotFoundError):  # remembered: not retried on every call
+            _lib.call("cublasLtCreate")
     finally:
         _lib._reset_for_tests()
 
 
-def test_library_with_missing_symbols_is_rejected(monkeypatch, tmp_path):
+def test_without_a_driver_the_bindings_are_reported_unusable():
+    """On this CPU machine nvmath-python is installed but finds no driver: typed, never a crash."""
+    code = textwrap.dedent("""
+        from cutlass_gemm.cublaslt import _lib
+        from cutlass_gemm.cublaslt.errors import CublasLtNotFoundError
+        import torch
+        if torch.cuda.is_available():
+            print("ok (GPU machine)")
+        else:
+            assert not _lib.is_available()
+            try:
+                _lib.version()
+            except CublasLtNotFoundError as exc:
+                assert "nvmath" in str(exc), str(exc)
+                print("ok")
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert proc.returncode == 0 and proc.stdout.strip().startswith("ok"), proc.stdout + proc.stderr
+
+
+def test_a_failed_status_becomes_cublaslt_error_naming_the_c_function(fake_lt):
     from cutlass_gemm.cublaslt import _lib
-    import ctypes
 
-    libc = ctypes.CDLL(None)  # a real library without any cublasLt symbol
-    monkeypatch.setattr(_lib, "_candidates", lambda: iter([("libc", lambda: (libc, "libc"))]))
-    _lib._reset_for_tests()
-    try:
-        with pytest.raises(CublasLtNotFoundError, match="missing symbols"):
-            _lib.lib()
-    finally:
-        _lib._reset_for_tests()
+    fake_lt()
+    with pytest.raises(CublasLtError, match="cublasLtMatrixLayoutSetAttribute") as info:
+        _lib.call("cublasLtMatrixLayoutSetAttribute", _lib.call("cublasLtMatrixLayoutCreate", 3, 4, 4, 4), 1,
+                  ctypes.addressof(ctypes.c_int8(0)), 1)  # a 1-byte value for a 4-byte attribute
+    assert info.value.status == 7 and info.value.status_name == "CUBLAS_STATUS_INVALID_VALUE"
+    assert _lib.status_of("cublasLtMatrixLayoutSetAttribute", 4160, 1, ctypes.addressof(ctypes.c_int8(0)), 1) == 7
 
 
 def test_import_needs_no_gpu_and_loads_nothing():
@@ -348,15 +368,25 @@ import ctypes
 _NP_TYPES = {3: np.int8, 10: np.int32, 0: np.float32}
 
 
-def _val(x):
-    if x is None or isinstance(x, int):
-        return x
-    if hasattr(x, "_obj"):  # ctypes.byref(...)
-        return x._obj.value
-    return x.value
+class FakeLtError(Exception):
+    """What the bindings raise on a failed status (nvmath's cuBLASLtError carries `.status` the same way)."""
+
+    def __init__(self, status):
+        super().__init__(f"status {status}")
+        self.status = status
+
+
+def _fail(status):
+    raise FakeLtError(status)
+
+
+_SIZED = {4: ctypes.c_int32, 8: ctypes.c_uint64}
 
 
 class FakeLt:
+    """The functions of nvmath.bindings.cublasLt this package calls (integers in, results out, a failed status
+    raised), with cuBLASLt's documented semantics on host memory."""
+
     def __init__(self, sm=90, refuse_row=False, refuse_int_scale=False, tn_vector_mode=4, refuse_transform=None,
                  corrupt_transform=None, refuse_matmul=None, refuse_launch=None):
         self.sm, self.refuse_row, self.refuse_int_scale, self.tn_vector_mode = sm, refuse_row, refuse_int_scale, tn_vector_mode
@@ -369,53 +399,56 @@ class FakeLt:
         self.heuristic_calls = 0
 
     # -- descriptors -------------------------------------------------------------------------------------
-    def _new(self, out, obj):
+    def _new(self, obj):
         self.next += 64
         self.objs[self.next] = obj
-        out._obj.value = self.next
-        return 0
+        return self.next
 
-    def _set(self, desc, attr, ref, size, sizes):
-        obj = self.objs[_val(desc)]
-        if ctypes.sizeof(ref._obj) != size or size != sizes.get(attr, size):
-            return 7  # CUBLAS_STATUS_INVALID_VALUE, as the real library on a size mismatch
-        obj[attr] = ref._obj.value
-        return 0
+    def _set(self, desc, attr, buf, size, sizes):
+        obj = self.objs[desc]
+        assert isinstance(buf, int) and buf, "attribute values are passed by address"
+        if size != sizes.get(attr, size) or size not in _SIZED:
+            _fail(7)  # CUBLAS_STATUS_INVALID_VALUE, as the real library on a size mismatch
+        obj[attr] = _SIZED[size].from_address(buf).value
 
-    def cublasLtCreate(self, out):
-        return self._new(out, {})
+    def create(self):
+        return self._new({})
 
-    def cublasLtGetVersion(self):
+    def get_version(self):
         return 130100
 
-    def cublasLtMatrixLayoutCreate(self, out, dtype, rows, cols, ld):
-        return self._new(out, {"type": int(dtype), "rows": _val(rows), "cols": _val(cols), "ld": _val(ld), 1: 0})
+    def matrix_layout_create(self, dtype, rows, cols, ld):
+        assert all(isinstance(v, int) for v in (dtype, rows, cols, ld))
+        return self._new({"type": dtype, "rows": rows, "cols": cols, "ld": ld, 1: 0})
 
-    def cublasLtMatrixLayoutSetAttribute(self, desc, attr, ref, size):
-        return self._set(desc, attr, ref, size, {0: 4, 1: 4})
+    def matrix_layout_set_attribute(self, desc, attr, buf, size):
+        self._set(desc, attr, buf, size, {0: 4, 1: 4})
 
-    def cublasLtMatmulDescCreate(self, out, compute, scale):
-        return self._new(out, {"compute": int(compute), "scale": int(scale), 2: 0, 3: 0, 4: 0})
+    def matmul_desc_create(self, compute, scale):
+        return self._new({"compute": int(compute), "scale": int(scale), 2: 0, 3: 0, 4: 0})
 
-    def cublasLtMatmulDescSetAttribute(self, desc, attr, ref, size):
-        return self._set(desc, attr, ref, size, {2: 4, 3: 4, 4: 4})
+    def matmul_desc_set_attribute(self, desc, attr, buf, size):
+        self._set(desc, attr, buf, size, {2: 4, 3: 4, 4: 4})
 
-    def cublasLtMatrixTransformDescCreate(self, out, scale):
-        return self._new(out, {"scale": int(scale), 2: 0})
+    def matrix_transform_desc_create(self, scale):
+        return self._new({"scale": int(scale), 2: 0})
 
-    def cublasLtMatrixTransformDescSetAttribute(self, desc, attr, ref, size):
-        return self._set(desc, attr, ref, size, {2: 4})
+    def matrix_transform_desc_set_attribute(self, desc, attr, buf, size):
+        self._set(desc, attr, buf, size, {2: 4})
 
-    def cublasLtMatmulPreferenceCreate(self, out):
-        return self._new(out, {})
+    def matmul_preference_create(self):
+        return self._new({})
 
-    def cublasLtMatmulPreferenceSetAttribute(self, desc, attr, ref, size):
-        return self._set(desc, attr, ref, size, {1: 8, 5: 4, 6: 4, 7: 4, 8: 4})
+    def matmul_preference_set_attribute(self, desc, attr, buf, size):
+        self._set(desc, attr, buf, size, {1: 8, 5: 4, 6: 4, 7: 4, 8: 4})
 
-    def __getattr__(self, name):  # cublasLt*Destroy
-        if name.endswith("Destroy"):
-            return lambda desc: self.__dict__.setdefault("destroyed", []).append((name, _val(desc))) or 0
+    def __getattr__(self, name):  # *_destroy
+        if name.endswith("destroy"):
+            return lambda desc: self.__dict__.setdefault("destroyed", []).append((name, desc))
         raise AttributeError(name)
+
+    def _scalar(self, addr, scale):
+        return (ctypes.c_int32 if scale == 10 else ctypes.c_float).from_address(addr).value
 
     # -- memory ------------------------------------------------------------------------------------------
     def _index(self, lay):
@@ -444,28 +477,27 @@ class FakeLt:
         arr[idx] = value
 
     # -- operations --------------------------------------------------------------------------------------
-    def cublasLtMatrixTransform(self, h, desc, alpha, a, adesc, beta, b, bdesc, c, cdesc, stream):
-        d, la, lc = self.objs[_val(desc)], self.objs[_val(adesc)], self.objs[_val(cdesc)]
-        assert b is None and bdesc is None and _val(beta) == 0
+    def matrix_transform(self, h, desc, alpha, a, adesc, beta, b, bdesc, c, cdesc, stream):
+        d, la, lc = self.objs[desc], self.objs[adesc], self.objs[cdesc]
+        assert b == 0 and bdesc == 0 and self._scalar(beta, d["scale"]) == 0
         if self.refuse_row and 1 in (la[1], lc[1]):
-            return 15
+            _fail(15)
         if self.refuse_int_scale and d["scale"] == 10:
-            return 15
+            _fail(15)
         if self.refuse_transform is not None and self.refuse_transform(la, lc, d[2]):
-            return 15
+            _fail(15)
         if la["type"] != lc["type"]:
-            return 7
-        m = self.read(_val(a), la)
+            _fail(7)
+        m = self.read(a, la)
         if d[2] == 1:
             m = m.T
         if m.shape != (lc["rows"], lc["cols"]):
-            return 7
+            _fail(7)
         self.calls.append(("transform", la[1], lc[1], d[2], d["scale"]))
         if self.corrupt_transform is not None and self.corrupt_transform(la, lc, d[2]):
             m = m[::-1].copy()  # rows reversed: a plausible wrong reading of a layout
             m[0, 0] = m[0, 0] + 1
-        self.write(_val(c), lc, m * _val(alpha))
-        return 0
+        self.write(c, lc, m * self._scalar(alpha, d["scale"]))
 
     def _supported(self, d, la, lb, ld_):
         types = (d["compute"], d["scale"], la["type"], ld_["type"])
@@ -481,41 +513,41 @@ class FakeLt:
                 and d[2] in (0, 1, self.tn_vector_mode)
                 and types in ((72, 10, 3, 10), (72, 0, 3, 3), (68, 0, 3, 0)))
 
-    def cublasLtMatmulAlgoGetHeuristic(self, h, desc, adesc, bdesc, cdesc, ddesc, pref, count, results, returned):
-        d = self.objs[_val(desc)]
-        la, lb, ld_ = (self.objs[_val(x)] for x in (adesc, bdesc, ddesc))
+    def matmul_algo_get_heuristic(self, h, desc, adesc, bdesc, cdesc, ddesc, pref, count, results, returned):
+        from cutlass_gemm.cublaslt._lib import HeuristicResult
+        d = self.objs[desc]
+        la, lb, ld_ = (self.objs[x] for x in (adesc, bdesc, ddesc))
         self.heuristic_calls += 1
         if not self._supported(d, la, lb, ld_) or (self.refuse_matmul is not None and self.refuse_matmul(d, la, lb, ld_)):
-            returned._obj.value = 0
-            return 15
-        results[0].state = 0
-        results[0].workspaceSize = 1024
-        returned._obj.value = 1
-        return 0
+            ctypes.c_int.from_address(returned).value = 0
+            _fail(15)
+        first = HeuristicResult.from_address(results)
+        first.state = 0
+        first.workspaceSize = 1024
+        ctypes.c_int.from_address(returned).value = 1
 
-    def cublasLtMatmul(self, h, desc, alpha, a, adesc, b, bdesc, beta, c, cdesc, dptr, ddesc, algo, ws, ws_size, stream):
-        d = self.objs[_val(desc)]
-        la, lb, ld_ = (self.objs[_val(x)] for x in (adesc, bdesc, ddesc))
-        assert _val(c) == _val(dptr) and _val(ws) is not None and ws_size >= 1024
+    def matmul(self, h, desc, alpha, a, adesc, b, bdesc, beta, c, cdesc, dptr, ddesc, algo, ws, ws_size, stream):
+        d = self.objs[desc]
+        la, lb, ld_ = (self.objs[x] for x in (adesc, bdesc, ddesc))
+        assert c == dptr and ws and ws_size >= 1024 and algo
         if self.refuse_launch is not None and self.refuse_launch(d, la, lb, ld_):
-            return 15
-        opa = self.read(_val(a), la).astype(np.int64)
-        opb = self.read(_val(b), lb).astype(np.int64)
+            _fail(15)
+        opa = self.read(a, la).astype(np.int64)
+        opb = self.read(b, lb).astype(np.int64)
         opa = opa.T if d[3] else opa
         opb = opb.T if d[4] else opb
         acc = opa @ opb
         if d["scale"] == 10:
-            out = acc * _val(alpha)
+            out = acc * self._scalar(alpha, 10)
         elif d[2] in (2, 3, 4):
-            vec = np.ctypeslib.as_array((ctypes.c_float * ld_["rows"]).from_address(_val(alpha)))
+            vec = np.ctypeslib.as_array((ctypes.c_float * ld_["rows"]).from_address(alpha))
             out = acc.astype(np.float32) * vec[:, None]
         else:
-            out = acc.astype(np.float32) * np.float32(_val(alpha))
+            out = acc.astype(np.float32) * np.float32(self._scalar(alpha, 0))
         if ld_["type"] == 3:
             out = np.clip(np.rint(out), -128, 127)
         self.calls.append(("matmul", la[1], lb[1], d[2], d["compute"], d["scale"]))
-        self.write(_val(dptr), ld_, out.astype(_NP_TYPES[ld_["type"]]))
-        return 0
+        self.write(dptr, ld_, out.astype(_NP_TYPES[ld_["type"]]))
 
 
 @pytest.fixture
@@ -614,7 +646,7 @@ def test_glue_transform_all_refused_falls_back_to_gather(fake_lt):
     from cutlass_gemm.cublaslt.transforms import transform, transform_backend, untransform
 
     fake = fake_lt()
-    fake.cublasLtMatrixTransform = lambda *a: 15
+    fake.matrix_transform = lambda *a: _fail(15)
     x = _rand_int((37, 70), torch.int8, 3)
     with pytest.warns(CublasLtFallbackWarning, match="refused.*gather"):
         buf = transform(x, Order.COL4_4R2_8C)
@@ -636,7 +668,7 @@ def test_glue_transform_strict_backend_raises_typed(fake_lt):
     from cutlass_gemm.cublaslt.transforms import transform, untransform
 
     fake = fake_lt()
-    fake.cublasLtMatrixTransform = lambda *a: 15
+    fake.matrix_transform = lambda *a: _fail(15)
     with pytest.raises(CublasLtError) as info:
         transform(torch.zeros(4, 4, dtype=torch.int8), Order.COL32, backend="cublaslt")
     assert info.value.status_name == "CUBLAS_STATUS_NOT_SUPPORTED" and "ROW" in str(info.value)
@@ -1018,4 +1050,4 @@ def test_glue_descriptors_are_destroyed_by_the_library_that_made_them(fake_lt):
     destroyed = {ptr for _, ptr in fake.__dict__.get("destroyed", [])}
     assert destroyed and destroyed <= made  # released through the fake, never through another library
     names = {name for name, _ in fake.destroyed}
-    assert {"cublasLtMatrixLayoutDestroy", "cublasLtMatmulDescDestroy", "cublasLtMatmulPreferenceDestroy"} <= names
+    assert {"matrix_layout_destroy", "matmul_desc_destroy", "matmul_preference_destroy"} <= names

@@ -9,7 +9,7 @@ Work is enqueued on ``torch.cuda.current_stream(device)``. Workspaces are torch 
 from __future__ import annotations
 
 import collections
-import ctypes
+import contextlib
 import threading
 import weakref
 from typing import Callable, Dict, Hashable, Tuple
@@ -18,7 +18,7 @@ import torch
 
 from . import _lib
 
-__all__ = ["WORKSPACE_BYTES", "handle", "workspace", "stream_ptr", "Descriptor", "DescriptorCache"]
+__all__ = ["WORKSPACE_BYTES", "handle", "workspace", "stream_ptr", "on_device", "Descriptor", "DescriptorCache"]
 
 WORKSPACE_BYTES = 32 * 1024 * 1024
 
@@ -40,18 +40,29 @@ def handle(device: torch.device) -> int:
     with _lock:
         h = _handles.get(idx)
         if h is None:
-            out = ctypes.c_void_p()
             with torch.cuda.device(idx):
                 torch.cuda.init()
-                _lib.call("cublasLtCreate", ctypes.byref(out), detail=f"device cuda:{idx}")
-            h = int(out.value)
+                h = int(_lib.call("cublasLtCreate", detail=f"device cuda:{idx}"))
             _handles[idx] = h
         return h
 
 
+# torch's own accessor of the raw current stream (no Stream object per call: ~3 us less on the H100 host)
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
 def stream_ptr(device: torch.device) -> int:
     """cudaStream_t (as int) of torch's current stream on the device."""
+    if _raw_stream is not None:
+        return int(_raw_stream(_index(device)))
     return int(torch.cuda.current_stream(device).cuda_stream)
+
+
+def on_device(device: torch.device):
+    """A context making the device current: torch's guard, or nothing when it already is (the common case;
+    entering the guard costs a few microseconds per call)."""
+    idx = _index(device)
+    return contextlib.nullcontext() if torch.cuda.current_device() == idx else torch.cuda.device(idx)
 
 
 def workspace(device: torch.device, stream: int) -> torch.Tensor:
@@ -81,18 +92,14 @@ class Descriptor:
 
     def __init__(self, ptr: int, destroy_fn: str):
         self.ptr = int(ptr)
-        # bind the library object that created the descriptor: it alone may destroy it
-        self._finalizer = weakref.finalize(self, _destroy, _lib.lib(), destroy_fn, self.ptr)
+        # bind the bindings' function that matches the creator: it alone may destroy the descriptor
+        self._finalizer = weakref.finalize(self, _destroy, getattr(_lib.lt(), _lib.NAMES[destroy_fn]), self.ptr)
         self._finalizer.atexit = False
 
-    @property
-    def as_parameter(self) -> ctypes.c_void_p:
-        return ctypes.c_void_p(self.ptr)
 
-
-def _destroy(library, destroy_fn: str, ptr: int) -> None:
+def _destroy(destroy, ptr: int) -> None:
     try:
-        getattr(library, destroy_fn)(ctypes.c_void_p(ptr))
+        destroy(ptr)
     except Exception:  # noqa: BLE001 - a failed release must never raise from a finalizer
         pass
 

@@ -44,7 +44,7 @@ class LayoutSpec:
 
 
 def set_attr(setter: str, desc: Descriptor, attr: int, value: ctypes._SimpleCData, what: str) -> None:
-    _lib.call(setter, desc.as_parameter, int(attr), ctypes.byref(value), ctypes.sizeof(value), detail=what)
+    _lib.call(setter, desc.ptr, int(attr), ctypes.addressof(value), ctypes.sizeof(value), detail=what)
 
 
 def set_int32(setter: str, desc: Descriptor, attr: int, value: int, what: str) -> None:
@@ -52,17 +52,14 @@ def set_int32(setter: str, desc: Descriptor, attr: int, value: int, what: str) -
 
 
 def new_descriptor(create: str, destroy: str, *args, detail: str = "") -> Descriptor:
-    out = ctypes.c_void_p()
-    _lib.call(create, ctypes.byref(out), *args, detail=detail)
-    return Descriptor(out.value, destroy)
+    return Descriptor(_lib.call(create, *args, detail=detail), destroy)
 
 
 def _create_layout(spec: LayoutSpec) -> Descriptor:
     what = f"layout {spec.describe()}"
     desc = new_descriptor(
         "cublasLtMatrixLayoutCreate", "cublasLtMatrixLayoutDestroy",
-        int(TORCH_TO_CUDA[spec.dtype]), ctypes.c_uint64(spec.rows), ctypes.c_uint64(spec.cols),
-        ctypes.c_int64(spec.ld), detail=what,
+        int(TORCH_TO_CUDA[spec.dtype]), int(spec.rows), int(spec.cols), int(spec.ld), detail=what,
     )
     if spec.order is not Order.COL:  # COL is the default; set it anyway for every other order
         set_int32("cublasLtMatrixLayoutSetAttribute", desc, MatrixLayoutAttribute.ORDER, int(spec.order), what)

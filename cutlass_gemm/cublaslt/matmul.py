@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import functools
 import numbers
 import threading
 import warnings
@@ -54,7 +55,7 @@ import torch
 from cutlass_gemm.errors import InvalidArgumentError
 
 from . import _lib, layouts
-from ._context import WORKSPACE_BYTES, Descriptor, DescriptorCache, handle, stream_ptr, workspace
+from ._context import WORKSPACE_BYTES, Descriptor, DescriptorCache, handle, on_device, stream_ptr, workspace
 from ._descriptors import LayoutSpec, matrix_layout, new_descriptor, set_matmul_int32, set_preference
 from ._lib import HeuristicResult
 from ._validate import alignment, cuda_tensor, device_arg, same_device
@@ -127,13 +128,19 @@ def select_order(device=None, out_dtype: torch.dtype = torch.int32):
         return TN
     if device is not None and not isinstance(device, int):
         device = device_arg(device)
-    major, minor = torch.cuda.get_device_capability(device)
-    cc = 10 * major + minor
+    cc = _capability(device if isinstance(device, int) or device is None or device.index is None else device.index)
     if cc == 75:
         return Order.COL4_4R2_8C
     if 80 <= cc < 89:
         return Order.COL32_2R_4R4
     return TN
+
+
+@functools.lru_cache(maxsize=None)
+def _capability(device) -> int:
+    """10 * major + minor of a device (an index, or None: the current one), asked once (cleared by clear_plans)."""
+    major, minor = torch.cuda.get_device_capability(device)
+    return 10 * major + minor
 
 
 def _parse_order(order, device: torch.device, out_dtype: torch.dtype):
@@ -199,10 +206,8 @@ def _heuristic(h: int, desc: Descriptor, a: Descriptor, b: Descriptor, d: Descri
         set_preference(pref, attr, value, attr.name)
     results = (HeuristicResult * _HEURISTIC_COUNT)()
     count = ctypes.c_int(0)
-    status = int(_lib.lib().cublasLtMatmulAlgoGetHeuristic(
-        ctypes.c_void_p(h), desc.as_parameter, a.as_parameter, b.as_parameter, d.as_parameter, d.as_parameter,
-        pref.as_parameter, _HEURISTIC_COUNT, results, ctypes.byref(count),
-    ))
+    status = _lib.status_of("cublasLtMatmulAlgoGetHeuristic", h, desc.ptr, a.ptr, b.ptr, d.ptr, d.ptr, pref.ptr,
+                            _HEURISTIC_COUNT, ctypes.addressof(results), ctypes.addressof(count))
     if status != 0:
         return status, None, 0
     for i in range(min(count.value, _HEURISTIC_COUNT)):
@@ -291,12 +296,12 @@ def _scalars(plan: _Plan, alpha, alpha_kind: str):
     """(alpha argument, beta argument, objects to keep alive) for cublasLtMatmul."""
     if plan.scale_type is CudaDataType.CUDA_R_32I:
         a, b = ctypes.c_int32(1), ctypes.c_int32(0)
-        return ctypes.byref(a), ctypes.byref(b), (a, b)
+        return ctypes.addressof(a), ctypes.addressof(b), (a, b)
     beta = ctypes.c_float(0.0)
     if alpha_kind == "vector":
-        return ctypes.c_void_p(alpha.data_ptr()), ctypes.byref(beta), (beta,)
+        return alpha.data_ptr(), ctypes.addressof(beta), (beta,)
     a = ctypes.c_float(1.0 if alpha is None else float(alpha))
-    return ctypes.byref(a), ctypes.byref(beta), (a, beta)
+    return ctypes.addressof(a), ctypes.addressof(beta), (a, beta)
 
 
 def _launch(plan: _Plan, device: torch.device, h: int, a_ptr: int, b_ptr: int, d_ptr: int, alpha, alpha_kind: str,
@@ -304,15 +309,10 @@ def _launch(plan: _Plan, device: torch.device, h: int, a_ptr: int, b_ptr: int, d
     stream = stream_ptr(device)
     ws = workspace(device, stream)
     alpha_arg, beta_arg, keep = _scalars(plan, alpha, alpha_kind)
-    status = int(_lib.lib().cublasLtMatmul(
-        ctypes.c_void_p(h), plan.desc.as_parameter, alpha_arg,
-        ctypes.c_void_p(a_ptr), plan.a_layout.as_parameter,
-        ctypes.c_void_p(b_ptr), plan.b_layout.as_parameter,
-        beta_arg,
-        ctypes.c_void_p(d_ptr), plan.d_layout.as_parameter,
-        ctypes.c_void_p(d_ptr), plan.d_layout.as_parameter,
-        ctypes.byref(plan.result.algo), ctypes.c_void_p(ws.data_ptr()), WORKSPACE_BYTES, ctypes.c_void_p(stream),
-    ))
+    status = _lib.status_of(
+        "cublasLtMatmul", h, plan.desc.ptr, alpha_arg, a_ptr, plan.a_layout.ptr, b_ptr, plan.b_layout.ptr, beta_arg,
+        d_ptr, plan.d_layout.ptr, d_ptr, plan.d_layout.ptr, ctypes.addressof(plan.result.algo), ws.data_ptr(),
+        WORKSPACE_BYTES, stream)
     del keep
     if status != 0:
         unsupported = status in _REFUSALS
@@ -386,16 +386,16 @@ def _tn_once(a: torch.Tensor, b_nk: torch.Tensor, m: int, n: int, k: int, out_dt
     aligns = (alignment(b_nk.data_ptr()), alignment(a.data_ptr()), alignment(out.data_ptr()))
     modes = ((PointerMode.ALPHA_DEVICE_VECTOR_BETA_HOST, PointerMode.ALPHA_DEVICE_VECTOR_BETA_ZERO)
              if alpha_kind == "vector" else (PointerMode.HOST,))
-    with torch.cuda.device(device):
+    with on_device(device):
         h = handle(device)
         key = (device.index, TN, m, n, k, out_dtype, alpha_kind == "vector", aligns)
-        what = f"int8 TN matmul M={m} N={n} K={k} -> {_dtype_name(out_dtype)}, alpha={alpha_kind}"
         plan = _get_plan(key, lambda: _build_plan(
             device.index, h,
             LayoutSpec(torch.int8, k, n, k, Order.COL),  # A' = b_nk, op T
             LayoutSpec(torch.int8, k, m, k, Order.COL),  # B' = a, op N
             LayoutSpec(out_dtype, n, m, n, Order.COL),   # D  = C^T column-major = C row-major
-            Operation.CUBLAS_OP_T, Operation.CUBLAS_OP_N, out_dtype, modes, aligns, what,
+            Operation.CUBLAS_OP_T, Operation.CUBLAS_OP_N, out_dtype, modes, aligns,
+            f"int8 TN matmul M={m} N={n} K={k} -> {_dtype_name(out_dtype)}, alpha={alpha_kind}",
         ), imma=False)
         _launch(plan, device, h, b_nk.data_ptr(), a.data_ptr(), out.data_ptr(), alpha, alpha_kind, imma=False,
                 key=key)
@@ -582,6 +582,7 @@ def clear_plans() -> None:
     """Forget cached matmul plans (descriptors are destroyed once unreferenced), remembered refusals, the
     recorded backends and the fallback warnings already given."""
     _plans.clear()
+    _capability.cache_clear()
     with _refused_lock:
         _refused.clear()
     with _backend_lock:

@@ -150,10 +150,8 @@ def _attempt(device_index: int, dtype: torch.dtype, candidate: _Candidate, scale
     src = matrix_layout(device_index, candidate.src)
     dst = matrix_layout(device_index, candidate.dst)
     alpha, beta = _scalars(scale)
-    return int(_lib.lib().cublasLtMatrixTransform(
-        ctypes.c_void_p(h), desc.as_parameter, ctypes.byref(alpha), ctypes.c_void_p(src_ptr), src.as_parameter,
-        ctypes.byref(beta), None, None, ctypes.c_void_p(dst_ptr), dst.as_parameter, ctypes.c_void_p(stream),
-    ))
+    return _lib.status_of("cublasLtMatrixTransform", h, desc.ptr, ctypes.addressof(alpha), src_ptr, src.ptr,
+                          ctypes.addressof(beta), 0, 0, dst_ptr, dst.ptr, stream)
 
 
 def _device_index(device: torch.device) -> int:
