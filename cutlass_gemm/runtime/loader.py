@@ -263,7 +263,7 @@ def cached_kernel(cfg: KernelConfig) -> Optional[KernelLibrary]:
 
 def _announce(cfg: KernelConfig) -> None:
     # Called by build() only in the process that compiles, after it took the lock and re-checked.
-    print(f"cutlass_gemm: building kernel {cfg.name} (first use; nvcc takes about a minute)...",
+    print(f"cutlass_gemm: building kernel {cfg.name} (first use; nvcc takes 30-60 s)...",
           file=sys.stderr, flush=True)
 
 
