@@ -8,8 +8,10 @@ Two ways, chosen by the source:
   (``-c``: the launcher; the source hides every line from that compile's own device pass, so it neither parses
   nor instantiates device code). The cubin is then linked into the library as read-only data
   (``cg_cubin_image``, an ``.incbin`` in a two-line assembler stub), which the launcher hands to
-  ``cudaLibraryLoadData``. Measured on the 2-core CPU machine for one SM90 kernel: 23 s device, 11 s host,
-  against 49-57 s for the single nvcc run (whose host pass also instantiated the kernel's device code).
+  ``cudaLibraryLoadData``. One SM90 kernel on the CPU machine: 24 s device pass, 14 s host pass, against 49-57 s
+  for the single nvcc run (whose host pass also instantiated the kernel's device code); on the H100 machine
+  29-32 s against 45 s. A bulk build gains nothing (32 kernels 16 at a time: 129 s split, 117 s single runs,
+  session 13): the split is for the one kernel a first use waits for.
 * Anything else (the SM80 family, several real architectures per library) is one nvcc run, as before.
 
 nvcc always runs in a private folder on relative file names, with an argument list (never a shell string)
