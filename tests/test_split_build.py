@@ -46,12 +46,10 @@ def test_sm80_sources_stay_single_pass():
 
 
 def _fake_nvcc(root: Path, body: str) -> str:
-    exe = root / "bin" / "nvcc"
-    exe.parent.mkdir(parents=True)
-    exe.write_text("#!/bin/sh\nout=''; prev=''\nfor a in \"$@\"; do [ \"$prev\" = \"-o\" ] && out=\"$a\"; "
-                   "prev=\"$a\"; done\n" + body)
-    exe.chmod(0o755)
-    return str(exe)
+    """A fake nvcc (test_cache_integrity's) whose script knows its -o argument as $out."""
+    from test_cache_integrity import _fake_toolkit
+    out_arg = "out=''; prev=''\nfor a in \"$@\"; do [ \"$prev\" = \"-o\" ] && out=\"$a\"; prev=\"$a\"; done\n"
+    return str(_fake_toolkit(root, out_arg + body) / "bin" / "nvcc")
 
 
 SPLIT_TEXT = SPLIT_BUILD_MARKER + "\n// a source in the split layout\n"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Session 13: a bulk build on one machine, split build against single nvcc runs. The same 32 SM90 kernels (every
 4th of the sorted default set): commit 059754b's sources (OLD_DIR, from `git show 059754b:generated/sm90/NAME.cu`,
-carried as devtmp/old_src) compiled as single nvcc runs with 16 at a time, against this tree's sources
+written by old_sources.sh, carried as devtmp/old_src) compiled as single nvcc runs with 16 at a time, against this tree's sources
 (generated/sm90) built by runtime/nvcc.compile_in (two processes per kernel) with 16 and with 8 kernels at a time.
 No cache, nothing loaded: wall time of each whole set. Order: split x16, single x16, split x8.
 

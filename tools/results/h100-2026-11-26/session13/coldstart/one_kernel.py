@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Session 13: one kernel's first-use build on the device, the split build of this tree against the single nvcc
-run of commit 059754b (its emitted source of the same kernel, kept here as old_*.cu, compiled with that commit's
+run of commit 059754b (its emitted source of the same kernel, old_*.cu here, written from git by old_sources.sh;
+compiled with that commit's
 command: BASE_FLAGS + -gencode + the CUTLASS includes + rpath -> kernel.so).
 
 New: `build.build(cfg)` on an empty cache entry, i.e. emission + both passes + link + install, each kernel alone on
