@@ -1,8 +1,8 @@
 """GPU tests of cutlass_gemm.cublaslt against the real libcublasLt (every test is marked ``gpu``; conftest skips
 them without a CUDA GPU). Run: ``python -m pytest -m gpu tests/test_cublaslt_gpu.py -rxs``.
 
-Assumes: a CUDA build of torch, libcublasLt findable by cuda.pathfinder (the nvidia-cublas wheel that CUDA
-torch installs) or named by $CUTLASS_GEMM_CUBLASLT_LIBRARY. Written for the H100 (sm90), where the IMMA-order
+Assumes: a CUDA build of torch, nvmath-python, libcublasLt findable by cuda.pathfinder (the nvidia-cublas wheel
+that CUDA torch installs). Written for the H100 (sm90), where the IMMA-order
 matmul is expected to raise UnsupportedOrderError; on sm75-sm88 the same tests demand it works.
 
 Where cuBLASLt refuses a request the library falls back explicitly (transforms: device-side gather through

@@ -47,7 +47,8 @@ def handle(device: torch.device) -> int:
         return h
 
 
-# torch's own accessor of the raw current stream (no Stream object per call: ~3 us less on the H100 host)
+# torch's own accessor of the raw current stream: no Stream object per call (part of the call-path cut that took
+# int8_matmul from 46-52 to 28-34 us on the H100, session13/call7; not measured on its own)
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
@@ -60,7 +61,7 @@ def stream_ptr(device: torch.device) -> int:
 
 def on_device(device: torch.device):
     """A context making the device current: torch's guard, or nothing when it already is (the common case;
-    entering the guard costs a few microseconds per call)."""
+    entering and leaving the guard is avoidable host work on every call)."""
     idx = _index(device)
     return contextlib.nullcontext() if torch.cuda.current_device() == idx else torch.cuda.device(idx)
 

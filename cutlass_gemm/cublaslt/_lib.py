@@ -13,14 +13,13 @@ values. A failed status raises :class:`CublasLtError`.
 """
 from __future__ import annotations
 
+import ctypes
 import threading
 from typing import Optional
 
 from .errors import CublasLtError, CublasLtNotFoundError
 
-__all__ = ["lt", "library_path", "is_available", "version", "call", "check", "MatmulAlgo", "HeuristicResult"]
-
-import ctypes
+__all__ = ["lt", "library_path", "is_available", "version", "call", "status_of", "MatmulAlgo", "HeuristicResult"]
 
 
 class MatmulAlgo(ctypes.Structure):
@@ -124,12 +123,6 @@ def is_available() -> bool:
 def version() -> int:
     """cublasLtGetVersion(), e.g. 130100 for 13.1.0."""
     return int(lt().get_version())
-
-
-def check(status: int, function: str, detail: str = "") -> None:
-    """Raise CublasLtError (with the status name) unless status is CUBLAS_STATUS_SUCCESS."""
-    if status != 0:
-        raise CublasLtError(status, function, detail)
 
 
 def call(function: str, *args, detail: str = ""):

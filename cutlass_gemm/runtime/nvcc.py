@@ -149,14 +149,6 @@ def _finish(procs: Sequence[subprocess.Popen], what: str, timeout: float, t0: fl
     return results
 
 
-def run_nvcc(cmd: Sequence[str], cwd: Path, what: str, timeout: float) -> subprocess.CompletedProcess:
-    """One nvcc process in `cwd`, killed with its whole group after `timeout` seconds (BuildTimeoutError)."""
-    t0 = time.perf_counter()
-    proc = _start(cmd, cwd, what)
-    (code, err), = _finish([proc], what, timeout, t0)
-    return subprocess.CompletedProcess(list(cmd), code, "", err)
-
-
 def rpath_flags(nvcc: str) -> Tuple[str, ...]:
     # Where this toolkit's libcudart lives, for processes that have not loaded one of the same major
     # version (torch built for another CUDA). Not part of the cache key, like the include paths: it
@@ -185,9 +177,9 @@ def compile_in(work: Path, source_text: str, flags: Sequence[str], includes: Seq
         if code != 0 or not (work / "kernel.so").is_file():
             raise _failed(what, "single pass", code, cmd, work, err)
         return work / "kernel.so"
-    compile_flags = [f for f in flags if f not in _LINK_ONLY]
-    device = [nvcc, *compile_flags, *inc, "-DCG_DEVICE_PASS", "-cubin", "kernel.cu", "-o", "kernel.cubin"]
-    host = [nvcc, *compile_flags, *inc, "-c", "kernel.cu", "-o", "kernel.o"]
+    cflags = [f for f in flags if f not in _LINK_ONLY]
+    device = [nvcc, *cflags, *inc, "-DCG_DEVICE_PASS", "-cubin", "kernel.cu", "-o", "kernel.cubin"]
+    host = [nvcc, *cflags, *inc, "-c", "kernel.cu", "-o", "kernel.o"]
     procs = [_start(device, work, what)]
     try:
         procs.append(_start(host, work, what))
