@@ -42,11 +42,13 @@ def _wq(n, k, bits, group, zp, dtype=torch.bfloat16, seed=0):
 # ------------------------------------------------------------------------------------ config
 def test_names_round_trip_and_read_in_field_order():
     cfgs = default_configs() + [MixedInputConfig(tile=(64, 128, 64), schedule="pingpong", cluster=(2, 1, 1), stages=4)]
-    assert len(default_configs()) == 8
+    assert len(default_configs()) == 32
     for cfg in cfgs:
         assert MixedInputConfig.from_name(cfg.name) == cfg == parse_kernel_name(cfg.name)
         assert MixedInputConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
-    assert select_config("bf16", 4, False).name == "sm90_mixed_bf16_int4_sym_t128x128x64_c1x1x1_cooperative_s0"
+    assert select_config("bf16", 4, False).name == "sm90_mixed_bf16_int4_sym_t128x256x64_c2x1x1_cooperative_s0"
+    assert select_config("bf16", 4, False, 17).name == "sm90_mixed_bf16_int4_sym_t128x32x64_c2x1x1_cooperative_s0_streamk"
+    assert select_config("f16", 8, True, 128).name == "sm90_mixed_f16_int8_zp_t128x64x64_c1x1x1_cooperative_s0_streamk"
     assert cfgs[-1].name == "sm90_mixed_bf16_int4_sym_t64x128x64_c2x1x1_pingpong_s4"
     gemm = "sm90_int8_bf16_scaled_bias_token_channel_t128x128x128_c1x2x1_pingpong_s0_a16x16x8"
     assert parse_kernel_name(gemm) == KernelConfig.from_name(gemm)
@@ -59,7 +61,10 @@ def test_names_round_trip_and_read_in_field_order():
 @pytest.mark.parametrize("change,field", [({"sm": 80}, "sm"), ({"act_dtype": "f32"}, "act_dtype"), ({"bits": 3}, "bits"),
                                           ({"tile": (128, 128, 128)}, "tile"), ({"tile": (64, 128, 64)}, "tile"),
                                           ({"tile": (128, 24, 64)}, "tile"), ({"cluster": (1, 1, 2)}, "cluster"),
-                                          ({"schedule": "multistage"}, "schedule"), ({"stages": 1}, "stages")])
+                                          ({"schedule": "multistage"}, "schedule"), ({"stages": 1}, "stages"),
+                                          ({"scheduler": "splitk"}, "scheduler"),
+                                          ({"scheduler": "streamk", "schedule": "pingpong", "tile": (64, 128, 64)},
+                                           "scheduler")])
 def test_invalid_configs_name_the_field(change, field):
     with pytest.raises(ValueError, match=rf"MixedInputConfig\.{field}"):
         MixedInputConfig(**change)
@@ -70,7 +75,7 @@ def test_cache_key_hashes_every_field_and_the_toolchain():
     kw = dict(cutlass_version="4.2.0.0", nvcc_version="13.0.88", flags=build.compile_flags(90))
     variants = [base, base.replace(act_dtype="f16"), base.replace(bits=8), base.replace(zero_point=True),
                 base.replace(tile=(128, 64, 64)), base.replace(cluster=(2, 1, 1)),
-                base.replace(schedule="pingpong"), base.replace(stages=3)]
+                base.replace(schedule="pingpong"), base.replace(stages=3), base.replace(scheduler="streamk")]
     keys = {c.cache_key(**kw) for c in variants}
     keys |= {base.cache_key(**{**kw, "nvcc_version": "12.8.0"}), base.cache_key(**{**kw, "cutlass_version": "4.3"}),
              base.cache_key(**{**kw, "flags": ("-O2",)})}
@@ -82,7 +87,7 @@ def test_cache_key_hashes_every_field_and_the_toolchain():
 @pytest.mark.parametrize("bits,zp", FORMATS)
 @pytest.mark.parametrize("act", ["bf16", "f16"])
 def test_emitted_source_has_the_pieces(bits, zp, act):
-    cfg = select_config(act, bits, zp)
+    cfg = MixedInputConfig(act_dtype=act, bits=bits, zero_point=zp)
     src = emit_mixed_source(cfg)
     assert src == emit_mixed_source(cfg) and src.endswith("\n") and "  \n" not in src
     narrow = {(4, False): "int4b_t", (4, True): "uint4b_t", (8, False): "int8_t", (8, True): "uint8_t"}[(bits, zp)]
@@ -101,6 +106,20 @@ def test_emitted_source_has_the_pieces(bits, zp, act):
                   emit_mixed._ATOMS[bits], "cuTensorMapEncodeTiled", "setup_device(device)"]:
         assert piece in src, piece
     assert not re.search(r"/(home|root|tmp|work)/|\d{4}-\d{2}-\d{2}", src)
+    assert "StreamK" not in src and "args.hw_info = " in src  # persistent: the launch's hw_info only
+
+
+def test_streamk_kernels_emit_the_scheduler_and_an_hw_info_workspace():
+    cfg = MixedInputConfig(tile=(128, 64, 64), scheduler="streamk")
+    assert cfg.name.endswith("_cooperative_s0_streamk") and MixedInputConfig.from_name(cfg.name) == cfg
+    src = emit_mixed_source(cfg)
+    for piece in ["CollectiveEpilogue, cutlass::gemm::StreamKScheduler>;",
+                  "args.scheduler.decomposition_mode = TileScheduler::DecompositionMode::StreamK;",
+                  "args.scheduler.reduction_mode = TileScheduler::ReductionMode::Deterministic;"]:
+        assert piece in src, piece
+    # the workspace is sized with the launch's SM count (the stream-K scheduler's workspace depends on it)
+    ws = src[src.index("CG_EXPORT size_t cg_mixed_workspace_size("):src.index("CG_EXPORT int cg_mixed_launch(")]
+    assert "setup_device(device)" in ws and "args.hw_info = cutlass::KernelHardwareInfo{" in ws
 
 
 def test_committed_sources_match_the_generator(tmp_path):
@@ -114,7 +133,7 @@ def test_committed_sources_match_the_generator(tmp_path):
     generate_mixed(default_configs(), tmp_path)  # unchanged text: nothing rewritten
     assert before == {p.name: p.stat().st_mtime_ns for p in fresh.iterdir()}
     generate_mixed(default_configs()[:1], tmp_path, prune=False)  # a --name run keeps the manifest's set
-    assert len(json.loads((fresh / "manifest.json").read_text())["kernels"]) == 8
+    assert len(json.loads((fresh / "manifest.json").read_text())["kernels"]) == len(default_configs())
     generate_mixed(default_configs()[:1], tmp_path)
     assert sorted(p.name for p in fresh.iterdir()) == ["manifest.json", default_configs()[0].name + ".cu"]
 

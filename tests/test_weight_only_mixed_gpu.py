@@ -2,32 +2,30 @@
 First run on the H100 in session6/call1: symmetric formats passed; zero-point formats failed against a
 reference with two roundings per weight, which the kernel does not do (one HFMA2). Run with `pytest -m gpu`.
 
-Kernels this file needs (8; build them first on the H100, about a minute each, in parallel):
+Kernels this file needs (every config `mixed_input.default_configs()` lists: what SELECTION can pick, in
+each format; build them first on the H100, in parallel):
 
     python tools/generate_kernels.py --mixed --compile
 """
+import os
 import warnings
 
 import pytest
 import torch
 
+from cutlass_gemm.kernels.mixed_input import MixedInputConfig, default_configs
 from cutlass_gemm.nn import WeightOnlyLinear
 from cutlass_gemm.ops import weight_only as wo_ops
-from cutlass_gemm.ops.weight_only import WeightOnlyFallbackWarning, weight_only_backend, weight_only_linear
+from cutlass_gemm.ops.weight_only import (WeightOnlyFallbackWarning, launch_mixed, weight_only_backend,
+                                          weight_only_linear)
 from cutlass_gemm.quant import prepack, quantize_weight_only, unpack
 from cutlass_gemm.quant.prepack_mixed import dequantize_mixed
 from test_weight_only_gpu import _poison  # NaN in the allocator's next block: unwritten outputs show
 
-KERNELS = [
-    "sm90_mixed_bf16_int4_sym_t128x128x64_c1x1x1_cooperative_s0",
-    "sm90_mixed_bf16_int4_zp_t128x128x64_c1x1x1_cooperative_s0",
-    "sm90_mixed_bf16_int8_sym_t128x128x64_c1x1x1_cooperative_s0",
-    "sm90_mixed_bf16_int8_zp_t128x128x64_c1x1x1_cooperative_s0",
-    "sm90_mixed_f16_int4_sym_t128x128x64_c1x1x1_cooperative_s0",
-    "sm90_mixed_f16_int4_zp_t128x128x64_c1x1x1_cooperative_s0",
-    "sm90_mixed_f16_int8_sym_t128x128x64_c1x1x1_cooperative_s0",
-    "sm90_mixed_f16_int8_zp_t128x128x64_c1x1x1_cooperative_s0",
-]
+# CUTLASS_GEMM_TEST_MIXED_KERNELS: more kernel names (space-separated) for the per-kernel test, e.g. the
+# candidates of tools/bench_mixed_sweep.py before one enters SELECTION
+KERNELS = [c.name for c in default_configs()] + [
+    n for n in os.environ.get("CUTLASS_GEMM_TEST_MIXED_KERNELS", "").split() if n not in {c.name for c in default_configs()}]
 
 pytestmark = pytest.mark.gpu
 MS = (65, 128, 257, 2048)
@@ -97,6 +95,23 @@ def test_matches_float64(bits, zp, dtype, group, n, k):
         _check(y, x, p, b, f"int{bits} zp={zp} g{group} {dtype} M={m} N={n} K={k}")
 
 
+@pytest.mark.parametrize("name", KERNELS)
+def test_every_selectable_kernel_matches_float64(name):
+    """Each kernel SELECTION can pick, launched directly (not through its M bucket), at M from 1 to past two
+    token tiles, N not a multiple of the weight tile, group 128 and per channel, with and without a bias."""
+    cfg = MixedInputConfig.from_name(name)
+    dtype = torch.bfloat16 if cfg.act_dtype == "bf16" else torch.float16
+    for n, k, group in ((160, 640, 128), (384, 1152, None)):
+        p = _packed(n, k, cfg.bits, group, cfg.zero_point, dtype, seed=n + cfg.bits)
+        bias = torch.randn(n, device="cuda").to(dtype)
+        for m in (1, 5, 17, 64, 65, 300):
+            x = torch.randn(m, k, device="cuda").to(dtype)
+            b = bias if m % 2 else None
+            _poison(m * n, dtype)
+            y = launch_mixed(cfg, x, p.qweight, p.scales, p.zeros, b, group or 0, n)
+            _check(y, x, p, b, f"{name} M={m} N={n} K={k} g{group}")
+
+
 @pytest.mark.parametrize("bits,zp", [(4, False), (8, True)])
 def test_strided_batched_and_act_order_inputs(bits, zp):
     n, k = 256, 512
@@ -127,11 +142,16 @@ def test_target_shape_and_determinism():
 
 
 @pytest.mark.parametrize("zp", [False, True])
-def test_layer_uses_the_mixed_copy_above_64_rows_and_graphs_replay(zp):
+def test_layer_uses_the_mixed_copy_from_17_rows_and_graphs_replay(zp):
     lin = torch.nn.Linear(1024, 512).to("cuda", torch.bfloat16)
     layer = WeightOnlyLinear.from_float(lin, bits=4, group_size=128, zero_point=zp, large_m_backend="cutlass_mixed")
     assert weight_only_backend(2048, layer.packed, layer.packed_mixed) == "cutlass_mixed_sm90"
+    assert weight_only_backend(17, layer.packed, layer.packed_mixed) == "cutlass_mixed_sm90"
     assert weight_only_backend(16, layer.packed, layer.packed_mixed) == "mma_small_m"
+    x32 = torch.randn(2, 16, 1024, device="cuda").to(torch.bfloat16)  # 32 rows: the mixed copy's kernel
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WeightOnlyFallbackWarning)
+        _check(layer(x32), x32, layer.packed_mixed, layer.bias, "layer, 32 rows")
     x = torch.randn(4, 100, 1024, device="cuda").to(torch.bfloat16)
     with warnings.catch_warnings():
         warnings.simplefilter("error", WeightOnlyFallbackWarning)

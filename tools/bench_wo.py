@@ -8,8 +8,9 @@ is checked against bf16 F.linear (relative Frobenius error, flagged above 5e-2) 
 Device time: CUDA events around batches of 20 calls behind a GPU sleep, median of 7 (bench_common),
 each call on the next of several copies of the weight (together > 4x L2), so the weight streams from
 HBM. % of floor = (weight + scale bytes) / measured copy bandwidth / time. The backend column says
-which implementation served the call ("mma_small_m" for M <= 64; "dequant_fallback" above; on SM90 for
-M > 64 also rows of the CUTLASS mixed-input kernel, "cutlass_mixed_sm90", opt-in CUTLASS_GEMM_WO_MIXED_INPUT=1).
+which implementation served the call ("mma_small_m" for M <= 64; "dequant_fallback" above; on SM90 from
+M = wo_heuristics.MIXED_FROM_M (17) also the rows of the layer that holds the CUTLASS mixed-input copy, as
+`from_float` builds it there, "cutlass_mixed_sm90").
 """
 import os
 import sys
@@ -23,7 +24,7 @@ from bench_common import (L2_BYTES, wall_time_us, bench_shapes, copies_for, copy
                           parse_shapes, plot_panels, report, write_results)
 
 WO_NK = [(8192, 8192), (28672, 4096), (4096, 14336)]
-WO_M = [1, 4, 16, 64, 256, 2048, 4096]
+WO_M = [1, 4, 16, 32, 64, 256, 2048, 4096]
 WO_QUICK = [(1, 8192, 8192), (16, 8192, 8192), (64, 8192, 8192), (2048, 8192, 8192), (1, 28672, 4096),
             (16, 4096, 14336)]
 ERR_LIMIT = 5e-2
@@ -85,8 +86,11 @@ def bench_wo_shape(m, n, k, bw, failures):
     ref8 = F.linear(x, dequantize_packed(p8, torch.bfloat16))
     cases.append(("WeightOnlyLinear w8a16", bytes8, weight_only_backend(m, p8), lambda: calls8))
 
-    from cutlass_gemm.ops.weight_only import MIXED_INPUT_ENV, SMALL_M_MAX
-    if m > SMALL_M_MAX and DEVICE == "cuda" and torch.cuda.get_device_capability() == (9, 0):  # SM90 CUTLASS mixed-input (opt-in)
+    from cutlass_gemm.ops.weight_only import MIXED_INPUT_ENV
+    from cutlass_gemm.ops.wo_heuristics import MIXED_FROM_M
+    # SM90: the layer as from_float builds it there ("auto": it also holds the mixed-input copy, which serves
+    # M >= MIXED_FROM_M); the rows above are the same layer without that copy
+    if m >= min(MIXED_FROM_M.values()) and DEVICE == "cuda" and torch.cuda.get_device_capability() == (9, 0):
         os.environ[MIXED_INPUT_ENV] = "1"
         for bits, p, nb in ((4, p4, bytes4), (8, p8, bytes8)):
             def mixed_calls(p=p):  # built inside the row's try: a failure is that row's, not the shape's

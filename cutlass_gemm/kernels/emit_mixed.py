@@ -54,12 +54,29 @@ _INCLUDES = """\
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 """
 
-_ENTRY = """\
+_WORKSPACE = """\
 CG_EXPORT size_t cg_mixed_workspace_size(int64_t m, int64_t n, int64_t k, int64_t group_size) {
   auto args = make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, m, n, k, k, n, group_size);
   return Gemm::get_workspace_size(args);
 }
+"""
 
+#: The stream-K scheduler sizes its workspace by the SM count and cluster occupancy: the size is asked with
+#: the hw_info the launch will pass (0 without a current device; the launch then reports the workspace as
+#: too small instead of running with a wrong one).
+_WORKSPACE_STREAMK = """\
+CG_EXPORT size_t cg_mixed_workspace_size(int64_t m, int64_t n, int64_t k, int64_t group_size) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 0;
+  DeviceSetup& setup = setup_device(device);
+  if (setup.error != cudaSuccess || setup.sm_count <= 0) return 0;
+  auto args = make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, m, n, k, k, n, group_size);
+  args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
+  return Gemm::get_workspace_size(args);
+}
+"""
+
+_ENTRY = """\
 CG_EXPORT int cg_mixed_launch(void const* w, void const* x, void* out, void const* scales, void const* zeros,
                               void const* bias, int64_t m, int64_t n, int64_t k, int64_t ldx, int64_t ldo,
                               int64_t group_size, void* workspace, size_t workspace_bytes, void* stream_handle) {
@@ -73,6 +90,7 @@ def _kernel_types(cfg: MixedInputConfig) -> str:
         "cute::tuple<ElementW, ElementScale>"
     kernel_schedule, epilogue_schedule = _SCHEDULES[cfg.schedule]
     tile = ", ".join(f"_{v}" for v in cfg.tile)
+    scheduler = ", cutlass::gemm::StreamKScheduler" if cfg.scheduler == "streamk" else ""
     cluster = ", ".join(f"_{v}" for v in cfg.cluster)
     stages = (f"cutlass::gemm::collective::StageCount<{cfg.stages}>" if cfg.stages else
               "cutlass::gemm::collective::StageCountAutoCarveout<\n"
@@ -110,7 +128,7 @@ using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder
     {stages},
     {kernel_schedule}>::CollectiveOp;
 using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
-                                                        CollectiveEpilogue>;
+                                                        CollectiveEpilogue{scheduler}>;
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
 }}  // namespace
 """
@@ -118,6 +136,13 @@ using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
 
 def _make_args(cfg: MixedInputConfig) -> str:
     zero = "static_cast<ElementZero const*>(zeros)" if cfg.zero_point else "nullptr"
+    # StreamK, not CUTLASS's Heuristic mode (which turns data-parallel whenever the last wave is half full);
+    # partial tiles are summed in a fixed order, so a result does not depend on which CTA finishes first.
+    streamk = "" if cfg.scheduler == "persistent" else """\
+  using TileScheduler = typename Gemm::GemmKernel::TileScheduler;
+  args.scheduler.decomposition_mode = TileScheduler::DecompositionMode::StreamK;
+  args.scheduler.reduction_mode = TileScheduler::ReductionMode::Deterministic;
+"""
     return f"""
 namespace {{
 // The transposed problem: CUTLASS's (M, N, K) = (n, m, k); A = the weight, B = x, D = out^T.
@@ -142,7 +167,7 @@ typename Gemm::Arguments make_args(void const* w, void const* x, void* out, void
   args.epilogue.thread.alpha = 1.0f;
   args.epilogue.thread.beta = 0.0f;
   args.epilogue.thread.bias_ptr = static_cast<ElementAct const*>(bias);  // null: a zero bias
-  return args;
+{streamk}  return args;
 }}
 }}  // namespace
 """
@@ -155,7 +180,8 @@ CG_EXPORT int cg_abi_version() {{ return {LAUNCHER_ABI_VERSION}; }}
 CG_EXPORT char const* cg_kernel_name() {{ return "{cfg.name}"; }}
 CG_EXPORT char const* cg_last_error() {{ return cg_error_text; }}
 {_make_args(cfg)}
-{_SM90_DEVICE_SETUP}{_ENTRY}{_SM90_DEVICE_LOOKUP}\
+{_SM90_DEVICE_SETUP}{_WORKSPACE_STREAMK if cfg.scheduler == "streamk" else _WORKSPACE}
+{_ENTRY}{_SM90_DEVICE_LOOKUP}\
   auto args = make_args(w, x, out, scales, zeros, bias, m, n, k, ldx, ldo, group_size);
 {_SM90_RUN_ARGS}"""
 

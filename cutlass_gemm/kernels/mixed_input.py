@@ -11,7 +11,8 @@ and the column-major D^T (N, M) is the row-major (M, N) output. The bias is per 
 
 What changes the binary, and so the name and cache key (fixed order, the name's order): SM, activation
 dtype (= scale, zero and output dtype), weight bits, zero points (unsigned narrow type + additive zero
-tensor) or not (signed narrow type), CTA tile, cluster, schedule, stages. The group size is *not* a
+tensor) or not (signed narrow type), CTA tile, cluster, schedule, stages, tile scheduler (the name carries
+"_streamk" only for the stream-K one, so persistent kernels keep their names). The group size is *not* a
 field: the collective takes it at run time (64, 128, or K for per channel; it must be a multiple of the
 tile's K, so group 32 is served by the small-M kernel and the dequantize fallback only).
 """
@@ -24,13 +25,17 @@ from typing import List, Optional, Tuple
 from .config import TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged MixedInputConfig would change.
-MIXED_GENERATOR_VERSION = "2"
+MIXED_GENERATOR_VERSION = "3"
 #: The family's folder under generated/ (its own manifest: generate.py owns generated/sm<NN>/).
 GENERATED_SUBDIR = "sm90_mixed"
 
 ACT_DTYPES = ("bf16", "f16")
 WEIGHT_BITS = (4, 8)
 SCHEDULES = ("cooperative", "pingpong")
+#: "persistent": one CTA per SM walking output tiles; "streamk": CUTLASS's SM90 stream-K scheduler, which
+#: also splits the K loop of the last wave's tiles over idle SMs (few tiles: small M against few weight
+#: rows), partial tiles summed in the workspace in a fixed order (cooperative schedule only).
+SCHEDULERS = ("persistent", "streamk")
 #: Group sizes the kernel serves besides per channel (None): multiples of the 64-element tile K.
 GROUP_SIZES = (64, 128)
 #: K of the CTA tile for 16-bit activations: one 128-byte TMA row of x (what the collective's
@@ -55,6 +60,7 @@ class MixedInputConfig(TemplateConfigMixin):
     cluster: Tuple[int, int, int] = (1, 1, 1)
     schedule: str = "cooperative"
     stages: int = 0
+    scheduler: str = "persistent"
 
     #: how build.py / loader.py tell the families apart without importing every config type
     family = "mixed_input"
@@ -95,18 +101,24 @@ class MixedInputConfig(TemplateConfigMixin):
             bad("cluster", f"SM90 clusters are (m, n, 1) powers of two with m*n <= 8, got {self.cluster}")
         if self.stages != 0 and not 2 <= self.stages <= 8:
             bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
+        if self.scheduler not in SCHEDULERS:
+            bad("scheduler", f"must be one of {SCHEDULERS}, got {self.scheduler!r}")
+        if self.scheduler == "streamk" and self.schedule != "cooperative":
+            bad("scheduler", "CUTLASS's SM90 stream-K scheduler runs with the cooperative schedule only")
 
     # ----------------------------------------------------------------- naming
     @property
     def name(self) -> str:
-        """e.g. sm90_mixed_bf16_int4_sym_t128x128x64_c1x1x1_cooperative_s0."""
+        """e.g. sm90_mixed_bf16_int4_sym_t128x128x64_c1x1x1_cooperative_s0 (+ "_streamk")."""
         t = "x".join(map(str, self.tile))
         c = "x".join(map(str, self.cluster))
         zp = "zp" if self.zero_point else "sym"
-        return f"sm{self.sm}_mixed_{self.act_dtype}_int{self.bits}_{zp}_t{t}_c{c}_{self.schedule}_s{self.stages}"
+        sk = "" if self.scheduler == "persistent" else f"_{self.scheduler}"
+        return f"sm{self.sm}_mixed_{self.act_dtype}_int{self.bits}_{zp}_t{t}_c{c}_{self.schedule}_s{self.stages}{sk}"
 
     _NAME_RE = re.compile(r"^sm(?P<sm>\d+)_mixed_(?P<act>bf16|f16)_int(?P<bits>\d+)_(?P<zp>sym|zp)"
-                          r"_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)_(?P<schedule>[a-z]+)_s(?P<stages>\d+)$")
+                          r"_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)_(?P<schedule>[a-z]+)_s(?P<stages>\d+)"
+                          r"(?:_(?P<scheduler>streamk))?$")
 
     @classmethod
     def from_name(cls, name: str) -> "MixedInputConfig":
@@ -118,27 +130,59 @@ class MixedInputConfig(TemplateConfigMixin):
         return cls(sm=int(g["sm"]), act_dtype=g["act"], bits=int(g["bits"]), zero_point=g["zp"] == "zp",
                    tile=tuple(int(v) for v in g["tile"].split("x")),
                    cluster=tuple(int(v) for v in g["cluster"].split("x")), schedule=g["schedule"],
-                   stages=int(g["stages"]))
+                   stages=int(g["stages"]), scheduler=g["scheduler"] or "persistent")
 
 
 # ----------------------------------------------------------------- selection (heuristics data)
-#: The one tile used for every M > 64 until it is measured: example 55's 128 x 128 x 64 cooperative
-#: tile without a cluster (the collective's register pressure favours small tiles; a tile table per M
-#: like heuristics.SELECTION comes with the first H100 timings).
-DEFAULT_TILE = ((128, 128, 64), (1, 1, 1), "cooperative")
+#: The kernel per weight width and M (rows of x): (bits, m_max, tile, cluster, schedule, scheduler), the first row
+#: of the width with m <= m_max wins (m_max None: any M). From the H100 sweep of tools/bench_mixed_sweep.py
+#: (tools/results/h100-2026-11-26/session14/call2: 28 candidates, bf16 x, int4 g128 / int8 per channel, M 1..4096 at
+#: 8192x8192, 28672x4096, 4096x14336): per M bucket the candidate with the least geometric-mean time over the
+#: three shapes, at most five kernels per width (each is built in four formats). Small M wants stream-K (few
+#: output tiles: the K loop of the last wave is split over idle SMs) and small token tiles; large M the
+#: 128 x 256 tile with x multicast over a 2x1 cluster. Geometric mean over the shapes within 3.5% of the best
+#: candidate's at each measured M but 128, 256 and 512 (5-10%) for int4; int8 within 3.3% up to M = 64 and from
+#: M = 1024, 5-15% between.
+SELECTION = (
+    (4, 32, (128, 32, 64), (2, 1, 1), "cooperative", "streamk"),
+    (4, 64, (128, 64, 64), (1, 1, 1), "cooperative", "streamk"),
+    (4, 256, (128, 128, 64), (1, 1, 1), "cooperative", "streamk"),
+    (4, 512, (256, 128, 64), (1, 1, 1), "cooperative", "streamk"),
+    (4, None, (128, 256, 64), (2, 1, 1), "cooperative", "persistent"),
+    (8, 128, (128, 64, 64), (1, 1, 1), "cooperative", "streamk"),
+    (8, 512, (128, 128, 64), (1, 1, 1), "cooperative", "persistent"),
+    (8, None, (128, 256, 64), (2, 1, 1), "cooperative", "persistent"),
+)
 
 
-def select_config(act_dtype: str, bits: int, zero_point: bool, m: Optional[int] = None) -> MixedInputConfig:
-    """The kernel a call with `m` rows takes (one tile for now; `m` is accepted for the table to come)."""
-    tile, cluster, schedule = DEFAULT_TILE
+def _rows(bits: int):
+    return [r for r in SELECTION if r[0] == bits]
+
+
+def select_config(act_dtype: str, bits: int, zero_point: bool, m: Optional[int] = None, n: Optional[int] = None,
+                  k: Optional[int] = None) -> MixedInputConfig:
+    """The kernel a call with `m` rows takes (SELECTION; m None: the large-M row). `n` and `k` are accepted
+    for shape-dependent rows; the measured table needs none so far."""
+    del n, k
+    rows = _rows(bits)
+    if not rows:
+        raise ValueError(f"no mixed-input kernel for int{bits} weights (SELECTION has none)")
+    row = rows[-1] if m is None else next((r for r in rows if r[1] is None or m <= r[1]), rows[-1])
+    _, _, tile, cluster, schedule, scheduler = row
     return MixedInputConfig(act_dtype=act_dtype, bits=bits, zero_point=zero_point, tile=tile, cluster=cluster,
-                            schedule=schedule)
+                            schedule=schedule, scheduler=scheduler)
 
 
 def default_configs() -> List[MixedInputConfig]:
-    """Every format at the default tile: 2 dtypes x 2 widths x sym/zp = 8 kernels (the GPU tests' set)."""
-    return sorted((select_config(a, b, z) for a in ACT_DTYPES for b in WEIGHT_BITS for z in (False, True)),
-                  key=lambda c: c.name)
+    """Every kernel SELECTION can pick, in every format: 2 dtypes x sym/zp x the rows of each width, 32 kernels
+    (the GPU tests' and `tools/generate_kernels.py --mixed`'s set)."""
+    out = set()
+    for a in ACT_DTYPES:
+        for z in (False, True):
+            for bits, _, tile, cluster, schedule, scheduler in SELECTION:
+                out.add(MixedInputConfig(act_dtype=a, bits=bits, zero_point=z, tile=tile, cluster=cluster,
+                                         schedule=schedule, scheduler=scheduler))
+    return sorted(out, key=lambda c: c.name)
 
 
 def parse_kernel_name(name: str):

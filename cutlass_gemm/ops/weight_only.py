@@ -100,15 +100,16 @@ def mixed_input_enabled() -> bool:
     return os.environ.get(MIXED_INPUT_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-def _mixed_usable(device: torch.device) -> bool:
+def mixed_usable(device: torch.device) -> bool:
+    """Whether the SM90 mixed-input kernel can serve a call on `device` (an SM90 GPU, not opted out)."""
     return mixed_input_enabled() and device.type == "cuda" and torch.cuda.get_device_capability(device) == (9, 0)
 
 
 def weight_only_backend(m: int, packed: PackedWeight, mixed: Optional[PackedWeight] = None) -> str:
     """Which implementation a call with `m` rows (the product of x's leading dims) on `packed`'s device
     takes: "mma_small_m", "cutlass_mixed_sm90", "dequant_fallback" or "cpu_reference" (see the module
-    docstring). `mixed`: a "cutlass_mixed_sm90_v1" copy of the same weight that serves M > 64 (what
-    `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")` holds). On CUDA this loads (first use:
+    docstring). `mixed`: a "cutlass_mixed_sm90_v1" copy of the same weight that serves M >=
+    `wo_heuristics.MIXED_FROM_M[bits]` (what `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")` holds). On CUDA this loads (first use:
     builds) the extension."""
     for name, p in (("packed", packed), ("mixed", mixed)):
         if not isinstance(p, PackedWeight) and (p is not None or name == "packed"):
@@ -120,11 +121,11 @@ def weight_only_backend(m: int, packed: PackedWeight, mixed: Optional[PackedWeig
     if not packed.qweight.is_cuda:
         return "cpu_reference"
     if packed.layout == LAYOUT_MIXED:
-        return "cutlass_mixed_sm90" if _mixed_usable(packed.device) else "dequant_fallback"
+        return "cutlass_mixed_sm90" if mixed_usable(packed.device) else "dequant_fallback"
+    if mixed is not None and m >= wo_heuristics.MIXED_FROM_M[packed.bits] and mixed_usable(mixed.device):
+        return "cutlass_mixed_sm90"
     if m <= SMALL_M_MAX and extension.load() is not None:
         return "mma_small_m"
-    if mixed is not None and _mixed_usable(mixed.device):
-        return "cutlass_mixed_sm90"
     return "dequant_fallback"
 
 
@@ -186,7 +187,6 @@ def _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n):
     """CUDA call on a "cutlass_mixed_sm90_v1" weight: the mixed-input kernel when opted in on SM90, else
     the dequantize fallback (torch ops: no extension kernel reads this layout)."""
     from ..kernels.mixed_input import select_config
-    from ..runtime import loader
     m, k = x2.shape
     if perm is not None:
         x2 = x2.index_select(1, perm)
@@ -194,13 +194,24 @@ def _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n):
         scales = scales.to(x2.dtype)
     if m == 0:
         return x2.new_empty((0, n))
-    if not _mixed_usable(x2.device):
+    if not mixed_usable(x2.device):
         warnings.warn(f"cutlass_gemm weight_only_mm: a {LAYOUT_MIXED} weight off an SM90 GPU or with "
                       f"{MIXED_INPUT_ENV}=0: dequantizing the int{bits} weight to {x2.dtype} and calling F.linear (slow, documented "
                       f"fallback; see weight_only_backend)", WeightOnlyFallbackWarning, stacklevel=4)
         packed = _packed(qweight, scales, zeros, None, LAYOUT_MIXED, bits, group_size, n, k)
         return F.linear(x2, dequantize_mixed(packed, x2.dtype), bias)
-    cfg = select_config("bf16" if x2.dtype == torch.bfloat16 else "f16", bits, zeros is not None, m)
+    cfg = select_config("bf16" if x2.dtype == torch.bfloat16 else "f16", bits, zeros is not None, m, n, k)
+    return launch_mixed(cfg, x2, qweight, scales, zeros, bias, group_size, n)
+
+
+def launch_mixed(cfg, x2: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[Tensor], bias: Optional[Tensor],
+                 group_size: int, n: int) -> Tensor:
+    """Run the mixed-input kernel `cfg` (a MixedInputConfig of x2's dtype and the weight's format) on checked
+    arguments: x2 (M, K) with M > 0, a "cutlass_mixed_sm90_v1" weight, scales in x2's dtype, no perm. The
+    op's path after its checks and its kernel choice; tools/bench_mixed_sweep.py times every candidate
+    kernel through it."""
+    from ..runtime import loader
+    m, k = x2.shape
     lib = loader.get_kernel(cfg)
     if not _rows_aligned(x2):  # TMA reads 16-byte aligned rows
         x2 = x2.clone(memory_format=torch.contiguous_format)

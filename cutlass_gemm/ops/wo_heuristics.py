@@ -22,6 +22,13 @@ VARIANTS: Dict[int, Tuple[str, int]] = {
 DEFAULT = 0
 MAX_M = 64
 
+#: Most rows of x the small-M kernel takes when the layer also holds the SM90 mixed-input copy of its weight
+#: (`large_m_backend="cutlass_mixed"`); above it that copy's kernel is faster. H100 sweep
+#: (tools/bench_mixed_sweep.py, session14/call1): at M = 16 the small-M kernel wins every shape (int4 g128
+#: 2.43-2.71x bf16 against 1.80-2.26x; int8 1.54-1.90x against 1.28-1.69x), at M = 32 the stream-K mixed
+#: kernels win every shape (int4 1.71-2.16x against 1.48-2.13x; int8 1.31-1.71x against 1.26-1.38x).
+MIXED_FROM_M = {4: 17, 8: 17}
+
 #: (bits, max_m, n, k, variant): the first row with this bits, max_m >= M, and n / k equal to the call's
 #: (None: any) wins; rows of one bits value in increasing max_m, exact shapes before the catch-all rows.
 #: Empty until the H100 sweep's rows are pasted in: every call takes variant 0.
