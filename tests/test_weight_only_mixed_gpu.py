@@ -13,6 +13,7 @@ import warnings
 import pytest
 import torch
 
+from cutlass_gemm.errors import InvalidArgumentError
 from cutlass_gemm.kernels.mixed_input import MixedInputConfig, default_configs
 from cutlass_gemm.nn import WeightOnlyLinear
 from cutlass_gemm.ops import weight_only as wo_ops
@@ -166,3 +167,35 @@ def test_layer_uses_the_mixed_copy_from_17_rows_and_graphs_replay(zp):
     graph.replay()
     torch.cuda.synchronize()
     assert torch.equal(out, layer(static))
+
+
+def test_layer_mixed_fast_path_equals_the_op():
+    """The layer's eager call on its mixed-input copy goes through one C++ entry (ops.weight_only.mixed_fast_call)
+    once the Python path has run the shape: the op's bytes at every M (leading dims, bias), nothing for a shape
+    not yet run or an input it does not serve (the Python path then takes the call)."""
+    from cutlass_gemm.ops.weight_only import mixed_fast_call
+    from cutlass_gemm.quant.prepack import LAYOUT_MIXED
+    from cutlass_gemm.runtime import fastpath
+    fast = fastpath.module()
+    assert fast is not None, "the extension's fast path is needed here"
+    fast.clear_mixed_plans()
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(1024, 384, bias=True).to("cuda", torch.bfloat16)
+    lay = WeightOnlyLinear.from_float(lin, bits=4, group_size=128, large_m_backend="cutlass_mixed")
+    args = (lay.qweight_mixed, lay.scales_mixed, lay.bias, 4, 128, 384)
+    for shape in ((17, 1024), (2, 40, 1024), (300, 1024)):
+        x = torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
+        assert mixed_fast_call(x, *args) is None, shape  # no plan for this shape yet
+        ref = torch.ops.cutlass_gemm.weight_only_mm(x, lay.qweight_mixed, lay.scales_mixed, None, lay.bias, None,
+                                                    layout=LAYOUT_MIXED, bits=4, group_size=128, n=384)
+        _poison(x.numel() // 1024 * 384, torch.bfloat16)
+        y = mixed_fast_call(x, *args)
+        assert y is not None and y.shape == shape[:-1] + (384,), shape
+        assert torch.equal(y, ref) and torch.equal(lay(x), ref), shape
+        _check(y, x, lay.packed_mixed, lay.bias, f"fast path {shape}")
+    wide = torch.randn(17, 1024 + 64, device="cuda", dtype=torch.bfloat16)[:, :1024]  # strided rows: stands aside
+    assert mixed_fast_call(wide, *args) is None
+    _check(lay(wide), wide, lay.packed_mixed, lay.bias, "strided rows through the Python path")
+    assert mixed_fast_call(torch.randn(17, 1024, device="cuda"), *args) is None  # float32 x
+    with pytest.raises(InvalidArgumentError):
+        lay(torch.randn(17, 512, device="cuda", dtype=torch.bfloat16))  # wrong K: typed error, not a crash

@@ -18,6 +18,7 @@ tile's K, so group 32 is served by the small-M kernel and the dequantize fallbac
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
@@ -167,8 +168,15 @@ def select_config(act_dtype: str, bits: int, zero_point: bool, m: Optional[int] 
     rows = _rows(bits)
     if not rows:
         raise ValueError(f"no mixed-input kernel for int{bits} weights (SELECTION has none)")
-    row = rows[-1] if m is None else next((r for r in rows if r[1] is None or m <= r[1]), rows[-1])
-    _, _, tile, cluster, schedule, scheduler = row
+    row = len(rows) - 1 if m is None else next((i for i, r in enumerate(rows) if r[1] is None or m <= r[1]),
+                                                len(rows) - 1)
+    return _config(act_dtype, bits, bool(zero_point), row)
+
+
+@functools.lru_cache(maxsize=None)
+def _config(act_dtype: str, bits: int, zero_point: bool, row: int) -> MixedInputConfig:
+    # one config object per (format, table row): building and validating one is host time on every eager call
+    _, _, tile, cluster, schedule, scheduler = _rows(bits)[row]
     return MixedInputConfig(act_dtype=act_dtype, bits=bits, zero_point=zero_point, tile=tile, cluster=cluster,
                             schedule=schedule, scheduler=scheduler)
 

@@ -44,7 +44,7 @@ from torch import nn
 from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
 from ..ops import wo_heuristics
-from ..ops.weight_only import SMALL_M_MAX, layer_fast_call, mixed_usable, weight_only_mm
+from ..ops.weight_only import SMALL_M_MAX, layer_fast_call, mixed_fast_call, mixed_usable, weight_only_mm
 from ..quant.prepack import LAYOUT, LAYOUT_MIXED, PackedWeight, prepack, unpack, unservable_reason as _layout_reason
 from ..quant.prepack_mixed import MIXED_GROUP_SIZES, prepack_mixed
 from ..quant.weight_only import BITS, GROUP_SIZES, from_awq, from_gptq, quantize_weight_only
@@ -216,6 +216,11 @@ class WeightOnlyLinear(QuantizedBuffers):
                 return y
         xd = x if x.dtype == self.dtype else x.to(self.dtype)
         if mixed:
+            if self.zeros_mixed is None and self.perm is None and x.dtype == self.dtype and mixed_usable(x.device):
+                y = mixed_fast_call(x, self.qweight_mixed, self.scales_mixed, self.bias, self.bits, self.group_size,
+                                    self.out_features)  # eager: one C++ call (None: the path below)
+                if y is not None:
+                    return y
             y = weight_only_mm(xd, self.qweight_mixed, self.scales_mixed, self.zeros_mixed, self.bias, self.perm,
                                layout=LAYOUT_MIXED, bits=self.bits, group_size=self.group_size, n=self.out_features)
             return y if y.dtype == x.dtype else y.to(x.dtype)

@@ -28,6 +28,8 @@ checked before any kernel runs; problems raise `InvalidArgumentError` naming the
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import warnings
 from typing import Optional
 
@@ -37,7 +39,8 @@ import torch.nn.functional as F
 from ..errors import InvalidArgumentError
 from ..quant.prepack import LAYOUT, LAYOUT_MIXED, PackedWeight, check_packed, dequantize_packed, unpack
 from ..quant.prepack_mixed import check_mixed_tensors, dequantize_mixed, zero_term
-from ..runtime import extension
+from ..kernels.mixed_input import select_config
+from ..runtime import extension, fastpath, loader
 from . import wo_heuristics
 from .gemm import _eager_direct
 
@@ -100,9 +103,15 @@ def mixed_input_enabled() -> bool:
     return os.environ.get(MIXED_INPUT_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+@functools.lru_cache(maxsize=None)
+def _is_sm90(index: int) -> bool:
+    return torch.cuda.get_device_capability(index) == (9, 0)
+
+
 def mixed_usable(device: torch.device) -> bool:
     """Whether the SM90 mixed-input kernel can serve a call on `device` (an SM90 GPU, not opted out)."""
-    return mixed_input_enabled() and device.type == "cuda" and torch.cuda.get_device_capability(device) == (9, 0)
+    return mixed_input_enabled() and device.type == "cuda" and \
+        _is_sm90(device.index if device.index is not None else torch.cuda.current_device())
 
 
 def weight_only_backend(m: int, packed: PackedWeight, mixed: Optional[PackedWeight] = None) -> str:
@@ -186,7 +195,6 @@ def _small_m(ext, x2, qweight, scales, zeros, bias, bits, group_size, n):
 def _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n):
     """CUDA call on a "cutlass_mixed_sm90_v1" weight: the mixed-input kernel when opted in on SM90, else
     the dequantize fallback (torch ops: no extension kernel reads this layout)."""
-    from ..kernels.mixed_input import select_config
     m, k = x2.shape
     if perm is not None:
         x2 = x2.index_select(1, perm)
@@ -210,7 +218,6 @@ def launch_mixed(cfg, x2: Tensor, qweight: Tensor, scales: Tensor, zeros: Option
     arguments: x2 (M, K) with M > 0, a "cutlass_mixed_sm90_v1" weight, scales in x2's dtype, no perm. The
     op's path after its checks and its kernel choice; tools/bench_mixed_sweep.py times every candidate
     kernel through it."""
-    from ..runtime import loader
     m, k = x2.shape
     lib = loader.get_kernel(cfg)
     if not _rows_aligned(x2):  # TMA reads 16-byte aligned rows
@@ -219,14 +226,27 @@ def launch_mixed(cfg, x2: Tensor, qweight: Tensor, scales: Tensor, zeros: Option
     qweight, scales, bias = _aligned(qweight, 16), _aligned(scales, 16), _aligned(bias, 16)
     out = torch.empty((m, n), dtype=x2.dtype, device=x2.device)
     group = group_size or k
-    with torch.cuda.device(x2.device):
+    idx = x2.device.index
+    # The launcher sizes the workspace and runs on the current device: make x's current only when it is not
+    # (the guard's enter/exit is host time on every call otherwise); torch's raw current-stream accessor
+    # builds no Stream object.
+    with (contextlib.nullcontext() if torch.cuda.current_device() == idx else torch.cuda.device(idx)):
         ws_bytes = lib.workspace_size(m, n, k, group)
         ws = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=x2.device)
         ptr = (lambda t: None if t is None else t.data_ptr())
         lib.launch(qweight.data_ptr(), x2.data_ptr(), out.data_ptr(), scales.data_ptr(), ptr(zt), ptr(bias), m, n, k,
-                   x2.stride(0) if m > 1 else k, n, group, ws.data_ptr(), ws_bytes,
-                   torch.cuda.current_stream(x2.device).cuda_stream)
+                   x2.stride(0) if m > 1 else k, n, group, ws.data_ptr(), ws_bytes, _raw_stream(idx))
+    if zeros is None:  # the C++ layer entry (mixed_fast_call) serves this shape from now on
+        fast = fastpath.module()
+        if fast is not None:
+            fast.register_mixed_plan(idx, cfg.bits, x2.dtype, m, n, k, group_size or 0, lib.function_address,
+                                     lib.workspace_address)
     return out
+
+
+def _raw_stream(index: int) -> int:
+    get = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    return int(get(index)) if get is not None else torch.cuda.current_stream(index).cuda_stream
 
 
 # ------------------------------------------------------------------------------------ registration
@@ -252,6 +272,12 @@ def weight_only_mm(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[T
     if n is None:
         n = scales.shape[-1] if isinstance(scales, Tensor) and scales.dim() == 2 else -1
     _check_call(x, qweight, scales, zeros, bias, perm, layout, bits, group_size, n)
+    if layout == LAYOUT_MIXED and x.is_cuda and _eager_direct(x):
+        # eager prefill on the mixed-input copy: the op's own implementation after the one check above, without
+        # the dispatcher round trip and its second check
+        k = x.shape[-1]
+        return _impl_mixed(x.reshape(-1, k), qweight, scales, zeros, bias, perm, bits, group_size or 0,
+                           n).reshape(tuple(x.shape[:-1]) + (n,))
     if layout == LAYOUT and perm is None and x.is_cuda and scales.dtype == x.dtype and _eager_direct(x):
         # The eager hot path (decode): the checked arguments straight to the kernel, without the dispatcher
         # round trip and the second check of the op's implementation (the W8A8 layers' C++ entry does the same).
@@ -288,6 +314,22 @@ def layer_fast_call(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[
         return None
     return _fast_ext.wo_linear_fast(x, qweight, scales, zeros, bias, bits, group_size or 0, n,
                                     wo_heuristics.select_variant_cached(m, n, k, bits))
+
+
+def mixed_fast_call(x: Tensor, qweight: Tensor, scales: Tensor, bias: Optional[Tensor], bits: int,
+                    group_size: Optional[int], n: int) -> Optional[Tensor]:
+    """The eager call of `nn.WeightOnlyLinear` on its symmetric mixed-input copy: one C++ call
+    (csrc/wo_mixed_fast.cpp) that checks what the kernel relies on and launches the kernel `launch_mixed`
+    registered for this exact shape, or None (not eager, first call of a shape, anything unusual, a failed
+    launch): the caller then takes `weight_only_mm`, which serves the call, registers the shape or raises the
+    typed error. The caller checks `mixed_usable` first."""
+    if type(x) is not Tensor or not x.is_cuda or not _eager_direct(x):
+        return None
+    fast = fastpath.module()
+    if fast is None:
+        return None
+    y = fast.mixed_linear_fast(x, qweight, scales, bias, bits, group_size or 0, n)
+    return y if isinstance(y, Tensor) else None
 
 
 def weight_only_linear(x: Tensor, packed: PackedWeight, bias: Optional[Tensor] = None) -> Tensor:

@@ -131,6 +131,8 @@ class MixedInputLibrary(KernelLibrary):
         lib.cg_mixed_launch.restype = ctypes.c_int
         lib.cg_mixed_launch.argtypes = self._ARGTYPES
         self._launch = lib.cg_mixed_launch
+        #: address of cg_mixed_workspace_size, for the C++ fast path (csrc/wo_mixed_fast.cpp)
+        self.workspace_address = ctypes.cast(lib.cg_mixed_workspace_size, ctypes.c_void_p).value
 
     def workspace_size(self, m: int, n: int, k: int, group_size: int = 0) -> int:  # type: ignore[override]
         return int(self._lib.cg_mixed_workspace_size(m, n, k, group_size))

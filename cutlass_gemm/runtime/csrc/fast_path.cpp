@@ -13,6 +13,7 @@
 #include "bi8_ops.h"
 #include "gemv_w8a8.h"
 #include "quant_ops.h"
+#include "wo_mixed_fast.h"
 #include "wo_ops.h"
 
 namespace {
@@ -293,5 +294,17 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("gemv_w8a8_set_warps_k", &cg::gemv_w8a8_set_warps_k, "force the GEMV's warps per CTA (4/8/16; 0 = automatic)");
   m.def("run", &run, "fast eager path; None when the Python path must handle the call");
   m.def("register_plan", &register_plan);
+  m.def("mixed_linear_fast",
+        [](at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+           c10::optional<at::Tensor> const& bias, int64_t bits, int64_t group_size, int64_t n) -> py::object {
+          int64_t failed = 0;
+          auto out = cg::mixed_linear_fast(x, qweight, scales, bias, bits, group_size, n, &failed);
+          if (out.has_value()) return py::cast(*out);
+          return failed ? py::object(py::int_(failed)) : py::object(py::none());
+        },
+        "eager weight-only layer call on the SM90 mixed-input copy: the output, None (the Python path takes the "
+        "call) or a failed launch's code");
+  m.def("register_mixed_plan", &cg::register_mixed_plan);
+  m.def("clear_mixed_plans", &cg::clear_mixed_plans);
   m.def("clear_plans", &clear_plans);
 }
