@@ -42,13 +42,16 @@ def _wq(n, k, bits, group, zp, dtype=torch.bfloat16, seed=0):
 # ------------------------------------------------------------------------------------ config
 def test_names_round_trip_and_read_in_field_order():
     cfgs = default_configs() + [MixedInputConfig(tile=(64, 128, 64), schedule="pingpong", cluster=(2, 1, 1), stages=4)]
-    assert len(default_configs()) == 32
+    assert len(default_configs()) == 36
     for cfg in cfgs:
         assert MixedInputConfig.from_name(cfg.name) == cfg == parse_kernel_name(cfg.name)
         assert MixedInputConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
     assert select_config("bf16", 4, False).name == "sm90_mixed_bf16_int4_sym_t128x256x64_c2x1x1_cooperative_s0"
     assert select_config("bf16", 4, False, 17).name == "sm90_mixed_bf16_int4_sym_t128x32x64_c2x1x1_cooperative_s0_streamk"
     assert select_config("f16", 8, True, 128).name == "sm90_mixed_f16_int8_zp_t128x64x64_c1x1x1_cooperative_s0_streamk"
+    # narrow layers keep the 128 x 128 tile at every M (mixed_input.SMALL_N)
+    assert select_config("bf16", 4, False, 17, 4095, 512).name == "sm90_mixed_bf16_int4_sym_t128x128x64_c1x1x1_cooperative_s0"
+    assert select_config("bf16", 4, False, 17, 4096, 512).name.endswith("_t128x32x64_c2x1x1_cooperative_s0_streamk")
     assert cfgs[-1].name == "sm90_mixed_bf16_int4_sym_t64x128x64_c2x1x1_pingpong_s4"
     gemm = "sm90_int8_bf16_scaled_bias_token_channel_t128x128x128_c1x2x1_pingpong_s0_a16x16x8"
     assert parse_kernel_name(gemm) == KernelConfig.from_name(gemm)

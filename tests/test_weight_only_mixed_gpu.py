@@ -144,7 +144,11 @@ def test_target_shape_and_determinism():
 
 @pytest.mark.parametrize("zp", [False, True])
 def test_layer_uses_the_mixed_copy_from_17_rows_and_graphs_replay(zp):
-    lin = torch.nn.Linear(1024, 512).to("cuda", torch.bfloat16)
+    narrow = WeightOnlyLinear.from_float(torch.nn.Linear(1024, 512).to("cuda", torch.bfloat16), bits=4, group_size=128,
+                                         zero_point=zp, large_m_backend="cutlass_mixed")
+    assert weight_only_backend(64, narrow.packed, narrow.packed_mixed) == "mma_small_m"  # N < 4096: from 65 rows
+    assert weight_only_backend(65, narrow.packed, narrow.packed_mixed) == "cutlass_mixed_sm90"
+    lin = torch.nn.Linear(1024, 4096).to("cuda", torch.bfloat16)
     layer = WeightOnlyLinear.from_float(lin, bits=4, group_size=128, zero_point=zp, large_m_backend="cutlass_mixed")
     assert weight_only_backend(2048, layer.packed, layer.packed_mixed) == "cutlass_mixed_sm90"
     assert weight_only_backend(17, layer.packed, layer.packed_mixed) == "cutlass_mixed_sm90"
@@ -180,17 +184,18 @@ def test_layer_mixed_fast_path_equals_the_op():
     assert fast is not None, "the extension's fast path is needed here"
     fast.clear_mixed_plans()
     torch.manual_seed(0)
-    lin = torch.nn.Linear(1024, 384, bias=True).to("cuda", torch.bfloat16)
+    n = 4096  # at least wo_heuristics.MIXED_FROM_M_MIN_N: the layer takes its mixed copy from 17 rows
+    lin = torch.nn.Linear(1024, n, bias=True).to("cuda", torch.bfloat16)
     lay = WeightOnlyLinear.from_float(lin, bits=4, group_size=128, large_m_backend="cutlass_mixed")
-    args = (lay.qweight_mixed, lay.scales_mixed, lay.bias, 4, 128, 384)
+    args = (lay.qweight_mixed, lay.scales_mixed, lay.bias, 4, 128, n)
     for shape in ((17, 1024), (2, 40, 1024), (300, 1024)):
         x = torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
         assert mixed_fast_call(x, *args) is None, shape  # no plan for this shape yet
         ref = torch.ops.cutlass_gemm.weight_only_mm(x, lay.qweight_mixed, lay.scales_mixed, None, lay.bias, None,
-                                                    layout=LAYOUT_MIXED, bits=4, group_size=128, n=384)
-        _poison(x.numel() // 1024 * 384, torch.bfloat16)
+                                                    layout=LAYOUT_MIXED, bits=4, group_size=128, n=n)
+        _poison(x.numel() // 1024 * n, torch.bfloat16)
         y = mixed_fast_call(x, *args)
-        assert y is not None and y.shape == shape[:-1] + (384,), shape
+        assert y is not None and y.shape == shape[:-1] + (n,), shape
         assert torch.equal(y, ref) and torch.equal(lay(x), ref), shape
         _check(y, x, lay.packed_mixed, lay.bias, f"fast path {shape}")
     wide = torch.randn(17, 1024 + 64, device="cuda", dtype=torch.bfloat16)[:, :1024]  # strided rows: stands aside

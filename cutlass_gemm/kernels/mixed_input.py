@@ -156,18 +156,29 @@ SELECTION = (
 )
 
 
+#: Narrow layers (N < SMALL_N output features; the sweep above measured N >= 4096) keep example 55's 128 x 128 x 64
+#: cooperative tile without a cluster for every M: at the batch-1 ResNet-50 1x1 convs (N 64..2048, M 49..3136,
+#: session14/call6 against session8/call6) the SELECTION rows were slower at 8 of 12 layers (geometric mean
+#: 0.85x cuDNN fp16 against 1.06x), the few output tiles of a 128 x 256 tile or a stream-K split of a short K
+#: loop gaining nothing there.
+SMALL_N = 4096
+SMALL_N_ROW = ((128, 128, 64), (1, 1, 1), "cooperative", "persistent")
+
+
 def _rows(bits: int):
     return [r for r in SELECTION if r[0] == bits]
 
 
 def select_config(act_dtype: str, bits: int, zero_point: bool, m: Optional[int] = None, n: Optional[int] = None,
                   k: Optional[int] = None) -> MixedInputConfig:
-    """The kernel a call with `m` rows takes (SELECTION; m None: the large-M row). `n` and `k` are accepted
-    for shape-dependent rows; the measured table needs none so far."""
-    del n, k
+    """The kernel a call with `m` rows and `n` output features takes (SELECTION; SMALL_N_ROW for n < SMALL_N;
+    m None: the large-M row). `k` is accepted for rows by K; the measured table needs none so far."""
+    del k
     rows = _rows(bits)
     if not rows:
         raise ValueError(f"no mixed-input kernel for int{bits} weights (SELECTION has none)")
+    if n is not None and n < SMALL_N:
+        return _config(act_dtype, bits, bool(zero_point), -1)
     row = len(rows) - 1 if m is None else next((i for i, r in enumerate(rows) if r[1] is None or m <= r[1]),
                                                 len(rows) - 1)
     return _config(act_dtype, bits, bool(zero_point), row)
@@ -176,18 +187,19 @@ def select_config(act_dtype: str, bits: int, zero_point: bool, m: Optional[int] 
 @functools.lru_cache(maxsize=None)
 def _config(act_dtype: str, bits: int, zero_point: bool, row: int) -> MixedInputConfig:
     # one config object per (format, table row): building and validating one is host time on every eager call
-    _, _, tile, cluster, schedule, scheduler = _rows(bits)[row]
+    tile, cluster, schedule, scheduler = SMALL_N_ROW if row < 0 else _rows(bits)[row][2:]
     return MixedInputConfig(act_dtype=act_dtype, bits=bits, zero_point=zero_point, tile=tile, cluster=cluster,
                             schedule=schedule, scheduler=scheduler)
 
 
 def default_configs() -> List[MixedInputConfig]:
-    """Every kernel SELECTION can pick, in every format: 2 dtypes x sym/zp x the rows of each width, 32 kernels
+    """Every kernel SELECTION can pick, in every format: 2 dtypes x sym/zp x the rows of each width and SMALL_N_ROW, 36 kernels
     (the GPU tests' and `tools/generate_kernels.py --mixed`'s set)."""
     out = set()
     for a in ACT_DTYPES:
         for z in (False, True):
-            for bits, _, tile, cluster, schedule, scheduler in SELECTION:
+            for bits, _, tile, cluster, schedule, scheduler in SELECTION + tuple((b, None) + SMALL_N_ROW
+                                                                                 for b in WEIGHT_BITS):
                 out.add(MixedInputConfig(act_dtype=a, bits=bits, zero_point=z, tile=tile, cluster=cluster,
                                          schedule=schedule, scheduler=scheduler))
     return sorted(out, key=lambda c: c.name)

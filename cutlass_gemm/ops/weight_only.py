@@ -131,11 +131,16 @@ def weight_only_backend(m: int, packed: PackedWeight, mixed: Optional[PackedWeig
         return "cpu_reference"
     if packed.layout == LAYOUT_MIXED:
         return "cutlass_mixed_sm90" if mixed_usable(packed.device) else "dequant_fallback"
-    if mixed is not None and m >= wo_heuristics.MIXED_FROM_M[packed.bits] and mixed_usable(mixed.device):
+    if mixed is not None and m >= mixed_from_m(packed.bits, packed.n) and mixed_usable(mixed.device):
         return "cutlass_mixed_sm90"
     if m <= SMALL_M_MAX and extension.load() is not None:
         return "mma_small_m"
     return "dequant_fallback"
+
+
+def mixed_from_m(bits: int, n: int) -> int:
+    """Rows from which a layer holding the mixed-input copy calls its kernel instead of the small-M kernel."""
+    return wo_heuristics.MIXED_FROM_M[bits] if n >= wo_heuristics.MIXED_FROM_M_MIN_N else SMALL_M_MAX + 1
 
 
 def _rows_aligned(x2: Tensor) -> bool:

@@ -28,6 +28,9 @@ MAX_M = 64
 #: 2.43-2.71x bf16 against 1.80-2.26x; int8 1.54-1.90x against 1.28-1.69x), at M = 32 the stream-K mixed
 #: kernels win every shape (int4 1.71-2.16x against 1.48-2.13x; int8 1.31-1.71x against 1.26-1.38x).
 MIXED_FROM_M = {4: 17, 8: 17}
+#: ... for layers with at least this many output features; narrower ones keep the small-M kernel up to its 64 rows
+#: (batch-1 ResNet-50 1x1 convs, N 64..2048: session14/call6, see kernels/mixed_input.SMALL_N).
+MIXED_FROM_M_MIN_N = 4096
 
 #: (bits, max_m, n, k, variant): the first row with this bits, max_m >= M, and n / k equal to the call's
 #: (None: any) wins; rows of one bits value in increasing max_m, exact shapes before the catch-all rows.
