@@ -204,3 +204,31 @@ def test_layer_mixed_fast_path_equals_the_op():
     assert mixed_fast_call(torch.randn(17, 1024, device="cuda"), *args) is None  # float32 x
     with pytest.raises(InvalidArgumentError):
         lay(torch.randn(17, 512, device="cuda", dtype=torch.bfloat16))  # wrong K: typed error, not a crash
+
+
+def test_layer_mixed_path_compiles_captures_and_never_syncs():
+    """32 rows of a 4096-wide layer: its mixed copy's kernel. Eager (the C++ entry once the shape ran) without a
+    host sync, torch.compile(fullgraph=True) (the op, traced) and a CUDA-graph replay give the same bytes."""
+    torch.manual_seed(3)
+    lin = torch.nn.Linear(1024, 4096).to("cuda", torch.bfloat16)
+    layer = WeightOnlyLinear.from_float(lin, bits=4, group_size=128, large_m_backend="cutlass_mixed")
+    x = torch.randn(2, 16, 1024, device="cuda").to(torch.bfloat16)
+    eager = layer(x)  # first call of the shape: the Python path, which registers it for the C++ entry
+    _check(eager, x, layer.packed_mixed, layer.bias, "eager")
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        again = layer(x)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert torch.equal(again, eager)
+    assert torch.equal(torch.compile(layer, fullgraph=True)(x), eager)
+    static = x.clone()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = layer(static)
+    x2 = torch.randn_like(x)
+    static.copy_(x2)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(out, layer(x2))

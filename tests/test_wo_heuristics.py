@@ -83,3 +83,17 @@ def test_mixed_hand_off_depends_on_the_layer_width():
     for bits in (4, 8):
         assert mixed_from_m(bits, MIXED_FROM_M_MIN_N) == MIXED_FROM_M[bits] == 17
         assert mixed_from_m(bits, MIXED_FROM_M_MIN_N - 32) == SMALL_M_MAX + 1
+
+
+def test_the_mixed_kernel_check_traces_as_a_constant(monkeypatch):
+    """WeightOnlyLinear.forward asks ops.weight_only.mixed_usable; under torch.compile(fullgraph=True) it must be
+    read as its value (no graph break, no tracing into the device query)."""
+    import functools
+    import torch
+    from cutlass_gemm.ops import weight_only as w
+    monkeypatch.setattr(w, "_is_sm90", functools.lru_cache(maxsize=None)(lambda index: True))  # no GPU here
+    monkeypatch.setenv(w.MIXED_INPUT_ENV, "1")
+
+    def f(x):
+        return x + 1 if w.mixed_usable(torch.device("cuda", 0)) else x - 1
+    assert torch.equal(torch.compile(f, fullgraph=True)(torch.ones(2)), torch.full((2,), 2.0))

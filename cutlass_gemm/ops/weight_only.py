@@ -108,6 +108,7 @@ def _is_sm90(index: int) -> bool:
     return torch.cuda.get_device_capability(index) == (9, 0)
 
 
+@torch.compiler.assume_constant_result  # a layer's forward asks it: traced as the value it has, not into
 def mixed_usable(device: torch.device) -> bool:
     """Whether the SM90 mixed-input kernel can serve a call on `device` (an SM90 GPU, not opted out)."""
     return mixed_input_enabled() and device.type == "cuda" and \
