@@ -6,7 +6,7 @@ Backends (`weight_only_backend(m, packed)` says which one a call of M rows takes
 - "mma_small_m": CUDA, 1 <= M <= 64: the kernel of runtime/csrc/wo_gemm.cuh (int4/int8, symmetric or
   zero points, group 32/64/128 or per channel, fp16/bf16), on the current stream, no host sync; split-K
   with a deterministic in-kernel reduction where N gives too few CTAs.
-- "dequant_fallback": CUDA, M > 64 (no large-M weight-only kernel yet), or the extension could not be
+- "dequant_fallback": CUDA, M > 64 without a mixed-input copy (below) or off SM90, or the extension could not be
   built: the packed weight is dequantized to a dense (N, K) weight in x's dtype (one kernel,
   runtime/csrc/wo_dequant.cuh; torch ops when there is no extension), then `F.linear` (cuBLAS). No host
   sync; it rebuilds the full weight each call (for 8192 x 8192: 134 MB written and read again), so it
@@ -16,10 +16,11 @@ Backends (`weight_only_backend(m, packed)` says which one a call of M rows takes
   x's dtype.
 - "cutlass_mixed_sm90": a weight packed in layout "cutlass_mixed_sm90_v1" (`prepack(wq,
   "cutlass_mixed_sm90")`; `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")` keeps such a copy for
-  M > 64) runs CUTLASS's SM90 mixed-input GEMM (kernels/mixed_input.py; group 64/128 or per channel) on an
-  SM90 GPU (checked against float64 on the H100, session6/call2-4; 256x8192x8192 int4: 52 us where the
-  fallback takes 160). CUTLASS_GEMM_WO_MIXED_INPUT=0 switches it off; elsewhere, or switched off, such a
-  weight takes the dequantize fallback at every M (torch ops, with a WeightOnlyFallbackWarning).
+  M >= `mixed_from_m(bits, N)`: 17, or 65 below 4096 output features) runs CUTLASS's SM90 mixed-input GEMM
+  (kernels/mixed_input.py: the kernel per M bucket from its measured SELECTION; group 64/128 or per channel) on an
+  SM90 GPU (every selectable kernel checked against float64 on the H100, session14). CUTLASS_GEMM_WO_MIXED_INPUT=0
+  switches it off; elsewhere, or switched off, such a weight takes the dequantize fallback at every M (torch ops,
+  with a WeightOnlyFallbackWarning).
 
 Act-order weights (`packed.perm`) gather the activations first (`x[..., perm]`, one small gather
 kernel). Scales stored in the other 16-bit dtype than x are converted per call (a small extra kernel;
@@ -118,8 +119,8 @@ def mixed_usable(device: torch.device) -> bool:
 def weight_only_backend(m: int, packed: PackedWeight, mixed: Optional[PackedWeight] = None) -> str:
     """Which implementation a call with `m` rows (the product of x's leading dims) on `packed`'s device
     takes: "mma_small_m", "cutlass_mixed_sm90", "dequant_fallback" or "cpu_reference" (see the module
-    docstring). `mixed`: a "cutlass_mixed_sm90_v1" copy of the same weight that serves M >=
-    `wo_heuristics.MIXED_FROM_M[bits]` (what `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")` holds). On CUDA this loads (first use:
+    docstring). `mixed`: a "cutlass_mixed_sm90_v1" copy of the same weight that serves M >= `mixed_from_m(bits, N)`
+    (what `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")` holds). On CUDA this loads (first use:
     builds) the extension."""
     for name, p in (("packed", packed), ("mixed", mixed)):
         if not isinstance(p, PackedWeight) and (p is not None or name == "packed"):
