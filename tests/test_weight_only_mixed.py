@@ -50,8 +50,8 @@ def test_names_round_trip_and_read_in_field_order():
     assert select_config("bf16", 4, False, 17).name == "sm90_mixed_bf16_int4_sym_t128x32x64_c2x1x1_cooperative_s0_streamk"
     assert select_config("f16", 8, True, 128).name == "sm90_mixed_f16_int8_zp_t128x64x64_c1x1x1_cooperative_s0_streamk"
     # narrow layers keep the 128 x 128 tile at every M (mixed_input.SMALL_N)
-    assert select_config("bf16", 4, False, 17, 4095, 512).name == "sm90_mixed_bf16_int4_sym_t128x128x64_c1x1x1_cooperative_s0"
-    assert select_config("bf16", 4, False, 17, 4096, 512).name.endswith("_t128x32x64_c2x1x1_cooperative_s0_streamk")
+    assert select_config("bf16", 4, False, 17, 4095).name == "sm90_mixed_bf16_int4_sym_t128x128x64_c1x1x1_cooperative_s0"
+    assert select_config("bf16", 4, False, 17, 4096).name.endswith("_t128x32x64_c2x1x1_cooperative_s0_streamk")
     assert cfgs[-1].name == "sm90_mixed_bf16_int4_sym_t64x128x64_c2x1x1_pingpong_s4"
     gemm = "sm90_int8_bf16_scaled_bias_token_channel_t128x128x128_c1x2x1_pingpong_s0_a16x16x8"
     assert parse_kernel_name(gemm) == KernelConfig.from_name(gemm)

@@ -21,6 +21,7 @@ points); bias (n,) or null; all in the activation dtype.
 from __future__ import annotations
 
 from .emit import cutlass_version
+from .emit_streamk import sm90_streamk_workspace
 from .launcher_text import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP,
                             _SM90_DRIVER_SHIM, _SM90_RUN_ARGS, sm90_split_source)
 from .mixed_input import MIXED_GENERATOR_VERSION, MixedInputConfig
@@ -61,20 +62,10 @@ CG_EXPORT size_t cg_mixed_workspace_size(int64_t m, int64_t n, int64_t k, int64_
 }
 """
 
-#: The stream-K scheduler sizes its workspace by the SM count and cluster occupancy: the size is asked with
-#: the hw_info the launch will pass (0 without a current device; the launch then reports the workspace as
-#: too small instead of running with a wrong one).
-_WORKSPACE_STREAMK = """\
-CG_EXPORT size_t cg_mixed_workspace_size(int64_t m, int64_t n, int64_t k, int64_t group_size) {
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 0;
-  DeviceSetup& setup = setup_device(device);
-  if (setup.error != cudaSuccess || setup.sm_count <= 0) return 0;
-  auto args = make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, m, n, k, k, n, group_size);
-  args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
-  return Gemm::get_workspace_size(args);
-}
-"""
+#: The stream-K scheduler sizes its workspace by the SM count and cluster occupancy (emit_streamk's entry).
+_WORKSPACE_STREAMK = sm90_streamk_workspace(
+    "CG_EXPORT size_t cg_mixed_workspace_size(int64_t m, int64_t n, int64_t k, int64_t group_size)",
+    "make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, m, n, k, k, n, group_size)")
 
 _ENTRY = """\
 CG_EXPORT int cg_mixed_launch(void const* w, void const* x, void* out, void const* scales, void const* zeros,

@@ -51,15 +51,23 @@ def scheduler_args(cfg: KernelConfig) -> str:
 #: occupancy, so it is given the hw_info the launch will give (a size made without it would be for the wrong
 #: SM count). It needs a current device; without one it returns 0 and the launch then reports the workspace
 #: as too small instead of running with a wrong one.
-SM90_STREAMK_WORKSPACE = """\
-CG_EXPORT size_t cg_workspace_size(int64_t m, int64_t n, int64_t k) {
+def sm90_streamk_workspace(signature: str, make_args: str) -> str:
+    """The workspace-size entry `signature` of a stream-K kernel (any family): the arguments `make_args` builds,
+    with the launch's hw_info."""
+    return f"""\
+{signature} {{
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 0;
   DeviceSetup& setup = setup_device(device);
   if (setup.error != cudaSuccess || setup.sm_count <= 0) return 0;
-  auto args = make_args(nullptr, nullptr, nullptr, m, n, k, k, k, n,
-                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0);
-  args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
+  auto args = {make_args};
+  args.hw_info = cutlass::KernelHardwareInfo{{device, setup.sm_count, setup.max_active_clusters}};
   return Gemm::get_workspace_size(args);
-}
+}}
 """
+
+
+SM90_STREAMK_WORKSPACE = sm90_streamk_workspace(
+    "CG_EXPORT size_t cg_workspace_size(int64_t m, int64_t n, int64_t k)",
+    "make_args(nullptr, nullptr, nullptr, m, n, k, k, k, n,\n"
+    "                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0)")

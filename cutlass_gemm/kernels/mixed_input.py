@@ -169,11 +169,10 @@ def _rows(bits: int):
     return [r for r in SELECTION if r[0] == bits]
 
 
-def select_config(act_dtype: str, bits: int, zero_point: bool, m: Optional[int] = None, n: Optional[int] = None,
-                  k: Optional[int] = None) -> MixedInputConfig:
+def select_config(act_dtype: str, bits: int, zero_point: bool, m: Optional[int] = None,
+                  n: Optional[int] = None) -> MixedInputConfig:
     """The kernel a call with `m` rows and `n` output features takes (SELECTION; SMALL_N_ROW for n < SMALL_N;
-    m None: the large-M row). `k` is accepted for rows by K; the measured table needs none so far."""
-    del k
+    m None: the large-M row)."""
     rows = _rows(bits)
     if not rows:
         raise ValueError(f"no mixed-input kernel for int{bits} weights (SELECTION has none)")

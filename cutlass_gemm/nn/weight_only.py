@@ -207,8 +207,10 @@ class WeightOnlyLinear(QuantizedBuffers):
         # rows from which the mixed-input copy's kernel is the faster one (ops.weight_only.mixed_from_m); up to
         # SMALL_M_MAX rows the small-M kernel still serves where the mixed kernel cannot run (not SM90, opted out)
         rows = x.numel() // self.in_features if self.in_features else 0
-        mixed = self.qweight_mixed is not None and x.is_cuda and rows >= mixed_from_m(self.bits, self.out_features) \
-            and (rows > SMALL_M_MAX or mixed_usable(x.device))
+        usable = mixed = False
+        if self.qweight_mixed is not None and x.is_cuda and rows >= mixed_from_m(self.bits, self.out_features):
+            usable = mixed_usable(x.device)
+            mixed = usable or rows > SMALL_M_MAX  # unusable above 64 rows: the op's announced fallback
         if self.perm is None and x.dtype == self.dtype and not mixed:  # eager decode: one C++ call (None: below)
             y = layer_fast_call(x, self.qweight, self.scales, self.zeros, self.bias, self.bits, self.group_size,
                                 self.out_features)
@@ -216,7 +218,7 @@ class WeightOnlyLinear(QuantizedBuffers):
                 return y
         xd = x if x.dtype == self.dtype else x.to(self.dtype)
         if mixed:
-            if self.zeros_mixed is None and self.perm is None and x.dtype == self.dtype and mixed_usable(x.device):
+            if usable and self.zeros_mixed is None and self.perm is None and x.dtype == self.dtype:
                 y = mixed_fast_call(x, self.qweight_mixed, self.scales_mixed, self.bias, self.bits, self.group_size,
                                     self.out_features)  # eager: one C++ call (None: the path below)
                 if y is not None:

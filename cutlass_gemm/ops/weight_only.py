@@ -215,7 +215,7 @@ def _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n):
                       f"fallback; see weight_only_backend)", WeightOnlyFallbackWarning, stacklevel=4)
         packed = _packed(qweight, scales, zeros, None, LAYOUT_MIXED, bits, group_size, n, k)
         return F.linear(x2, dequantize_mixed(packed, x2.dtype), bias)
-    cfg = select_config("bf16" if x2.dtype == torch.bfloat16 else "f16", bits, zeros is not None, m, n, k)
+    cfg = select_config("bf16" if x2.dtype == torch.bfloat16 else "f16", bits, zeros is not None, m, n)
     return launch_mixed(cfg, x2, qweight, scales, zeros, bias, group_size, n)
 
 
@@ -242,18 +242,14 @@ def launch_mixed(cfg, x2: Tensor, qweight: Tensor, scales: Tensor, zeros: Option
         ws = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=x2.device)
         ptr = (lambda t: None if t is None else t.data_ptr())
         lib.launch(qweight.data_ptr(), x2.data_ptr(), out.data_ptr(), scales.data_ptr(), ptr(zt), ptr(bias), m, n, k,
-                   x2.stride(0) if m > 1 else k, n, group, ws.data_ptr(), ws_bytes, _raw_stream(idx))
+                   x2.stride(0) if m > 1 else k, n, group, ws.data_ptr(), ws_bytes,
+                   torch._C._cuda_getCurrentRawStream(idx))
     if zeros is None:  # the C++ layer entry (mixed_fast_call) serves this shape from now on
         fast = fastpath.module()
         if fast is not None:
             fast.register_mixed_plan(idx, cfg.bits, x2.dtype, m, n, k, group_size or 0, lib.function_address,
                                      lib.workspace_address)
     return out
-
-
-def _raw_stream(index: int) -> int:
-    get = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    return int(get(index)) if get is not None else torch.cuda.current_stream(index).cuda_stream
 
 
 # ------------------------------------------------------------------------------------ registration

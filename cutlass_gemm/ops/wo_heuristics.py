@@ -23,10 +23,12 @@ DEFAULT = 0
 MAX_M = 64
 
 #: Most rows of x the small-M kernel takes when the layer also holds the SM90 mixed-input copy of its weight
-#: (`large_m_backend="cutlass_mixed"`); above it that copy's kernel is faster. H100 sweep
-#: (tools/bench_mixed_sweep.py, session14/call1): at M = 16 the small-M kernel wins every shape (int4 g128
-#: 2.43-2.71x bf16 against 1.80-2.26x; int8 1.54-1.90x against 1.28-1.69x), at M = 32 the stream-K mixed
-#: kernels win every shape (int4 1.71-2.16x against 1.48-2.13x; int8 1.31-1.71x against 1.26-1.38x).
+#: (`large_m_backend="cutlass_mixed"`); above it that copy's kernel takes the call. H100 sweep
+#: (tools/bench_mixed_sweep.py, session14/call1-2): at M = 16 the small-M kernel wins every shape (int4 g128
+#: 2.43-2.71x bf16 against 1.80-2.26x; int8 1.54-1.90x against 1.28-1.69x, call 1); at M = 32 the mixed kernels win
+#: at 8192x8192 and 28672x4096 (int4 1.80-2.19x against 1.47-2.13x; int8 at all three shapes) and are 1-5% behind
+#: for int4 at 4096x14336 (27.1 / 26.0 us against 25.7 / 25.8); from M = 64 they win every shape. One hand-off
+#: for all shapes: M = 17.
 MIXED_FROM_M = {4: 17, 8: 17}
 #: ... for layers with at least this many output features; narrower ones keep the small-M kernel up to its 64 rows
 #: (batch-1 ResNet-50 1x1 convs, N 64..2048: session14/call6, see kernels/mixed_input.SMALL_N).
