@@ -5,14 +5,17 @@ same shapes, in one process (GPU only):
 
     python tools/bench_blockint8.py [--quick] [--shapes MxNxK,...] [--block 128]
 
-Per row: device time of each (CUDA events around batches of 20 calls behind a GPU sleep, median of 7;
+At M <= 16 the op runs the block-scaled decode GEMV; the "tiled kernel" column is bi8_gemm.cuh on the same call
+(CUTLASS_GEMM_GEMV=0), what the op ran before. Per row: device time of each (CUDA events around batches of 20 calls behind a GPU sleep, median of 7;
 weights rotated over copies > 4x L2), the ratio per-token time / per-block time (the issue's bar: >= 0.85
 at M >= 2048), and the per-block call's % of the bandwidth floor ((weight + weight-scale + activation
 bytes + output bytes) / measured copy bandwidth; the issue's bar: >= 80% at M = 16). Each per-block
 result is first checked against the float64 reference of its quantized operands (rel. Frobenius error).
 """
 import argparse
+import os
 import sys
+from unittest import mock
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -22,7 +25,9 @@ import torch.nn.functional as F  # noqa: E402
 from bench_common import copies_for, copy_bandwidth_gbps, gpu_time_us, parse_shapes  # noqa: E402
 
 import cutlass_gemm  # noqa: E402
+from cutlass_gemm.kernels.gemv import MAX_M  # noqa: E402
 from cutlass_gemm.ops.blockwise_int8 import reference  # noqa: E402
+from cutlass_gemm.runtime.gemv import GEMV_ENV  # noqa: E402
 
 NK = [(4096, 4096), (8192, 8192), (28672, 4096), (4096, 14336)]
 MS = [1, 16, 64, 2048, 4096]
@@ -51,8 +56,15 @@ def bench(m, n, k, block, bw_gbps):
         it[0] += 1
         return it[0] % copies
 
-    t_block = gpu_time_us(lambda: cutlass_gemm.scaled_mm_blockwise_int8(a, ws[nxt()], sa, sbs[it[0] % copies],
-                                                                        block_size=block))
+    def per_block():
+        return cutlass_gemm.scaled_mm_blockwise_int8(a, ws[nxt()], sa, sbs[it[0] % copies], block_size=block)
+    t_block = gpu_time_us(per_block)
+    t_tiled = float("nan")
+    if m <= MAX_M:  # the tiled kernel the op ran before the block-scaled GEMV took decode M
+        with mock.patch.dict(os.environ, {GEMV_ENV: "0"}):
+            y_tiled = cutlass_gemm.scaled_mm_blockwise_int8(a, ws[0], sa, sbs[0], block_size=block)
+            err = max(err, ((y_tiled[:256].double() - ref).norm() / ref.norm()).item())
+            t_tiled = gpu_time_us(per_block)
     try:
         t_token = gpu_time_us(lambda: cutlass_gemm.scaled_mm(a, ws[nxt()].t(), st, sch[it[0] % copies], torch.bfloat16))
     except Exception as exc:  # a per-token kernel not built: the row still reports the per-block time
@@ -62,8 +74,8 @@ def bench(m, n, k, block, bw_gbps):
     bytes_moved = wbytes + m * k + m * (k // block) * 4 + m * n * 2
     floor_us = bytes_moved / (bw_gbps * 1e3)
     tops = 2 * m * n * k / t_block / 1e6
-    return (f"| {m} | {n} | {k} | {block} | {t_block:.2f} | {t_token:.2f} | {t_bf16:.2f} | {t_token / t_block:.2f} | "
-            f"{100 * floor_us / t_block:.0f}% | {tops:.0f} | {err:.1e} |")
+    return (f"| {m} | {n} | {k} | {block} | {t_block:.2f} | {t_tiled:.2f} | {t_token:.2f} | {t_bf16:.2f} | "
+            f"{t_token / t_block:.2f} | {100 * floor_us / t_block:.0f}% | {tops:.0f} | {err:.1e} |")
 
 
 def main():
@@ -76,8 +88,9 @@ def main():
     bw = copy_bandwidth_gbps()
     print(f"{torch.cuda.get_device_name()}  copy bandwidth {bw:.0f} GB/s  backend "
           f"{cutlass_gemm.ops.blockwise_int8_backend('cuda')}")
-    print("| M | N | K | B | per-block us | per-token us | bf16 us | per-token/per-block | % of bw floor | TOPS | rel err |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| M | N | K | B | per-block us | tiled kernel us (M <= 16) | per-token us | bf16 us | per-token/per-block | "
+          "% of bw floor | TOPS | rel err |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for m, n, k in shapes:
         print(bench(m, n, k, args.block, bw), flush=True)
         torch.cuda.empty_cache()

@@ -8,6 +8,8 @@ each shape, against
   recipe API `torch.nn.functional.scaled_mm(..., ScalingType.BlockWise1x128, ..., ScalingType.BlockWise128x128)`,
   then the legacy `torch._scaled_mm(a, b, scale_a (M, K/128) column-major, scale_b (K/128, N/128))`; when
   neither does, the row says so with torch's error (no time),
+- at M <= 16 the op runs the block-scaled decode GEMV; the row "... CUTLASS" is the CUTLASS kernel the op took
+  before it (CUTLASS_GEMM_GEMV=0, as are the candidate rows below),
 - the selected kernel again with scale_a column-major (stride (1, M), loaded by TMA) where M % 4 == 0,
 - every candidate tile of kernels/blockwise.py (`candidate_configs`, rows "blockwise <tile>"), or the kernels
   named by `--choices NAME,NAME` (full BlockwiseConfig names): the data for SELECTION,
@@ -17,12 +19,16 @@ Frobenius error, flagged above 5e-2). Device time: CUDA events around batches be
 (bench_common), weights rotated over copies larger than L2. "% floor": (fp8 weight + scales + activation +
 output bytes) / measured copy bandwidth / time (the decode target: >= 80 %).
 """
+import os
 import sys
 from unittest import mock
 
 import torch
 import torch.nn.functional as F
 
+from cutlass_gemm.kernels.gemv import MAX_M
+from cutlass_gemm.runtime.gemv import GEMV_ENV
+from cutlass_gemm.runtime.gemv import enabled as gemv_enabled
 from bench_common import (bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail, gpu_time_us, md_table,
                           parse_shapes, report, write_results)
 
@@ -124,8 +130,14 @@ def bench_blockwise_shape(m, n, k, bw, failures, choices=None):
         return cutlass_gemm.scaled_mm(at[0], t.b, at[1], t.scale_b, torch.bfloat16, bias)
     row(PER_TOKEN, per_token, check=False,
         note="per-token x per-channel scales (its own quantization: error not compared)")
+    decode = m <= MAX_M and gemv_enabled()
     row(BLOCKWISE, lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa, q.scale, bias),
-        note=bk.select_config("bf16", m).name)
+        note="block-scaled GEMV (gemv_w8a8.cuh)" if decode else bk.select_config("bf16", m).name)
+    no_gemv = mock.patch.dict(os.environ, {GEMV_ENV: "0"})  # the CUTLASS rows below, at decode M too
+    no_gemv.start()
+    if decode:
+        row(BLOCKWISE + " CUTLASS", lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa, q.scale, bias),
+            note=bk.select_config("bf16", m).name + f" ({GEMV_ENV}=0)")
     if m % 4 == 0:  # the same call with scale_a column-major (stride (1, M)): the kernel loads it with TMA
         sa_mn = sa.t().contiguous().t()
         row(BLOCKWISE_MN, lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa_mn, q.scale, bias),
@@ -146,6 +158,7 @@ def bench_blockwise_shape(m, n, k, bw, failures, choices=None):
             row(f"blockwise t{tile} c{'x'.join(map(str, cfg.cluster))} {cfg.schedule} {cfg.scheduler} "
                 f"sfa{cfg.sfa_major} s{cfg.stages}", run)
         bops._plans.clear()
+    no_gemv.stop()
     torch_fn = _torch_blockwise(a8, blk[0].q.t(), sa, blk[0].scale, bias)
     if isinstance(torch_fn, str):
         rows.append({"m": m, "n": n, "k": k, "impl": "torch._scaled_mm blockwise", "us": "", "tflops": "",

@@ -30,6 +30,8 @@ from .config import ACTIVATIONS
 
 #: The public spelling (None or one of these) -> the KernelConfig field value.
 PUBLIC = tuple(a for a in ACTIVATIONS if a != "none")
+#: activation name -> the extension kernels' code (cg_bi8::Act in runtime/csrc/bi8_gemm.cuh)
+EXT_CODES = {"none": 0, "relu": 1, "relu6": 2, "gelu_tanh": 3, "silu": 4}
 RELU6_CAP = 6.0
 _GELU_K0 = 0.7978845608028654  # sqrt(2 / pi)
 _GELU_K1 = 0.044715

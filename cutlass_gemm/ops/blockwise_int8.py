@@ -14,7 +14,9 @@ the formulas of the CUTLASS epilogues (kernels/activations.py).
 Backends (`blockwise_int8_backend(device)` says which one a call takes):
 - "cuda_kernel": CUDA with the extension built: runtime/csrc/bi8_gemm.cuh, one kernel for every M (int8
   mma.sync per K block, int32 inside a block, fp32 across blocks, no int32 partial tensor in memory),
-  small M with a deterministic in-kernel split-K; on the current stream, no host sync. SM80 or newer.
+  small M with a deterministic in-kernel split-K; at M <= 16 the block-scaled decode GEMV instead
+  (runtime/csrc/gemv_w8a8.cuh: the weight streamed with 16-byte loads, K split over warps in whole blocks;
+  CUTLASS_GEMM_GEMV=0 keeps the tiled kernel); on the current stream, no host sync. SM80 or newer.
 - "torch_reference": CPU tensors (float64), or CUDA when the extension could not be built (float32:
   the int8 block sums are exact in it), announced by a `BlockwiseInt8FallbackWarning`.
 Every argument is checked before any kernel runs; problems raise `InvalidArgumentError` naming it.
@@ -27,14 +29,14 @@ from typing import Optional
 import torch
 
 from ..errors import InvalidArgumentError
-from ..kernels import activations
+from ..kernels import activations, gemv
 from ..runtime import extension
+from ..runtime import gemv as gemv_runtime
 
 Tensor = torch.Tensor
 BLOCK_SIZES = (64, 128)
 _HALF = (torch.float16, torch.bfloat16)
-#: activation name -> the kernel's code (cg_bi8::Act in bi8_gemm.cuh)
-ACT_CODES = {"none": 0, "relu": 1, "relu6": 2, "gelu_tanh": 3, "silu": 4}
+ACT_CODES = activations.EXT_CODES  # the kernels' activation codes
 _I32 = 2 ** 31
 
 
@@ -144,6 +146,11 @@ def _impl(a, b, scale_a, scale_b, bias, out_dtype, activation, block_size):
         return reference(a, b, scale_a, scale_b, bias, out_dtype, act, block_size, torch.float32)
     if a.shape[0] == 0:
         return torch.empty((0, b.shape[0]), dtype=out_dtype, device=a.device)
+    if a.shape[0] <= gemv.MAX_M and gemv_runtime.enabled() and hasattr(ext, "block_gemv"):
+        # decode: the block-scaled GEMV streams the weight (runtime/csrc/gemv_w8a8.cuh); CUTLASS_GEMM_GEMV=0 keeps
+        # the tiled kernel (for comparison)
+        return ext.block_gemv(_aligned_rows(a), _aligned_rows(b), scale_a, scale_b, bias, out_dtype, block_size, 0,
+                              ACT_CODES[act])
     return ext.bi8_gemm(_aligned_rows(a), _aligned_rows(b), scale_a, scale_b, bias, out_dtype, block_size,
                         ACT_CODES[act], 0)
 

@@ -7,6 +7,7 @@
 #include "ext_msg.h"
 #include "bi8_launch.cuh"
 #include "bi8_ops.h"
+#include "gemv_w8a8.h"
 #include "wo_ops.h"  // split_counters
 
 namespace cg {
@@ -59,6 +60,52 @@ at::Tensor bi8_gemm(at::Tensor const& a, at::Tensor const& w, at::Tensor const& 
   p.act = static_cast<int>(act);
   cudaError_t err = cg_bi8::launch_bi8_gemm(p, plan, stream);
   TORCH_CHECK(err == cudaSuccess, msg("cutlass_gemm per-block int8 kernel launch failed: ", cudaGetErrorString(err)).c_str());
+  return out;
+}
+
+at::Tensor block_gemv(at::Tensor const& a, at::Tensor const& w, at::Tensor const& scale_a, at::Tensor const& scale_b,
+                      c10::optional<at::Tensor> const& bias, at::ScalarType out_dtype, int64_t block, int64_t sb_shift,
+                      int64_t act) {
+  const bool fp8 = a.scalar_type() == at::kFloat8_e4m3fn;
+  TORCH_CHECK(a.is_cuda() && a.dim() == 2 && (fp8 || a.scalar_type() == at::kChar) && a.stride(1) == 1, "block_gemv: bad a");
+  TORCH_CHECK(w.is_cuda() && w.dim() == 2 && w.scalar_type() == a.scalar_type() && w.stride(1) == 1, "block_gemv: bad w");
+  TORCH_CHECK(scale_a.scalar_type() == at::kFloat && scale_b.scalar_type() == at::kFloat, "block_gemv: scales must be float32");
+  TORCH_CHECK(out_dtype == at::kHalf || out_dtype == at::kBFloat16, "block_gemv: out_dtype must be float16 or bfloat16");
+  const int64_t m = a.size(0), k = a.size(1), n = w.size(0);
+  TORCH_CHECK(block > 0 && w.size(1) == k && k % block == 0 && k > 0, "block_gemv: K must match and be a multiple of the block");
+  const int64_t wrows = sb_shift == 7 ? (n + 127) / 128 : n;
+  TORCH_CHECK(scale_a.dim() == 2 && scale_a.size(0) == m && scale_a.size(1) == k / block, "block_gemv: bad scale_a shape");
+  TORCH_CHECK(scale_b.dim() == 2 && scale_b.size(0) == wrows && scale_b.size(1) == k / block, "block_gemv: bad scale_b shape");
+  TORCH_CHECK(!bias.has_value() || (bias->scalar_type() == out_dtype && bias->numel() == n && bias->is_contiguous()),
+              "block_gemv: bad bias");
+  c10::cuda::CUDAGuard guard(a.device());
+  at::Tensor out = at::empty({m, n}, a.options().dtype(out_dtype));
+  if (m == 0 || n == 0) return out;
+  cg::GemvBlockCall c{};
+  c.a = a.data_ptr();
+  c.w = w.data_ptr();
+  c.out = out.data_ptr();
+  c.scale_a = scale_a.data_ptr<float>();
+  c.scale_b = scale_b.data_ptr<float>();
+  c.bias = bias.has_value() ? bias->data_ptr() : nullptr;
+  c.lda = m > 1 ? a.stride(0) : k;
+  c.ldw = n > 1 ? w.stride(0) : k;
+  c.ldo = n;
+  // a size-1 dimension's stride is arbitrary in torch (never used): make it harmless
+  c.sa_rs = m > 1 ? scale_a.stride(0) : 0;
+  c.sa_cs = k / block > 1 ? scale_a.stride(1) : 0;
+  c.sb_rs = wrows > 1 ? scale_b.stride(0) : 0;
+  c.sb_cs = k / block > 1 ? scale_b.stride(1) : 0;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.block = static_cast<int>(block);
+  c.sb_shift = static_cast<int>(sb_shift);
+  c.act = static_cast<int>(act);
+  c.fp8 = fp8;
+  c.bf16 = out_dtype == at::kBFloat16;
+  c.stream = c10::cuda::getCurrentCUDAStream(a.get_device()).stream();
+  TORCH_CHECK(cg::gemv_block_launch(c) == 0, msg("cutlass_gemm block-scaled GEMV: ", cg::gemv_w8a8_last_error()).c_str());
   return out;
 }
 

@@ -16,6 +16,14 @@ at::Tensor bi8_gemm(at::Tensor const& a, at::Tensor const& w, at::Tensor const& 
                     c10::optional<at::Tensor> const& bias, at::ScalarType out_dtype, int64_t block, int64_t act,
                     int64_t split);
 
+// The block-scaled decode GEMV (gemv_w8a8.cuh, M <= 16) with torch tensors: a (M, K) / w (N, K) int8 or
+// float8_e4m3fn (the same), scale_a (M, K/B), scale_b (N, K/B) with sb_shift 0 or (ceil(N/128), K/B) with
+// sb_shift 7 (fp8 blockwise, B = 128), float32 any non-negative strides; bias (N,) or none; act 0..4. On the
+// current stream, no host synchronisation; Python validates first (ops/blockwise_int8.py, ops/blockwise.py).
+at::Tensor block_gemv(at::Tensor const& a, at::Tensor const& w, at::Tensor const& scale_a, at::Tensor const& scale_b,
+                      c10::optional<at::Tensor> const& bias, at::ScalarType out_dtype, int64_t block, int64_t sb_shift,
+                      int64_t act);
+
 // The launch plan bi8_gemm makes, for reports and tests: (tile rows, tile columns, splits, CTAs).
 std::vector<int64_t> bi8_plan_info(int64_t m, int64_t n, int64_t k, int64_t block, bool bf16, int64_t split);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <string>
+#include <type_traits>
 
 #include "gemv_w8a8.cuh"
 #include "gemv_w8a8.h"
@@ -36,14 +37,21 @@ int choose_warps_k(int64_t m, int64_t n, int64_t k) {
   return kw;
 }
 
-template <bool kFp8, typename TOut, int kMT>
+// Chunks of 64 k per lane step: 3 / 2 (M <= 8 / M <= 16); block-scaled (kBC > 0), whole blocks: 2, or 4 at
+// M <= 8 when block_unroll() says so.
+template <int kMT, int kBC, bool kDeep>
+constexpr int unroll() { return kBC ? (kMT == 1 && kDeep ? 4 : 2) : (kMT == 1 ? 3 : 2); }
+std::atomic<int> g_block_unroll{2};
+int block_unroll() { return g_block_unroll.load(std::memory_order_relaxed); }
+
+template <bool kFp8, typename TOut, int kMT, int kBC = 0, bool kDeep = false>
 cudaError_t launch_mt(cg_gemv::GemvArgs const& a, int kw, cudaStream_t s) {
-  constexpr int kUnroll = kMT == 1 ? 3 : 2;
+  constexpr int kUnroll = unroll<kMT, kBC, kDeep>();
   const dim3 grid(static_cast<unsigned>((a.n + cg_gemv::kRows - 1) / cg_gemv::kRows));
   switch (kw) {
-    case 4: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 4, kUnroll><<<grid, 128, 0, s>>>(a); break;
-    case 8: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 8, kUnroll><<<grid, 256, 0, s>>>(a); break;
-    default: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 16, kUnroll><<<grid, 512, 0, s>>>(a); break;
+    case 4: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 4, kUnroll, kBC><<<grid, 128, 0, s>>>(a); break;
+    case 8: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 8, kUnroll, kBC><<<grid, 256, 0, s>>>(a); break;
+    default: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 16, kUnroll, kBC><<<grid, 512, 0, s>>>(a); break;
   }
   return cudaGetLastError();
 }
@@ -112,10 +120,68 @@ int64_t gemv_w8a8_address(bool fp8, bool bf16, bool sa_vec, bool sb_vec) {
 
 std::string gemv_w8a8_last_error() { return g_last_error; }
 
-std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k) {
+std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k, int64_t block) {
   const int64_t kw = choose_warps_k(m, n, k);
-  return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, m <= 8 ? 3 : 2};
+  const int64_t unroll = block ? (m <= 8 ? block_unroll() : 2) : (m <= 8 ? 3 : 2);  // launch_mt's unroll<>()
+  return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, unroll};
 }
+
+// The block-scaled form (the per-block int8 op and the blockwise fp8 op at M <= 16). The torch glue
+// (bi8_ops.cu) checks shapes and dtypes; these checks are the last line.
+int gemv_block_launch(GemvBlockCall const& c) {
+  if (c.m < 1 || c.m > cg_gemv::kMaxM)
+    return fail("gemv_block: M = " + std::to_string(c.m) + " is outside 1.." + std::to_string(cg_gemv::kMaxM));
+  if ((c.block != 64 && c.block != 128) || (c.fp8 && c.block != 128) || (c.sb_shift != 0 && c.sb_shift != 7))
+    return fail("gemv_block: block must be 64 or 128 (128 for fp8), sb_shift 0 or 7");
+  if (c.n < 1 || c.n >= (int64_t{1} << 31) || c.k < c.block || c.k % c.block || c.k >= (int64_t{1} << 31))
+    return fail("gemv_block: needs 1 <= N < 2^31 and K a positive multiple of the block below 2^31 (N = " +
+                std::to_string(c.n) + ", K = " + std::to_string(c.k) + ")");
+  if (!aligned16(c.a) || !aligned16(c.w) || (c.m > 1 && (c.lda < c.k || c.lda % 16)) || c.ldw < c.k || c.ldw % 16 ||
+      (c.m > 1 && c.ldo < c.n))
+    return fail("gemv_block: rows of a and w must be 16-byte aligned with leading dimensions >= K");
+  if (!c.scale_a || !c.scale_b || !c.out || c.sa_rs < 0 || c.sa_cs < 0 || c.sb_rs < 0 || c.sb_cs < 0 || c.act < 0 ||
+      c.act > 4)
+    return fail("gemv_block: null pointer, negative scale stride or bad activation code");
+  cg_gemv::GemvArgs args{};
+  args.a = static_cast<const uint8_t*>(c.a);
+  args.w = static_cast<const uint8_t*>(c.w);
+  args.out = c.out;
+  args.scale_a = c.scale_a;
+  args.scale_b = c.scale_b;
+  args.bias = c.bias;
+  args.lda = c.m > 1 ? c.lda : c.k;
+  args.ldw = c.ldw;
+  args.ldo = c.m > 1 ? c.ldo : c.n;
+  args.m = static_cast<int>(c.m);
+  args.n = static_cast<int>(c.n);
+  args.k = static_cast<int>(c.k);
+  args.sa_rs = c.sa_rs;
+  args.sa_cs = c.sa_cs;
+  args.sb_rs = c.sb_rs;
+  args.sb_cs = c.sb_cs;
+  args.sb_shift = c.sb_shift;
+  args.act = c.act;
+  const int kw = choose_warps_k(c.m, c.n, c.k);
+  auto s = static_cast<cudaStream_t>(c.stream);
+  auto go = [&](auto fp8, auto out) -> cudaError_t {
+    constexpr bool kF = decltype(fp8)::value;
+    using TOut = decltype(out);
+    const bool deep = block_unroll() == 4;
+    if (c.block == 64) {
+      if constexpr (kF) return cudaErrorInvalidValue;  // refused above
+      else if (c.m > 8) return launch_mt<kF, TOut, 2, 1>(args, kw, s);
+      else return deep ? launch_mt<kF, TOut, 1, 1, true>(args, kw, s) : launch_mt<kF, TOut, 1, 1>(args, kw, s);
+    }
+    if (c.m > 8) return launch_mt<kF, TOut, 2, 2>(args, kw, s);
+    return deep ? launch_mt<kF, TOut, 1, 2, true>(args, kw, s) : launch_mt<kF, TOut, 1, 2>(args, kw, s);
+  };
+  const cudaError_t err = c.fp8 ? (c.bf16 ? go(std::true_type{}, __nv_bfloat16{}) : go(std::true_type{}, __half{}))
+                                : (c.bf16 ? go(std::false_type{}, __nv_bfloat16{}) : go(std::false_type{}, __half{}));
+  if (err != cudaSuccess) return fail(std::string("gemv_block: launch failed: ") + cudaGetErrorString(err));
+  return 0;
+}
+
+void gemv_block_set_unroll(int64_t unroll) { g_block_unroll.store(unroll == 4 ? 4 : 2); }
 
 void gemv_w8a8_set_warps_k(int64_t warps_k) {
   g_warps_k_override.store(warps_k == 4 || warps_k == 8 || warps_k == 16 ? static_cast<int>(warps_k) : 0);

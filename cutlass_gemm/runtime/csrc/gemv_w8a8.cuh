@@ -19,6 +19,13 @@
 //
 // Accumulation: int8 in int32 (exact, any order); fp8 in float32 by the tensor cores, the kWarpsK warp
 // partials then added in warp order (deterministic). The epilogue is the EVT's formula, in float32.
+//
+// Block-scaled form (kBC > 0: scales per K block of kBC * 64; the per-block int8 op and the blockwise fp8 op at
+// M <= 16): each warp's K range is whole blocks; a block's products go to a fresh partial accumulator, which is
+// then added to a float32 accumulator with the weight sa[row, kb] * sb[col >> sb_shift, kb] (one fma), as the
+// per-block int8 GEMM (bi8_gemm.cuh) does: int8 partials start at the bits of 1.5 * 2^23 so that the int32
+// result reads as an exact float after one subtraction (|block sum| <= 128 * 127 * 128 < 2^22). The epilogue
+// adds the bias and applies the activation (bi8_gemm.cuh's formulas, those of the CUTLASS epilogues).
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -26,6 +33,8 @@
 
 #include <cstdint>
 #include <type_traits>
+
+#include "bi8_gemm.cuh"  // activate(), kMagic / kMagicBits
 
 namespace cg_gemv {
 
@@ -43,6 +52,10 @@ struct GemvArgs {
   int64_t lda, ldw, ldo;
   int m, n, k;
   bool sa_vec, sb_vec;
+  // block-scaled kernels (kBC > 0) only: scale_a[row * sa_rs + kb * sa_cs], scale_b[(col >> sb_shift) * sb_rs +
+  // kb * sb_cs] (sb_shift 0: per channel per block; 7: one scale per 128 x 128 weight block), cg_bi8::Act code
+  int64_t sa_rs, sa_cs, sb_rs, sb_cs;
+  int sb_shift, act;
 };
 
 template <typename T> struct OutT;
@@ -91,7 +104,7 @@ __device__ __forceinline__ void mma_k32(float (&c)[4], uint32_t a0, uint32_t a1,
 // Thread e adds element e of the kWarpsK partials (red[w * kAcc * 32 + e]) in warp order and applies the
 // epilogue. Element e = (mt * 4 + i) * 32 + lane of the fragment: weight row (output column) g + 8 * (i / 2),
 // activation row mt * 8 + 2 * t + i % 2.
-template <bool kFp8, typename TOut, int kMT, int kWarpsK, typename Acc>
+template <bool kFp8, typename TOut, int kMT, int kWarpsK, bool kBlock, typename Acc>
 __device__ __forceinline__ void epilogue(GemvArgs const& p, const Acc* red, int n0) {
   constexpr int kAcc = kMT * 4;
   TOut* out = static_cast<TOut*>(p.out);
@@ -104,19 +117,38 @@ __device__ __forceinline__ void epilogue(GemvArgs const& p, const Acc* red, int 
     Acc s = red[e];
 #pragma unroll
     for (int w = 1; w < kWarpsK; ++w) s += red[w * kAcc * 32 + e];
-    const float sa = p.scale_a[p.sa_vec ? row : 0];
-    const float sb = p.scale_b[p.sb_vec ? col : 0];
-    float v = sa * (sb * static_cast<float>(s));
-    if (bias != nullptr) v = v + OutT<TOut>::to_f(bias[col]);
+    float v;
+    if constexpr (kBlock) {  // the scales are in s already
+      v = s;
+      if (bias != nullptr) v = v + OutT<TOut>::to_f(bias[col]);
+      v = cg_bi8::activate(v, p.act);
+    } else {
+      const float sa = p.scale_a[p.sa_vec ? row : 0];
+      const float sb = p.scale_b[p.sb_vec ? col : 0];
+      v = sa * (sb * static_cast<float>(s));
+      if (bias != nullptr) v = v + OutT<TOut>::to_f(bias[col]);
+    }
     out[static_cast<int64_t>(row) * p.ldo + col] = OutT<TOut>::from_f(v);
   }
 }
 
 // kUnroll chunks of 64 k per lane per step: 32 bytes of weight per chunk, so 1-2 KB per warp in flight
-// for each of the 16-32 warps an SM holds (launch bounds: 1024 threads per SM, <= 64 registers).
-template <bool kFp8, typename TOut, int kMT, int kWarpsK, int kUnroll>
-__global__ void __launch_bounds__(kWarpsK * 32, 1024 / (kWarpsK * 32)) gemv_w8a8_kernel(GemvArgs p) {
+// for each of the 16-32 warps an SM holds (launch bounds: 1024 threads per SM, <= 64 registers; the
+// block-scaled form, with a second accumulator and the step's scales, 768, or 512 at 4 chunks per step,
+// where fewer spill: ptxas -v, nvcc 13.0).
+// kBC: 0 for per-token / per-channel scales, else chunks per scale block (1: block 64, 2: block 128); a step
+// is then kUnroll / kBC whole blocks.
+template <int kBC, int kUnroll>
+constexpr int threads_per_sm() { return kBC == 0 ? 1024 : kUnroll > 2 ? 512 : 768; }
+
+template <bool kFp8, typename TOut, int kMT, int kWarpsK, int kUnroll, int kBC = 0>
+__global__ void __launch_bounds__(kWarpsK * 32, threads_per_sm<kBC, kUnroll>() / (kWarpsK * 32))
+    gemv_w8a8_kernel(GemvArgs p) {
+  static_assert(kUnroll % (kBC ? kBC : 1) == 0, "a step holds whole scale blocks");
+  constexpr bool kBlock = kBC > 0;
+  constexpr int kNB = kBlock ? kUnroll / kBC : 1;  // scale blocks per step
   using Acc = typename std::conditional<kFp8, float, int>::type;
+  using Sum = typename std::conditional<kBlock, float, Acc>::type;  // what the warps add up
   constexpr int kAcc = kMT * 4;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
@@ -130,16 +162,29 @@ __global__ void __launch_bounds__(kWarpsK * 32, 1024 / (kWarpsK * 32)) gemv_w8a8
   for (int mt = 0; mt < kMT; ++mt) xr[mt] = p.a + static_cast<int64_t>(min(mt * 8 + g, p.m - 1)) * p.lda + 16 * t;
 
   // This warp's contiguous range of 64-wide chunks (the last chunk may be partial: K % 16 == 0, so a lane's
-  // 16 bytes are all in K or all past it).
-  const int chunks = (p.k + kChunk - 1) / kChunk;
-  const int c_begin = static_cast<int>(static_cast<int64_t>(chunks) * warp / kWarpsK);
-  const int c_end = static_cast<int>(static_cast<int64_t>(chunks) * (warp + 1) / kWarpsK);
+  // 16 bytes are all in K or all past it); whole scale blocks in the block-scaled form (K % block == 0).
+  const int units = kBlock ? p.k / (kBC * kChunk) : (p.k + kChunk - 1) / kChunk;
+  const int c_begin = static_cast<int>(static_cast<int64_t>(units) * warp / kWarpsK) * (kBlock ? kBC : 1);
+  const int c_end = static_cast<int>(static_cast<int64_t>(units) * (warp + 1) / kWarpsK) * (kBlock ? kBC : 1);
 
-  Acc acc[kMT][4];
+  // Block-scaled form: this lane's scale rows (activation rows 2t, 2t + 1 of each m8 tile) and columns (weight
+  // rows g, g + 8), clamped like the data pointers.
+  const float* sa_row[kMT][2];
+  const float* sb_col[2];
+  if constexpr (kBlock) {
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) sa_row[mt][h] = p.scale_a + min(mt * 8 + 2 * t + h, p.m - 1) * p.sa_rs;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) sb_col[h] = p.scale_b + (min(n0 + g + 8 * h, p.n - 1) >> p.sb_shift) * p.sb_rs;
+  }
+
+  Sum acc[kMT][4];
 #pragma unroll
   for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
-    for (int i = 0; i < 4; ++i) acc[mt][i] = Acc(0);
+    for (int i = 0; i < 4; ++i) acc[mt][i] = Sum(0);
 
   for (int c = c_begin; c < c_end; c += kUnroll) {
     uint4 wa[kUnroll], wb[kUnroll], xv[kUnroll][kMT];
@@ -153,23 +198,60 @@ __global__ void __launch_bounds__(kWarpsK * 32, 1024 / (kWarpsK * 32)) gemv_w8a8
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) xv[u][mt] = ok ? ld_keep(xr[mt] + off) : zero;
     }
+    // The step's scales, loaded beside the data; a block past the warp's range gets zeros (its products are
+    // zeros too), never a read past the scale tensors.
+    float sa[kNB][kMT][2], sb[kNB][2];
+    if constexpr (kBlock) {
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
+      for (int b = 0; b < kNB; ++b) {
+        const bool ok = c + b * kBC < c_end;
+        const int64_t kb = (c + b * kBC) / kBC;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          sb[b][h] = ok ? __ldg(sb_col[h] + kb * p.sb_cs) : 0.0f;
+#pragma unroll
+          for (int mt = 0; mt < kMT; ++mt) sa[b][mt][h] = ok ? __ldg(sa_row[mt][h] + kb * p.sa_cs) : 0.0f;
+        }
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < kNB; ++b)
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
-        mma_k32(acc[mt], wa[u].x, wb[u].x, wa[u].y, wb[u].y, xv[u][mt].x, xv[u][mt].y);
-        mma_k32(acc[mt], wa[u].z, wb[u].z, wa[u].w, wb[u].w, xv[u][mt].z, xv[u][mt].w);
+        if constexpr (kBlock) {
+          Acc part[4];
+#pragma unroll
+          for (int i = 0; i < 4; ++i) part[i] = kFp8 ? Acc(0) : Acc(cg_bi8::kMagicBits);
+#pragma unroll
+          for (int u = b * kBC; u < (b + 1) * kBC; ++u) {
+            mma_k32(part, wa[u].x, wb[u].x, wa[u].y, wb[u].y, xv[u][mt].x, xv[u][mt].y);
+            mma_k32(part, wa[u].z, wb[u].z, wa[u].w, wb[u].w, xv[u][mt].z, xv[u][mt].w);
+          }
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {  // element i: activation row 2t + (i & 1), weight row g + 8 (i >> 1)
+            float d;
+            if constexpr (kFp8) d = part[i];
+            else d = __int_as_float(part[i]) - cg_bi8::kMagic;
+            acc[mt][i] = fmaf(d, sa[b][mt][i & 1] * sb[b][i >> 1], acc[mt][i]);
+          }
+        } else {
+#pragma unroll
+          for (int u = 0; u < kUnroll; ++u) {
+            mma_k32(acc[mt], wa[u].x, wb[u].x, wa[u].y, wb[u].y, xv[u][mt].x, xv[u][mt].y);
+            mma_k32(acc[mt], wa[u].z, wb[u].z, wa[u].w, wb[u].w, xv[u][mt].z, xv[u][mt].w);
+          }
+        }
       }
   }
 
   // The warps' partials meet in shared memory, then epilogue() adds them.
-  __shared__ Acc red[kWarpsK * kAcc * 32];
+  __shared__ Sum red[kWarpsK * kAcc * 32];
 #pragma unroll
   for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
     for (int i = 0; i < 4; ++i) red[warp * kAcc * 32 + (mt * 4 + i) * 32 + lane] = acc[mt][i];
   __syncthreads();
-  epilogue<kFp8, TOut, kMT, kWarpsK>(p, red, n0);
+  epilogue<kFp8, TOut, kMT, kWarpsK, kBlock>(p, red, n0);
 }
 
 }  // namespace cg_gemv

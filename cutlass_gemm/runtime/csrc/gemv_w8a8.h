@@ -19,8 +19,32 @@ int64_t gemv_w8a8_address(bool fp8, bool bf16, bool sa_vec, bool sb_vec);
 std::string gemv_w8a8_last_error();
 
 // The launch an (m, n, k) call makes: (warps splitting K per CTA, CTAs, threads per CTA, chunks of 64 k per
-// lane step), for reports and tests.
-std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k);
+// lane step), for reports and tests; `block` > 0 for the block-scaled form.
+std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k, int64_t block = 0);
+
+// One call of the block-scaled GEMV (gemv_w8a8.cuh, kBC > 0):
+//   out[m, n] = act(sum_kb scale_a[m * sa_rs + kb * sa_cs] * scale_b[(n >> sb_shift) * sb_rs + kb * sb_cs]
+//                   * (a[m, block kb] . w[n, block kb]) + bias[n])
+// a (M, K) / w (N, K) int8 or (fp8) e4m3 with 16-byte aligned rows, 1 <= M <= 16, block 64 or 128 (fp8: 128),
+// sb_shift 0 (a scale per weight row per block) or 7 (per 128 x 128 weight block), act a cg_bi8::Act code.
+struct GemvBlockCall {
+  const void* a;
+  const void* w;
+  void* out;
+  const float* scale_a;
+  const float* scale_b;
+  const void* bias;  // (N,) in the output type, or null
+  int64_t lda, ldw, ldo, sa_rs, sa_cs, sb_rs, sb_cs;
+  int64_t m, n, k;
+  int block, sb_shift, act;
+  bool fp8, bf16;
+  void* stream;
+};
+// Launches it: 0, or a nonzero code with the message in gemv_w8a8_last_error().
+int gemv_block_launch(GemvBlockCall const& call);
+
+// Chunks per lane step of the block-scaled form at M <= 8: 2 (default) or 4 (tuning).
+void gemv_block_set_unroll(int64_t unroll);
 
 // Force the number of warps splitting K (4, 8 or 16) for tuning; 0 restores the automatic choice.
 void gemv_w8a8_set_warps_k(int64_t warps_k);
