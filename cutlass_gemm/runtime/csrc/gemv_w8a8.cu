@@ -37,12 +37,44 @@ int choose_warps_k(int64_t m, int64_t n, int64_t k) {
   return kw;
 }
 
-// Chunks of 64 k per lane step: 3 / 2 (M <= 8 / M <= 16); block-scaled (kBC > 0), whole blocks: 2, or 4 at
-// M <= 8 when block_unroll() says so.
+// Chunks of 64 k per lane step: 3 / 2 (M <= 8 / M <= 16); block-scaled (kBC > 0), whole blocks: 4 (kDeep) or 2.
 template <int kMT, int kBC, bool kDeep>
-constexpr int unroll() { return kBC ? (kMT == 1 && kDeep ? 4 : 2) : (kMT == 1 ? 3 : 2); }
-std::atomic<int> g_block_unroll{2};
-int block_unroll() { return g_block_unroll.load(std::memory_order_relaxed); }
+constexpr int unroll() { return kBC ? (kDeep ? 4 : 2) : (kMT == 1 ? 3 : 2); }
+std::atomic<int> g_block_unroll{0};  // 0: block_unroll()'s rule; 2 / 4 forced (tuning)
+
+// The block-scaled form's step and warps per CTA, from the H100 probe of session 15
+// (tools/results/h100-2026-11-26/session15/call1/probe_block_gemv.log: int8 B = 64 / 128 and e4m3, M = 1..16, five
+// LLM shapes, 2 or 4 chunks per step x 4 / 8 / 16 warps). It keeps more registers per thread than the plain form
+// (a block's partial beside the running sum, the step's scales), so its CTAs are fewer per SM and 16 warps was never
+// the best. M <= 8: 4 chunks per step, 8 warps (within 4% of the best everywhere, 8-9% ahead of 2 chunks), but 4 where
+// 8 warps would get fewer than two steps each (K < 4096: 7168 x 2048 8.0 vs 8.4 us). M 9..16: 2 chunks, 8 warps, but
+// 4 where the N / 16 CTAs need more than one and at most two waves of 8-warp CTAs (three per SM at that register
+// count): 16 x 8192^2 int8 28.1 us against 33.1 (512 CTAs, 396 slots), e4m3 29.7 against 38.0.
+int block_unroll(int64_t m) {
+  const int forced = g_block_unroll.load(std::memory_order_relaxed);
+  return forced ? forced : (m <= 8 ? 4 : 2);
+}
+int sm_count() {
+  static int cache[64] = {};  // per device; 0 unknown
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev >= 64) return 132;
+  if (cache[dev] == 0) {
+    int n = 0;
+    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
+    cache[dev] = n > 0 ? n : 132;
+  }
+  return cache[dev];
+}
+int choose_block_warps(int64_t m, int64_t n, int64_t k, int block) {
+  const int forced = g_warps_k_override.load(std::memory_order_relaxed);
+  if (forced) return forced;
+  const int64_t chunks = k / cg_gemv::kChunk, ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
+  const int step = block_unroll(m);
+  (void)block;
+  if (m <= 8) return chunks >= 8 * 2 * step ? 8 : 4;
+  const int64_t slots = 3 * static_cast<int64_t>(sm_count());
+  return ctas > slots && ctas <= 2 * slots ? 4 : 8;
+}
 
 template <bool kFp8, typename TOut, int kMT, int kBC = 0, bool kDeep = false>
 cudaError_t launch_mt(cg_gemv::GemvArgs const& a, int kw, cudaStream_t s) {
@@ -121,8 +153,8 @@ int64_t gemv_w8a8_address(bool fp8, bool bf16, bool sa_vec, bool sb_vec) {
 std::string gemv_w8a8_last_error() { return g_last_error; }
 
 std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k, int64_t block) {
-  const int64_t kw = choose_warps_k(m, n, k);
-  const int64_t unroll = block ? (m <= 8 ? block_unroll() : 2) : (m <= 8 ? 3 : 2);  // launch_mt's unroll<>()
+  const int64_t kw = block ? choose_block_warps(m, n, k, static_cast<int>(block)) : choose_warps_k(m, n, k);
+  const int64_t unroll = block ? block_unroll(m) : (m <= 8 ? 3 : 2);  // launch_mt's unroll<>()
   return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, unroll};
 }
 
@@ -161,19 +193,22 @@ int gemv_block_launch(GemvBlockCall const& c) {
   args.sb_cs = c.sb_cs;
   args.sb_shift = c.sb_shift;
   args.act = c.act;
-  const int kw = choose_warps_k(c.m, c.n, c.k);
+  const int kw = choose_block_warps(c.m, c.n, c.k, c.block);
   auto s = static_cast<cudaStream_t>(c.stream);
   auto go = [&](auto fp8, auto out) -> cudaError_t {
     constexpr bool kF = decltype(fp8)::value;
     using TOut = decltype(out);
-    const bool deep = block_unroll() == 4;
+    const bool deep = block_unroll(c.m) == 4;
+    auto rows = [&](auto bc) -> cudaError_t {  // m8 tiles x step
+      constexpr int kB = decltype(bc)::value;
+      if (c.m <= 8) return deep ? launch_mt<kF, TOut, 1, kB, true>(args, kw, s) : launch_mt<kF, TOut, 1, kB>(args, kw, s);
+      return deep ? launch_mt<kF, TOut, 2, kB, true>(args, kw, s) : launch_mt<kF, TOut, 2, kB>(args, kw, s);
+    };
     if (c.block == 64) {
       if constexpr (kF) return cudaErrorInvalidValue;  // refused above
-      else if (c.m > 8) return launch_mt<kF, TOut, 2, 1>(args, kw, s);
-      else return deep ? launch_mt<kF, TOut, 1, 1, true>(args, kw, s) : launch_mt<kF, TOut, 1, 1>(args, kw, s);
+      else return rows(std::integral_constant<int, 1>{});
     }
-    if (c.m > 8) return launch_mt<kF, TOut, 2, 2>(args, kw, s);
-    return deep ? launch_mt<kF, TOut, 1, 2, true>(args, kw, s) : launch_mt<kF, TOut, 1, 2>(args, kw, s);
+    return rows(std::integral_constant<int, 2>{});
   };
   const cudaError_t err = c.fp8 ? (c.bf16 ? go(std::true_type{}, __nv_bfloat16{}) : go(std::true_type{}, __half{}))
                                 : (c.bf16 ? go(std::false_type{}, __nv_bfloat16{}) : go(std::false_type{}, __half{}));
@@ -181,7 +216,7 @@ int gemv_block_launch(GemvBlockCall const& c) {
   return 0;
 }
 
-void gemv_block_set_unroll(int64_t unroll) { g_block_unroll.store(unroll == 4 ? 4 : 2); }
+void gemv_block_set_unroll(int64_t unroll) { g_block_unroll.store(unroll == 2 || unroll == 4 ? static_cast<int>(unroll) : 0); }
 
 void gemv_w8a8_set_warps_k(int64_t warps_k) {
   g_warps_k_override.store(warps_k == 4 || warps_k == 8 || warps_k == 16 ? static_cast<int>(warps_k) : 0);

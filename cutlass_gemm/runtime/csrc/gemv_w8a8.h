@@ -43,10 +43,10 @@ struct GemvBlockCall {
 // Launches it: 0, or a nonzero code with the message in gemv_w8a8_last_error().
 int gemv_block_launch(GemvBlockCall const& call);
 
-// Chunks per lane step of the block-scaled form at M <= 8: 2 (default) or 4 (tuning).
+// Chunks per lane step of the block-scaled form, 2 or 4, forced for every M (tuning); 0 restores the rule.
 void gemv_block_set_unroll(int64_t unroll);
 
-// Force the number of warps splitting K (4, 8 or 16) for tuning; 0 restores the automatic choice.
+// Force the number of warps splitting K (both forms) (4, 8 or 16) for tuning; 0 restores the automatic choice.
 void gemv_w8a8_set_warps_k(int64_t warps_k);
 
 }  // namespace cg
