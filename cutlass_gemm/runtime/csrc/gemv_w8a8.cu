@@ -42,17 +42,21 @@ template <int kMT, int kBC, bool kDeep>
 constexpr int unroll() { return kBC ? (kDeep ? 4 : 2) : (kMT == 1 ? 3 : 2); }
 std::atomic<int> g_block_unroll{0};  // 0: block_unroll()'s rule; 2 / 4 forced (tuning)
 
-// The block-scaled form's step and warps per CTA, from the H100 probe of session 15
-// (tools/results/h100-2026-11-26/session15/call1/probe_block_gemv.log: int8 B = 64 / 128 and e4m3, M = 1..16, five
-// LLM shapes, 2 or 4 chunks per step x 4 / 8 / 16 warps). It keeps more registers per thread than the plain form
-// (a block's partial beside the running sum, the step's scales), so its CTAs are fewer per SM and 16 warps was never
-// the best. M <= 8: 4 chunks per step, 8 warps (within 4% of the best everywhere, 8-9% ahead of 2 chunks), but 4 where
-// 8 warps would get fewer than two steps each (K < 4096: 7168 x 2048 8.0 vs 8.4 us). M 9..16: 2 chunks, 8 warps, but
-// 4 where the N / 16 CTAs need more than one and at most two waves of 8-warp CTAs (three per SM at that register
-// count): 16 x 8192^2 int8 28.1 us against 33.1 (512 CTAs, 396 slots), e4m3 29.7 against 38.0.
-int block_unroll(int64_t m) {
+// The block-scaled form's step and warps per CTA, from the H100 probes of session 15
+// (tools/results/h100-2026-11-26/session15/call1 and call2, probe_block_gemv.log: int8 B = 64 / 128 and e4m3,
+// M = 1..16, five LLM shapes, 2 or 4 chunks per step x 4 / 8 / 16 warps). It keeps more registers per thread than the
+// plain form (a block's partial beside the running sum, the step's scales), so its CTAs are fewer per SM and 16 warps
+// was never the best. 4 chunks per step (two CTAs of 8 warps per SM at M 9..16) with 8 warps, or 4 where 8 would get
+// a warp fewer than two steps (K < 4096: 7168 x 2048 int8 8.0 vs 8.4 us at M = 1, 8.6 vs 9.1 at M = 16); at M 9..16
+// and more than four such CTAs per SM (N / 16 > 4 x SMs: 28672 x 4096) 2 chunks per step and 8 warps, or 4 warps where
+// N / 16 CTAs need one to two waves of 8-warp CTAs at three per SM (16 x 28672 x 4096 int8 43.5 us against 44.9 at
+// 4 chunks; call 1: 16 x 8192^2 with 2 chunks, 28.1 us at 4 warps against 33.1 at 8).
+int sm_count();
+int block_unroll(int64_t m, int64_t n) {
   const int forced = g_block_unroll.load(std::memory_order_relaxed);
-  return forced ? forced : (m <= 8 ? 4 : 2);
+  if (forced) return forced;
+  const int64_t ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
+  return m <= 8 || ctas <= 4 * static_cast<int64_t>(sm_count()) ? 4 : 2;
 }
 int sm_count() {
   static int cache[64] = {};  // per device; 0 unknown
@@ -65,13 +69,12 @@ int sm_count() {
   }
   return cache[dev];
 }
-int choose_block_warps(int64_t m, int64_t n, int64_t k, int block) {
+int choose_block_warps(int64_t m, int64_t n, int64_t k) {
   const int forced = g_warps_k_override.load(std::memory_order_relaxed);
   if (forced) return forced;
   const int64_t chunks = k / cg_gemv::kChunk, ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
-  const int step = block_unroll(m);
-  (void)block;
-  if (m <= 8) return chunks >= 8 * 2 * step ? 8 : 4;
+  const int step = block_unroll(m, n);
+  if (step == 4) return chunks >= 8 * 2 * step ? 8 : 4;
   const int64_t slots = 3 * static_cast<int64_t>(sm_count());
   return ctas > slots && ctas <= 2 * slots ? 4 : 8;
 }
@@ -153,8 +156,8 @@ int64_t gemv_w8a8_address(bool fp8, bool bf16, bool sa_vec, bool sb_vec) {
 std::string gemv_w8a8_last_error() { return g_last_error; }
 
 std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k, int64_t block) {
-  const int64_t kw = block ? choose_block_warps(m, n, k, static_cast<int>(block)) : choose_warps_k(m, n, k);
-  const int64_t unroll = block ? block_unroll(m) : (m <= 8 ? 3 : 2);  // launch_mt's unroll<>()
+  const int64_t kw = block ? choose_block_warps(m, n, k) : choose_warps_k(m, n, k);
+  const int64_t unroll = block ? block_unroll(m, n) : (m <= 8 ? 3 : 2);  // launch_mt's unroll<>()
   return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, unroll};
 }
 
@@ -193,12 +196,12 @@ int gemv_block_launch(GemvBlockCall const& c) {
   args.sb_cs = c.sb_cs;
   args.sb_shift = c.sb_shift;
   args.act = c.act;
-  const int kw = choose_block_warps(c.m, c.n, c.k, c.block);
+  const int kw = choose_block_warps(c.m, c.n, c.k);
   auto s = static_cast<cudaStream_t>(c.stream);
   auto go = [&](auto fp8, auto out) -> cudaError_t {
     constexpr bool kF = decltype(fp8)::value;
     using TOut = decltype(out);
-    const bool deep = block_unroll(c.m) == 4;
+    const bool deep = block_unroll(c.m, c.n) == 4;
     auto rows = [&](auto bc) -> cudaError_t {  // m8 tiles x step
       constexpr int kB = decltype(bc)::value;
       if (c.m <= 8) return deep ? launch_mt<kF, TOut, 1, kB, true>(args, kw, s) : launch_mt<kF, TOut, 1, kB>(args, kw, s);
