@@ -13,6 +13,7 @@ import cutlass_gemm
 from cutlass_gemm.kernels import activations
 from cutlass_gemm.nn import Fp8BlockLinear, Int8BlockLinear
 from cutlass_gemm.runtime import extension
+from gpu_helpers import capture, without_sync
 from test_blockint8_gpu import _check as _check_int8
 from test_blockint8_gpu import _operands, _poison, _ref
 
@@ -145,23 +146,10 @@ def test_fp8_layer_decode_compile_graph_no_sync_opcheck():
     y = layer(x)
     ref = torch.nn.functional.silu(lin(x).float())
     assert float((y.float() - ref).norm() / ref.norm()) < 0.05
-    torch.cuda.synchronize()
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        again = layer(x)
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
-    assert torch.equal(again, y)
+    assert torch.equal(without_sync(lambda: layer(x)), y)
     assert torch.equal(torch.compile(layer, fullgraph=True)(x), y)
     static_x = x.clone()
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        layer(static_x)
-    torch.cuda.current_stream().wait_stream(s)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        static_y = layer(static_x)
+    graph, static_y = capture(layer, static_x)
     x2 = torch.randn_like(x)
     static_x.copy_(x2)
     graph.replay()
