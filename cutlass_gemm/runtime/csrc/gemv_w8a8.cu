@@ -39,7 +39,9 @@ int choose_warps_k(int64_t m, int64_t n, int64_t k) {
 
 // Chunks of 64 k per lane step: 3 / 2 (M <= 8 / M <= 16); block-scaled (kBC > 0), whole blocks: 4 (kDeep) or 2.
 template <int kMT, int kBC, bool kDeep>
-constexpr int unroll() { return kBC ? (kDeep ? 4 : 2) : (kMT == 1 ? 3 : 2); }
+constexpr int unroll() { return kDeep ? 4 : kBC ? 2 : (kMT == 1 ? 3 : 2); }
+std::atomic<int> g_plain_unroll{0};  // plain form at M 9..16: 0 the rule (2 chunks), 4 forced (tuning)
+bool plain_deep(int64_t m) { return m > 8 && g_plain_unroll.load(std::memory_order_relaxed) == 4; }
 std::atomic<int> g_block_unroll{0};  // 0: block_unroll()'s rule; 2 / 4 forced (tuning)
 
 // The block-scaled form's step and warps per CTA, from the H100 probes of session 15
@@ -130,7 +132,8 @@ int launch(void const* a, void const* b, void* d, int64_t m, int64_t n, int64_t 
   args.sb_vec = kSbVec && !(scale_flags & 2);
   const int kw = choose_warps_k(m, n, k);
   auto s = static_cast<cudaStream_t>(stream);
-  const cudaError_t err = m <= 8 ? launch_mt<kFp8, TOut, 1>(args, kw, s) : launch_mt<kFp8, TOut, 2>(args, kw, s);
+  const cudaError_t err = m <= 8 ? launch_mt<kFp8, TOut, 1>(args, kw, s)
+                          : plain_deep(m) ? launch_mt<kFp8, TOut, 2, 0, true>(args, kw, s) : launch_mt<kFp8, TOut, 2>(args, kw, s);
   if (err != cudaSuccess) return fail(std::string("gemv_w8a8: launch failed: ") + cudaGetErrorString(err));
   return 0;
 }
@@ -157,7 +160,7 @@ std::string gemv_w8a8_last_error() { return g_last_error; }
 
 std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k, int64_t block) {
   const int64_t kw = block ? choose_block_warps(m, n, k) : choose_warps_k(m, n, k);
-  const int64_t unroll = block ? block_unroll(m, n) : (m <= 8 ? 3 : 2);  // launch_mt's unroll<>()
+  const int64_t unroll = block ? block_unroll(m, n) : (m <= 8 ? 3 : plain_deep(m) ? 4 : 2);  // launch_mt's unroll<>()
   return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, unroll};
 }
 
@@ -218,6 +221,8 @@ int gemv_block_launch(GemvBlockCall const& c) {
   if (err != cudaSuccess) return fail(std::string("gemv_block: launch failed: ") + cudaGetErrorString(err));
   return 0;
 }
+
+void gemv_w8a8_set_unroll(int64_t unroll) { g_plain_unroll.store(unroll == 4 ? 4 : 0); }
 
 void gemv_block_set_unroll(int64_t unroll) { g_block_unroll.store(unroll == 2 || unroll == 4 ? static_cast<int>(unroll) : 0); }
 

@@ -134,12 +134,12 @@ __device__ __forceinline__ void epilogue(GemvArgs const& p, const Acc* red, int 
 
 // kUnroll chunks of 64 k per lane per step: 32 bytes of weight per chunk, so 1-2 KB per warp in flight
 // for each of the 16-32 warps an SM holds (launch bounds: 1024 threads per SM, <= 64 registers; the
-// block-scaled form, with a second accumulator and the step's scales, 768, or 512 at 4 chunks per step,
+// block-scaled form, with a second accumulator and the step's scales, 768; either form at 4 chunks per step 512,
 // where fewer spill: ptxas -v, nvcc 13.0).
 // kBC: 0 for per-token / per-channel scales, else chunks per scale block (1: block 64, 2: block 128); a step
 // is then kUnroll / kBC whole blocks.
 template <int kBC, int kUnroll>
-constexpr int threads_per_sm() { return kBC == 0 ? 1024 : kUnroll > 2 ? 512 : 768; }
+constexpr int threads_per_sm() { return kUnroll == 4 ? 512 : kBC == 0 ? 1024 : 768; }
 
 template <bool kFp8, typename TOut, int kMT, int kWarpsK, int kUnroll, int kBC = 0>
 __global__ void __launch_bounds__(kWarpsK * 32, threads_per_sm<kBC, kUnroll>() / (kWarpsK * 32))
