@@ -26,12 +26,18 @@ int fail(std::string text) {
 // tools/results/h100-2026-11-24/session10/call2: gemv_bench.log and bd/decode.md, warps 4 / 8 / 16): 8 is best or
 // within 2% wherever ceil(N / 16) * 8 warps reach 7168 (M <= 8) or 4096 (M 9..16); below that 16 is best
 // (1 x 8192^2: 27.3 us against 28.6 at 8; 1 x 4096 x 14336: 24.8 against 27.5; 1 x 28672 x 4096: 44.8 at 8 against
-// 47.6 at 4). Fewer when K gives a warp under 2 chunks.
+// 47.6 at 4). Fewer when K gives a warp under 2 chunks. M 9..16 takes 4 chunks per step (plain_deep) with 8 warps,
+// or 4 where 8 would give a warp fewer than two steps: session 15 (tools/results/h100-2026-11-26/session15/call6/
+// probe_plain_gemv.log, int8 and e4m3, M 12 / 16, five shapes): 8 warps best or within 1.5% of the best at 4 chunks,
+// which beat the 2-chunk rule at every shape (int8 16 x 8192^2 26.5 -> 25.9 us, 16 x 4096 x 14336 23.9 -> 23.1,
+// 16 x 28672 x 4096 43.5 -> 41.4; e4m3 27.9 -> 26.6, 24.6 -> 23.6, 47.1 -> 42.4).
+bool plain_deep(int64_t m);
 int choose_warps_k(int64_t m, int64_t n, int64_t k) {
   const int forced = g_warps_k_override.load(std::memory_order_relaxed);
   if (forced) return forced;
   const int64_t ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
   const int64_t chunks = (k + cg_gemv::kChunk - 1) / cg_gemv::kChunk;
+  if (plain_deep(m)) return chunks >= 8 * 2 * 4 ? 8 : 4;
   int kw = ctas * 8 >= (m <= 8 ? 7168 : 4096) ? 8 : 16;
   while (kw > 4 && chunks < 2 * kw) kw /= 2;
   return kw;
@@ -40,8 +46,8 @@ int choose_warps_k(int64_t m, int64_t n, int64_t k) {
 // Chunks of 64 k per lane step: 3 / 2 (M <= 8 / M <= 16); block-scaled (kBC > 0), whole blocks: 4 (kDeep) or 2.
 template <int kMT, int kBC, bool kDeep>
 constexpr int unroll() { return kDeep ? 4 : kBC ? 2 : (kMT == 1 ? 3 : 2); }
-std::atomic<int> g_plain_unroll{0};  // plain form at M 9..16: 0 the rule (2 chunks), 4 forced (tuning)
-bool plain_deep(int64_t m) { return m > 8 && g_plain_unroll.load(std::memory_order_relaxed) == 4; }
+std::atomic<int> g_plain_unroll{0};  // plain form at M 9..16: 0 the rule (4 chunks), 2 forced (comparison)
+bool plain_deep(int64_t m) { return m > 8 && g_plain_unroll.load(std::memory_order_relaxed) != 2; }
 std::atomic<int> g_block_unroll{0};  // 0: block_unroll()'s rule; 2 / 4 forced (tuning)
 
 // The block-scaled form's step and warps per CTA, from the H100 probes of session 15
@@ -222,7 +228,7 @@ int gemv_block_launch(GemvBlockCall const& c) {
   return 0;
 }
 
-void gemv_w8a8_set_unroll(int64_t unroll) { g_plain_unroll.store(unroll == 4 ? 4 : 0); }
+void gemv_w8a8_set_unroll(int64_t unroll) { g_plain_unroll.store(unroll == 2 ? 2 : 0); }
 
 void gemv_block_set_unroll(int64_t unroll) { g_block_unroll.store(unroll == 2 || unroll == 4 ? static_cast<int>(unroll) : 0); }
 

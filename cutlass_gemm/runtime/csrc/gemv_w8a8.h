@@ -43,7 +43,8 @@ struct GemvBlockCall {
 // Launches it: 0, or a nonzero code with the message in gemv_w8a8_last_error().
 int gemv_block_launch(GemvBlockCall const& call);
 
-// Chunks per lane step of the plain form at M 9..16: 4 forced (tuning) or 0 (the rule: 2).
+// Chunks per lane step of the plain form at M 9..16: 2 forced (the rule before session 15, for comparison) or 0
+// (the rule: 4).
 void gemv_w8a8_set_unroll(int64_t unroll);
 
 // Chunks per lane step of the block-scaled form, 2 or 4, forced for every M (tuning); 0 restores the rule.
