@@ -1,4 +1,4 @@
-# Session 15 call 7 (2026-11-26), carry [".whl", "devtmp/cache_s15"]: the plain W8A8 decode GEMV with 4 chunks per step
+# Session 15 call 7 (H100 rerun of call7_h200) (2026-11-26), carry [".whl", "devtmp/cache_s15"]: the plain W8A8 decode GEMV with 4 chunks per step
 # at M 9..16 (the rule since call 6's probe) and e4m3 taken at every N up to M = 16 (heuristics.GEMV): the decode
 # benchmark (GEMV against the CUTLASS tile and torch._scaled_mm in one process, the tile kernels carried), the GEMV
 # GPU tests, the block-GEMV tests.
