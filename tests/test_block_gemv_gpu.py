@@ -69,7 +69,7 @@ def test_int8_strided_scales_unroll_variant_and_plan():
     assert ext.gemv_w8a8_plan(12, n, k, block)[3] == 4 and ext.gemv_w8a8_plan(12, 28672, k, block)[3] == 2
     for forced in (2, 4):  # other loads in flight per step, the same blocks folded in the same order: the same bits
         try:
-            ext.gemv_block_set_unroll(forced)
+            ext.gemv_set_step(forced)
             assert ext.gemv_w8a8_plan(m, n, k, block)[3] == forced
             assert torch.equal(cutlass_gemm.scaled_mm_blockwise_int8(a, b, sa, sb), y)
             a16, b16, sa16, sb16 = _operands(16, n, k, block, seed=22)
@@ -77,7 +77,7 @@ def test_int8_strided_scales_unroll_variant_and_plan():
             pre, absum = _ref(a16, b16, sa16, sb16, None, block)
             _check_int8(y16, pre, absum, torch.bfloat16, None, f"M=16 unroll {forced}")
         finally:
-            ext.gemv_block_set_unroll(0)
+            ext.gemv_set_step(0)
 
 
 @pytest.mark.parametrize("op", ["int8", "fp8"])
@@ -160,7 +160,7 @@ def test_fp8_layer_decode_compile_graph_no_sync_opcheck():
                           test_utils=("test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic"))
 
 
-def test_int8_layer_decode_matches_reference():
+def test_int8_layer_decode_close_to_the_float_layer():
     _ext()
     torch.manual_seed(2)
     lin = torch.nn.Linear(4096, 1000).cuda().half()

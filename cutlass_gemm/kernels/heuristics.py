@@ -124,7 +124,7 @@ class GemvRow:
 #: at M <= 8 (1x8192x8192 28.4 / 28.8, 8x4096x14336 25.6 / 33.4), but at M 9..16 only up to N = 4096
 #: (16x4096x14336 26.1 / 32.1; 16x8192x8192 30.0 / 28.7 and 16x14336x4096 27.1 / 26.7 favour the tile: the e4m3
 #: mma.sync of two activation tiles costs more issue slots than the int8 one). Session 15 gave M 9..16 4 chunks per
-#: step (gemv_w8a8.cu plain_deep; session15/call6/probe_plain_gemv.log: e4m3 16x8192x8192 27.9 -> 26.6 us,
+#: step (gemv_w8a8.cu step_of; session15/call6/probe_plain_gemv.log: e4m3 16x8192x8192 27.9 -> 26.6 us,
 #: 16x14336x4096 24.9 -> 24.0, 16x28672x4096 47.1 -> 42.4), so e4m3 takes it at every N too; the GEMV against the
 #: tile in one process: session15/call7/decode.md. SM80 is not measured: no rows.
 GEMV: Dict[int, List[GemvRow]] = {90: [GemvRow(16, ("int8", "e4m3"))]}

@@ -17,7 +17,8 @@
 
 Every argument is checked before any kernel runs (InvalidArgumentError naming it); CUDA needs an SM90 GPU
 (UnsupportedDeviceError elsewhere: the mainloop is wgmma-only). At M <= 16 the extension's block-scaled decode
-GEMV (runtime/csrc/gemv_w8a8.cuh) serves the call instead of CUTLASS (CUTLASS_GEMM_GEMV=0 keeps CUTLASS). CPU tensors run the float64 reference
+GEMV (runtime/csrc/gemv_w8a8.cuh) serves the call instead of CUTLASS (CUTLASS_GEMM_GEMV=0 keeps CUTLASS).
+CPU tensors run the float64 reference
 (`cutlass_gemm.quant.blockwise.blockwise_reference`). The CUDA path never reads a tensor value on the host.
 """
 from __future__ import annotations
@@ -29,7 +30,6 @@ import torch
 from ..errors import InvalidArgumentError, UnsupportedDeviceError
 from ..kernels import activations, gemv
 from ..kernels.blockwise import BLOCK, select_config
-from ..runtime import extension
 from ..runtime import gemv as gemv_runtime
 from ..quant.blockwise import blockwise_reference
 
@@ -155,20 +155,12 @@ def _plan(dev, m, n, k, out_dtype, act, major):
     return plan
 
 
-def _gemv_extension():
-    """The extension when the decode GEMV serves M <= 16 (CUTLASS_GEMM_GEMV=0 keeps the CUTLASS kernels)."""
-    if not gemv_runtime.enabled():
-        return None
-    ext = extension.load()
-    return ext if ext is not None and hasattr(ext, "block_gemv") else None
-
-
 def _run_cuda(a, b, scale_a, scale_b, bias, out_dtype, act, m, n, k, major) -> Tensor:
     dev = a.get_device()
     _check_device(dev)
     check_pointers(a, b, bias)
     if 0 < m <= gemv.MAX_M:
-        ext = _gemv_extension()
+        ext = gemv_runtime.block_module()
         if ext is not None:  # decode: the block-scaled GEMV streams the weight (runtime/csrc/gemv_w8a8.cuh)
             return ext.block_gemv(a, b.t(), scale_a, scale_b, bias, out_dtype, BLOCK, 7, activations.EXT_CODES[act])
     out = torch.empty((m, n), dtype=out_dtype, device=a.device)

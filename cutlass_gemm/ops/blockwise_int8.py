@@ -36,7 +36,6 @@ from ..runtime import gemv as gemv_runtime
 Tensor = torch.Tensor
 BLOCK_SIZES = (64, 128)
 _HALF = (torch.float16, torch.bfloat16)
-ACT_CODES = activations.EXT_CODES  # the kernels' activation codes
 _I32 = 2 ** 31
 
 
@@ -146,13 +145,13 @@ def _impl(a, b, scale_a, scale_b, bias, out_dtype, activation, block_size):
         return reference(a, b, scale_a, scale_b, bias, out_dtype, act, block_size, torch.float32)
     if a.shape[0] == 0:
         return torch.empty((0, b.shape[0]), dtype=out_dtype, device=a.device)
-    if a.shape[0] <= gemv.MAX_M and gemv_runtime.enabled() and hasattr(ext, "block_gemv"):
+    if a.shape[0] <= gemv.MAX_M and gemv_runtime.block_module() is not None:
         # decode: the block-scaled GEMV streams the weight (runtime/csrc/gemv_w8a8.cuh); CUTLASS_GEMM_GEMV=0 keeps
         # the tiled kernel (for comparison)
         return ext.block_gemv(_aligned_rows(a), _aligned_rows(b), scale_a, scale_b, bias, out_dtype, block_size, 0,
-                              ACT_CODES[act])
+                              activations.EXT_CODES[act])
     return ext.bi8_gemm(_aligned_rows(a), _aligned_rows(b), scale_a, scale_b, bias, out_dtype, block_size,
-                        ACT_CODES[act], 0)
+                        activations.EXT_CODES[act], 0)
 
 
 # ------------------------------------------------------------------------------------ registration

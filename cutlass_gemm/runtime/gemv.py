@@ -77,6 +77,12 @@ def kernel(config: GemvConfig) -> Optional[GemvKernel]:
     return hit
 
 
+def block_module():
+    """The extension, when its block-scaled GEMV serves the per-block ops at M <= 16 (scaled_mm_blockwise_int8,
+    scaled_mm_blockwise); None when the GEMV is switched off (CUTLASS_GEMM_GEMV=0) or the extension is unavailable."""
+    return extension.load() if enabled() else None
+
+
 def set_warps_k(warps_k: int) -> None:
     """Force the warps splitting K per CTA (4, 8 or 16) for tuning; 0 restores the automatic choice."""
     module = extension.load()

@@ -292,8 +292,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("gemv_w8a8_last_error", &cg::gemv_w8a8_last_error, "message of this thread's last failed GEMV launch");
   m.def("gemv_w8a8_plan", &cg::gemv_w8a8_plan, "GEMV launch of an (m, n, k) call: (warps per CTA, CTAs, threads, unroll)",
         py::arg("m"), py::arg("n"), py::arg("k"), py::arg("block") = 0);
-  m.def("gemv_w8a8_set_unroll", &cg::gemv_w8a8_set_unroll, "plain GEMV's chunks per step at M 9..16: 2 forced, 0 = the rule (4)");
-  m.def("gemv_block_set_unroll", &cg::gemv_block_set_unroll, "block-scaled GEMV's chunks per step, forced (2 or 4; 0 = the rule)");
+  m.def("gemv_set_step", &cg::gemv_set_step, "GEMV chunks per step, forced (2 or 4; 0 = the rule): block form, plain at M 9..16");
   m.def("block_gemv", &cg::block_gemv, "block-scaled W8A8 decode GEMV, M <= 16 (per-block int8, blockwise fp8)");
   m.def("gemv_w8a8_set_warps_k", &cg::gemv_w8a8_set_warps_k, "force the GEMV's warps per CTA (4/8/16; 0 = automatic)");
   m.def("run", &run, "fast eager path; None when the Python path must handle the call");

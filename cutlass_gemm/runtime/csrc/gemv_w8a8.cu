@@ -22,50 +22,6 @@ int fail(std::string text) {
   return 1;
 }
 
-// Warps splitting K per CTA (a CTA owns 16 weight rows; 1024 threads per SM). Measured on the H100 (int8,
-// tools/results/h100-2026-11-24/session10/call2: gemv_bench.log and bd/decode.md, warps 4 / 8 / 16): 8 is best or
-// within 2% wherever ceil(N / 16) * 8 warps reach 7168 (M <= 8) or 4096 (M 9..16); below that 16 is best
-// (1 x 8192^2: 27.3 us against 28.6 at 8; 1 x 4096 x 14336: 24.8 against 27.5; 1 x 28672 x 4096: 44.8 at 8 against
-// 47.6 at 4). Fewer when K gives a warp under 2 chunks. M 9..16 takes 4 chunks per step (plain_deep) with 8 warps,
-// or 4 where 8 would give a warp fewer than two steps: session 15 (tools/results/h100-2026-11-26/session15/call6/
-// probe_plain_gemv.log, int8 and e4m3, M 12 / 16, five shapes): 8 warps best or within 1.5% of the best at 4 chunks,
-// which beat the 2-chunk rule at every shape (int8 16 x 8192^2 26.5 -> 25.9 us, 16 x 4096 x 14336 23.9 -> 23.1,
-// 16 x 28672 x 4096 43.5 -> 41.4; e4m3 27.9 -> 26.6, 24.6 -> 23.6, 47.1 -> 42.4).
-bool plain_deep(int64_t m);
-int choose_warps_k(int64_t m, int64_t n, int64_t k) {
-  const int forced = g_warps_k_override.load(std::memory_order_relaxed);
-  if (forced) return forced;
-  const int64_t ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
-  const int64_t chunks = (k + cg_gemv::kChunk - 1) / cg_gemv::kChunk;
-  if (plain_deep(m)) return chunks >= 8 * 2 * 4 ? 8 : 4;
-  int kw = ctas * 8 >= (m <= 8 ? 7168 : 4096) ? 8 : 16;
-  while (kw > 4 && chunks < 2 * kw) kw /= 2;
-  return kw;
-}
-
-// Chunks of 64 k per lane step: 3 / 2 (M <= 8 / M <= 16); block-scaled (kBC > 0), whole blocks: 4 (kDeep) or 2.
-template <int kMT, int kBC, bool kDeep>
-constexpr int unroll() { return kDeep ? 4 : kBC ? 2 : (kMT == 1 ? 3 : 2); }
-std::atomic<int> g_plain_unroll{0};  // plain form at M 9..16: 0 the rule (4 chunks), 2 forced (comparison)
-bool plain_deep(int64_t m) { return m > 8 && g_plain_unroll.load(std::memory_order_relaxed) != 2; }
-std::atomic<int> g_block_unroll{0};  // 0: block_unroll()'s rule; 2 / 4 forced (tuning)
-
-// The block-scaled form's step and warps per CTA, from the H100 probes of session 15
-// (tools/results/h100-2026-11-26/session15/call1 and call2, probe_block_gemv.log: int8 B = 64 / 128 and e4m3,
-// M = 1..16, five LLM shapes, 2 or 4 chunks per step x 4 / 8 / 16 warps). It keeps more registers per thread than the
-// plain form (a block's partial beside the running sum, the step's scales), so its CTAs are fewer per SM and 16 warps
-// was never the best. 4 chunks per step (two CTAs of 8 warps per SM at M 9..16) with 8 warps, or 4 where 8 would get
-// a warp fewer than two steps (K < 4096: 7168 x 2048 int8 8.0 vs 8.4 us at M = 1, 8.6 vs 9.1 at M = 16); at M 9..16
-// and more than four such CTAs per SM (N / 16 > 4 x SMs: 28672 x 4096) 2 chunks per step and 8 warps, or 4 warps where
-// N / 16 CTAs need one to two waves of 8-warp CTAs at three per SM (16 x 28672 x 4096 int8 43.5 us against 44.9 at
-// 4 chunks; call 1: 16 x 8192^2 with 2 chunks, 28.1 us at 4 warps against 33.1 at 8).
-int sm_count();
-int block_unroll(int64_t m, int64_t n) {
-  const int forced = g_block_unroll.load(std::memory_order_relaxed);
-  if (forced) return forced;
-  const int64_t ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
-  return m <= 8 || ctas <= 4 * static_cast<int64_t>(sm_count()) ? 4 : 2;
-}
 int sm_count() {
   static int cache[64] = {};  // per device; 0 unknown
   int dev = 0;
@@ -77,15 +33,51 @@ int sm_count() {
   }
   return cache[dev];
 }
-int choose_block_warps(int64_t m, int64_t n, int64_t k) {
+
+// Chunks of 64 K per lane step of a call, asked by the launchers and the plan (both forms; kDeep = 4 chunks).
+// Plain form: 3 at M <= 8, 4 at M 9..16 (session 15: tools/results/h100-2026-11-26/session15/call6/
+// probe_plain_gemv.log, int8 and e4m3, M 12 / 16, five shapes: 4 chunks beat the former 2 at every shape, int8
+// 16 x 8192^2 26.5 -> 25.9 us, 16 x 4096 x 14336 23.9 -> 23.1, 16 x 28672 x 4096 43.5 -> 41.4; e4m3 27.9 -> 26.6,
+// 24.6 -> 23.6, 47.1 -> 42.4). Block-scaled form (session15/call1 and call2, probe_block_gemv.log: int8 B = 64 / 128
+// and e4m3, M = 1..16, five LLM shapes, 2 or 4 chunks x 4 / 8 / 16 warps): 4, but 2 at M 9..16 where N / 16 CTAs
+// exceed four per SM (16 x 28672 x 4096 int8 43.5 us against 44.9 at 4 chunks). g_step forces 2 or 4 (tuning).
+std::atomic<int> g_step{0};
+int step_of(int64_t m, int64_t n, bool block) {
+  const int forced = g_step.load(std::memory_order_relaxed);
+  if (!block) return m <= 8 ? 3 : (forced ? forced : 4);  // the plain form's M <= 8 kernel has one depth
+  if (forced) return forced;
+  const int64_t ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
+  return m <= 8 || ctas <= 4 * static_cast<int64_t>(sm_count()) ? 4 : 2;
+}
+
+// Warps splitting K per CTA (a CTA owns 16 weight rows). At 4 chunks per step (either form; two CTAs of 8 warps
+// per SM at its register count): 8, or 4 where 8 would give a warp fewer than two steps (K < 4096: block form
+// 7168 x 2048 int8 8.0 vs 8.3 us at M = 1, 8.6 vs 9.1 at M = 16; plain form: 8 warps best or within 1.5%, call 6).
+// The block form at 2 chunks: 8, or 4 where N / 16 CTAs need one to two waves of 8-warp CTAs at three per SM
+// (call 1: 16 x 8192^2, 28.1 us at 4 warps against 33.1 at 8; 16 warps was never the best for it). The plain form at
+// 3 chunks (M <= 8), measured on the H100 (int8, tools/results/h100-2026-11-24/session10/call2: gemv_bench.log and
+// bd/decode.md, warps 4 / 8 / 16): 8 is best or within 2% wherever ceil(N / 16) * 8 warps reach 7168 (4096 at
+// M 9..16 with 2 chunks); below that 16 is best (1 x 8192^2: 27.3 us against 28.6 at 8; 1 x 4096 x 14336: 24.8
+// against 27.5; 1 x 28672 x 4096: 44.8 at 8 against 47.6 at 4); fewer when K gives a warp under 2 chunks.
+int choose_warps(int64_t m, int64_t n, int64_t k, bool block) {
   const int forced = g_warps_k_override.load(std::memory_order_relaxed);
   if (forced) return forced;
-  const int64_t chunks = k / cg_gemv::kChunk, ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
-  const int step = block_unroll(m, n);
+  const int64_t ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
+  const int64_t chunks = (k + cg_gemv::kChunk - 1) / cg_gemv::kChunk;
+  const int step = step_of(m, n, block);
   if (step == 4) return chunks >= 8 * 2 * step ? 8 : 4;
-  const int64_t slots = 3 * static_cast<int64_t>(sm_count());
-  return ctas > slots && ctas <= 2 * slots ? 4 : 8;
+  if (block) {
+    const int64_t slots = 3 * static_cast<int64_t>(sm_count());
+    return ctas > slots && ctas <= 2 * slots ? 4 : 8;
+  }
+  int kw = ctas * 8 >= (m <= 8 ? 7168 : 4096) ? 8 : 16;  // (M 9..16 here only when forced to 2 chunks)
+  while (kw > 4 && chunks < 2 * kw) kw /= 2;
+  return kw;
 }
+
+// The kernel's chunks per step: 4 with kDeep, else 2 (block-scaled; whole blocks) or 3 / 2 (plain, M <= 8 / M 9..16).
+template <int kMT, int kBC, bool kDeep>
+constexpr int unroll() { return kDeep ? 4 : kBC ? 2 : (kMT == 1 ? 3 : 2); }
 
 template <bool kFp8, typename TOut, int kMT, int kBC = 0, bool kDeep = false>
 cudaError_t launch_mt(cg_gemv::GemvArgs const& a, int kw, cudaStream_t s) {
@@ -136,10 +128,11 @@ int launch(void const* a, void const* b, void* d, int64_t m, int64_t n, int64_t 
   args.k = static_cast<int>(k);
   args.sa_vec = kSaVec && !(scale_flags & 1);
   args.sb_vec = kSbVec && !(scale_flags & 2);
-  const int kw = choose_warps_k(m, n, k);
+  const int kw = choose_warps(m, n, k, false);
   auto s = static_cast<cudaStream_t>(stream);
   const cudaError_t err = m <= 8 ? launch_mt<kFp8, TOut, 1>(args, kw, s)
-                          : plain_deep(m) ? launch_mt<kFp8, TOut, 2, 0, true>(args, kw, s) : launch_mt<kFp8, TOut, 2>(args, kw, s);
+                          : step_of(m, n, false) == 4 ? launch_mt<kFp8, TOut, 2, 0, true>(args, kw, s)
+                                                      : launch_mt<kFp8, TOut, 2>(args, kw, s);
   if (err != cudaSuccess) return fail(std::string("gemv_w8a8: launch failed: ") + cudaGetErrorString(err));
   return 0;
 }
@@ -165,9 +158,8 @@ int64_t gemv_w8a8_address(bool fp8, bool bf16, bool sa_vec, bool sb_vec) {
 std::string gemv_w8a8_last_error() { return g_last_error; }
 
 std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k, int64_t block) {
-  const int64_t kw = block ? choose_block_warps(m, n, k) : choose_warps_k(m, n, k);
-  const int64_t unroll = block ? block_unroll(m, n) : (m <= 8 ? 3 : plain_deep(m) ? 4 : 2);  // launch_mt's unroll<>()
-  return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, unroll};
+  const int64_t kw = choose_warps(m, n, k, block != 0);
+  return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, step_of(m, n, block != 0)};
 }
 
 // The block-scaled form (the per-block int8 op and the blockwise fp8 op at M <= 16). The torch glue
@@ -205,15 +197,16 @@ int gemv_block_launch(GemvBlockCall const& c) {
   args.sb_cs = c.sb_cs;
   args.sb_shift = c.sb_shift;
   args.act = c.act;
-  const int kw = choose_block_warps(c.m, c.n, c.k);
+  const int kw = choose_warps(c.m, c.n, c.k, true);
   auto s = static_cast<cudaStream_t>(c.stream);
   auto go = [&](auto fp8, auto out) -> cudaError_t {
     constexpr bool kF = decltype(fp8)::value;
     using TOut = decltype(out);
-    const bool deep = block_unroll(c.m, c.n) == 4;
+    const bool deep = step_of(c.m, c.n, true) == 4;
     auto rows = [&](auto bc) -> cudaError_t {  // m8 tiles x step
       constexpr int kB = decltype(bc)::value;
-      if (c.m <= 8) return deep ? launch_mt<kF, TOut, 1, kB, true>(args, kw, s) : launch_mt<kF, TOut, 1, kB>(args, kw, s);
+      if (c.m <= 8)
+        return deep ? launch_mt<kF, TOut, 1, kB, true>(args, kw, s) : launch_mt<kF, TOut, 1, kB>(args, kw, s);
       return deep ? launch_mt<kF, TOut, 2, kB, true>(args, kw, s) : launch_mt<kF, TOut, 2, kB>(args, kw, s);
     };
     if (c.block == 64) {
@@ -228,9 +221,7 @@ int gemv_block_launch(GemvBlockCall const& c) {
   return 0;
 }
 
-void gemv_w8a8_set_unroll(int64_t unroll) { g_plain_unroll.store(unroll == 2 ? 2 : 0); }
-
-void gemv_block_set_unroll(int64_t unroll) { g_block_unroll.store(unroll == 2 || unroll == 4 ? static_cast<int>(unroll) : 0); }
+void gemv_set_step(int64_t step) { g_step.store(step == 2 || step == 4 ? static_cast<int>(step) : 0); }
 
 void gemv_w8a8_set_warps_k(int64_t warps_k) {
   g_warps_k_override.store(warps_k == 4 || warps_k == 8 || warps_k == 16 ? static_cast<int>(warps_k) : 0);

@@ -43,12 +43,9 @@ struct GemvBlockCall {
 // Launches it: 0, or a nonzero code with the message in gemv_w8a8_last_error().
 int gemv_block_launch(GemvBlockCall const& call);
 
-// Chunks per lane step of the plain form at M 9..16: 2 forced (the rule before session 15, for comparison) or 0
-// (the rule: 4).
-void gemv_w8a8_set_unroll(int64_t unroll);
-
-// Chunks per lane step of the block-scaled form, 2 or 4, forced for every M (tuning); 0 restores the rule.
-void gemv_block_set_unroll(int64_t unroll);
+// Force the chunks of 64 K per lane step, 2 or 4, for every call the choice applies to (the block-scaled form at any
+// M, the plain form at M 9..16) for tuning and comparison; 0 restores the rule.
+void gemv_set_step(int64_t step);
 
 // Force the number of warps splitting K (both forms) (4, 8 or 16) for tuning; 0 restores the automatic choice.
 void gemv_w8a8_set_warps_k(int64_t warps_k);
