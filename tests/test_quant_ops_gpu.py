@@ -80,6 +80,24 @@ def test_per_token_and_per_tensor_bit_exact(shape, in_dtype, qtype):
 
 
 @pytest.mark.parametrize("in_dtype", IN_DTYPES)
+@pytest.mark.parametrize("shape", [(3, 4096), (300, 4096), (260, 8192), (3, 20000), (7, 101)])
+def test_asym_saturates_a_range_of_256_steps(in_dtype, shape):
+    """Rows whose rounded range spans 256 steps: +-127.5 (scale 1: rint gives -128 and 128, so the 127.5 must
+    saturate to 127, not wrap to -128) and power-of-two multiples of it, between random rows, on every row-kernel
+    path (few rows, many rows, long rows re-read, the scalar path); bit-exact with the reference."""
+    rows, k = shape
+    x = _x(shape, torch.float32, seed=5)
+    pattern = torch.tensor([127.5, -127.5, 3.0, 0.5, -0.5, 126.5, -126.5, 1.5], device="cuda")
+    tiled = pattern.repeat(k // 8 + 1)[:k]
+    for r, mult in ((0, 1.0), (rows // 2, 2.0 ** -9), (rows - 1, 2.0 ** 6)):
+        x[r] = tiled * mult
+    x = x.to(in_dtype)
+    q, s, z = cg.quantize_per_token_asym(x)
+    assert int(q[0, 0]) == 127 and int(q[0, 1]) == -128, "the tie row saturates to 127"
+    _compare(cg.quantize_per_token_asym, x, f"asym saturation {shape}")
+
+
+@pytest.mark.parametrize("in_dtype", IN_DTYPES)
 @pytest.mark.parametrize("qtype", [torch.int8, FP8])
 def test_many_rows_bit_exact(in_dtype, qtype):
     """1536 rows of 4096 (12-24 MiB): several CTAs per SM, more than one wave."""

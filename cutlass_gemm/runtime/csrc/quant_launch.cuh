@@ -132,7 +132,8 @@ void launch_rows(RowArgs const& a, cudaStream_t s) {
   // RMSNorm without a residual is short of issue slots, not of bandwidth (two reductions, the norm, one
   // read and one write per value): 8 vectors per thread, half the threads per row, halves the per-thread
   // reduction and scale arithmetic per value (session9/call3/qt10.log: 2048 x 8192 28.4 -> 24.3 us,
-  // 4096 x 8192 50.6 -> 42.8 us; with a residual, and for the other modes, it was slower). The sum of
+  // 4096 x 8192 50.6 -> 42.8 us; with a residual, and for the other modes, it was slower; again in
+  // session16/call1/qt16.log: 4-vector kernels 6-14% slower at 2048 x 4096 .. 8192 x 8192). The sum of
   // squares is then added in another order: results agree with the reference to its rounding.
   if constexpr (kMode == RowMode::kRmsNorm && kVec == 8) {
     if (a.residual == nullptr && a.rows > kFewRows && (nvec == 8 * 64 || nvec == 8 * 128)) {
