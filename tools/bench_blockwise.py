@@ -20,7 +20,6 @@ Frobenius error, flagged above 5e-2). Device time: CUDA events around batches be
 output bytes) / measured copy bandwidth / time (the decode target: >= 80 %).
 """
 import os
-import sys
 from unittest import mock
 
 import torch
