@@ -160,8 +160,8 @@ def test_leading_dims_strides_and_unaligned_views(in_dtype):
 
 @pytest.mark.parametrize("in_dtype", IN_DTYPES)
 @pytest.mark.parametrize("qtype", [torch.int8, FP8])
-# 300 rows (> kFewRows in quant_launch.cuh) at K = 4096 / 8192: the many-row kernels, without a residual the
-# 8-vectors-per-thread one
+# 300 rows (> kFewRows in quant_launch.cuh) at K = 4096 / 8192: the many-row kernels (every slot filled: the
+# exact variant)
 @pytest.mark.parametrize("rows,k", [(13, 4096), (13, 100), (13, 20000), (300, 4096), (300, 8192)])
 def test_rms_norm_quantize(in_dtype, qtype, rows, k):
     g = torch.Generator(device="cuda").manual_seed(k)

@@ -82,24 +82,27 @@ __device__ __forceinline__ float scale_from_amax(float amax, float qmax, bool fi
 }
 
 // The reference's asymmetric rule: range widened to contain 0, scale = range / 255, then nudged
-// down one ulp at a time until max and min land on 127 and -128.
-__device__ __forceinline__ void scale_azp_from_range(float mn, float mx, bool finite, float* scale, int32_t* azp) {
-  if (!finite) { *scale = nan_f(); *azp = 0; return; }
+// down one ulp at a time until max and min land on 127 and -128. *inv: the correctly rounded reciprocal
+// of the final scale (the loop has it already; the quantization multiplies by it).
+__device__ __forceinline__ void scale_azp_from_range(float mn, float mx, bool finite, float* scale, int32_t* azp, float* inv) {
+  if (!finite) { *scale = nan_f(); *azp = 0; *inv = nan_f(); return; }
   mn = fminf(mn, 0.0f);
   mx = fmaxf(mx, 0.0f);
   double rng = static_cast<double>(mx) - static_cast<double>(mn);
   bool degenerate = rng == 0.0;
   float s = degenerate ? 1.0f : fmaxf(__double2float_rn(__ddiv_rn(rng, 255.0)), FLT_MIN);
-  float lo = 0.0f;
+  float lo = 0.0f, r = 1.0f;
+  bool fits = degenerate;
   for (int i = 0; i < 64 && !degenerate; ++i) {
-    float inv = __frcp_rn(s);
-    lo = rintf(__fmul_rn(mn, inv));
-    float hi = rintf(__fmul_rn(mx, inv));
-    if (hi - lo >= 255.0f) break;
+    r = __frcp_rn(s);
+    lo = rintf(__fmul_rn(mn, r));
+    float hi = rintf(__fmul_rn(mx, r));
+    if (hi - lo >= 255.0f) { fits = true; break; }
     s = nextafterf(s, 0.0f);
   }
   *scale = s;
   *azp = degenerate ? 0 : static_cast<int32_t>(-128.0f - lo);
+  *inv = fits ? r : __frcp_rn(s);  // not `fits`: 64 nudges without landing (never seen), s moved past r's
 }
 
 // ------------------------------------------------------------------------------------ vectors
@@ -117,7 +120,12 @@ constexpr bool kPaired = sizeof(TIn) == 2 && kVec % 2 == 0;
 template <typename T2> __device__ __forceinline__ T2 as_pair(uint32_t w) { return *reinterpret_cast<T2*>(&w); }
 template <typename T2> __device__ __forceinline__ uint32_t pair_bits(T2 v) { return *reinterpret_cast<uint32_t*>(&v); }
 __device__ __forceinline__ float2 pair_to_f2(__half2 v) { return __half22float2(v); }
-__device__ __forceinline__ float2 pair_to_f2(__nv_bfloat162 v) { return __bfloat1622float2(v); }
+// bf16 is float's upper half: the low element is the word shifted up, the high one the word masked (one
+// instruction each; __bfloat1622float2 extracts the high half first, three for the pair). Exact, same bits.
+__device__ __forceinline__ float2 pair_to_f2(__nv_bfloat162 v) {
+  const uint32_t w = pair_bits(v);
+  return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
+}
 template <typename T2> __device__ __forceinline__ T2 pair_from_f(float a, float b);
 template <> __device__ __forceinline__ __half2 pair_from_f<__half2>(float a, float b) { return __floats2half2_rn(a, b); }
 template <> __device__ __forceinline__ __nv_bfloat162 pair_from_f<__nv_bfloat162>(float a, float b) { return __floats2bfloat162_rn(a, b); }
@@ -172,6 +180,14 @@ __device__ __forceinline__ void stats_add_vec(Stats& s, VecT<TIn, kVec> const& v
     for (int k = 1; k < kVec / 2; ++k) a = __hmax2_nan(a, as_pair<T2>(w[k] & 0x7fff7fffu));
     float2 af = pair_to_f2(a);
     s.amax_bits = max(s.amax_bits, max(__float_as_uint(af.x), __float_as_uint(af.y)));
+  } else if constexpr (kPaired<TIn, kVec> && kSum && !kMinMax) {  // widened a pair at a time, summed in order
+    using T2 = typename Pair<TIn>::T2;
+#pragma unroll
+    for (int k = 0; k < kVec / 2; ++k) {
+      const float2 f = pair_to_f2(reinterpret_cast<const T2*>(v.v)[k]);
+      s.sumsq += f.x * f.x;
+      s.sumsq += f.y * f.y;
+    }
   } else {
 #pragma unroll
     for (int e = 0; e < kVec; ++e) stats_add<kMinMax, kSum>(s, to_f(v.v[e]));
@@ -253,10 +269,15 @@ __device__ __forceinline__ Stats block_stats(Stats s) {
 // FLT_MIN floor only shrinks it), which rounds to +-qmax: int8 127 (never -128), fp8 448 (and fp8's
 // satfinite conversion saturates in any case). The row kernels are short of issue slots between their
 // loads and stores; this is 2 of about 5 instructions per value (session9).
-template <bool kAzp, bool kClamp = true>
+//
+// kLow = false drops the lower bound of the azp path where it cannot act: under the asymmetric rule every value
+// x of a row is >= its widened minimum mn, so (inv > 0, rounding monotone) rint(x * inv) >= lo = rint(mn * inv)
+// and rint(x * inv) + azp >= lo + (-128 - lo) = -128. Only the upper bound can act (a range of 256 steps).
+template <bool kAzp, bool kClamp = true, bool kLow = true>
 __device__ __forceinline__ uint32_t int8_bits(float x, float inv, float azp) {
   constexpr float kMagic = 12582912.0f;
   const float y = __fmul_rn(x, inv);
+  if (kAzp && !kLow) return __float_as_uint(fminf(__fadd_rn(rintf(y), azp + kMagic), kMagic + 127.0f));
   if (kAzp) return __float_as_uint(fminf(fmaxf(__fadd_rn(rintf(y), azp + kMagic), kMagic - 128.0f), kMagic + 127.0f));
   if (!kClamp) return __float_as_uint(__fadd_rn(y, kMagic));
   return __float_as_uint(fminf(fmaxf(__fadd_rn(y, kMagic), kMagic - 128.0f), kMagic + 127.0f));
@@ -268,14 +289,27 @@ __device__ __forceinline__ float fp8_clamped(float x, float inv) {
 }
 
 // Four consecutive q values as one little-endian word (element 4k + 0 in the low byte).
-template <typename TQ, bool kAzp, bool kClamp, typename TIn>
-__device__ __forceinline__ uint32_t quant_word(TIn const* x, float inv, float azp) {
-  if constexpr (std::is_same_v<TQ, int8_t>) {
-    return __byte_perm(__byte_perm(int8_bits<kAzp, kClamp>(to_f(x[0]), inv, azp), int8_bits<kAzp, kClamp>(to_f(x[1]), inv, azp), 0x0040),
-                       __byte_perm(int8_bits<kAzp, kClamp>(to_f(x[2]), inv, azp), int8_bits<kAzp, kClamp>(to_f(x[3]), inv, azp), 0x0040), 0x5410);
+// Four values of x (aligned to four) widened to float: 16-bit inputs a pair at a time (pair_to_f2).
+template <typename TIn>
+__device__ __forceinline__ float4 widen4(TIn const* x) {
+  if constexpr (kPaired<TIn, 4>) {
+    using T2 = typename Pair<TIn>::T2;
+    const float2 a = pair_to_f2(reinterpret_cast<const T2*>(x)[0]), b = pair_to_f2(reinterpret_cast<const T2*>(x)[1]);
+    return make_float4(a.x, a.y, b.x, b.y);
   } else {
-    const uint32_t lo = __nv_cvt_float2_to_fp8x2(make_float2(fp8_clamped<kClamp>(to_f(x[0]), inv), fp8_clamped<kClamp>(to_f(x[1]), inv)), __NV_SATFINITE, __NV_E4M3);
-    const uint32_t hi = __nv_cvt_float2_to_fp8x2(make_float2(fp8_clamped<kClamp>(to_f(x[2]), inv), fp8_clamped<kClamp>(to_f(x[3]), inv)), __NV_SATFINITE, __NV_E4M3);
+    return make_float4(to_f(x[0]), to_f(x[1]), to_f(x[2]), to_f(x[3]));
+  }
+}
+
+template <typename TQ, bool kAzp, bool kClamp, bool kLow, typename TIn>
+__device__ __forceinline__ uint32_t quant_word(TIn const* x, float inv, float azp) {
+  const float4 f = widen4(x);
+  if constexpr (std::is_same_v<TQ, int8_t>) {
+    return __byte_perm(__byte_perm(int8_bits<kAzp, kClamp, kLow>(f.x, inv, azp), int8_bits<kAzp, kClamp, kLow>(f.y, inv, azp), 0x0040),
+                       __byte_perm(int8_bits<kAzp, kClamp, kLow>(f.z, inv, azp), int8_bits<kAzp, kClamp, kLow>(f.w, inv, azp), 0x0040), 0x5410);
+  } else {
+    const uint32_t lo = __nv_cvt_float2_to_fp8x2(make_float2(fp8_clamped<kClamp>(f.x, inv), fp8_clamped<kClamp>(f.y, inv)), __NV_SATFINITE, __NV_E4M3);
+    const uint32_t hi = __nv_cvt_float2_to_fp8x2(make_float2(fp8_clamped<kClamp>(f.z, inv), fp8_clamped<kClamp>(f.w, inv)), __NV_SATFINITE, __NV_E4M3);
     return __byte_perm(lo, hi, 0x5410);
   }
 }
@@ -284,19 +318,19 @@ __device__ __forceinline__ uint32_t quant_word(TIn const* x, float inv, float az
 // as 32-bit words and stored as one access: built as bytes in a VecT<int8_t>, nvcc 13.0 unpacked and
 // repacked every byte (about 20 extra instructions per 8 values, in the phase of a row CTA where no
 // memory traffic overlaps them).
-template <typename TQ, bool kAzp, bool kClamp = true, typename TIn, int kVec>
+template <typename TQ, bool kAzp, bool kClamp = true, bool kLow = true, typename TIn, int kVec>
 __device__ __forceinline__ void quant_store(TQ* dst, VecT<TIn, kVec> const& v, float inv, float azp, bool bad) {
   if constexpr (kVec % 4 == 0) {
     struct alignas(kVec) Words { uint32_t w[kVec / 4]; } o;
 #pragma unroll
-    for (int k = 0; k < kVec / 4; ++k) o.w[k] = bad ? 0u : quant_word<TQ, kAzp, kClamp>(v.v + 4 * k, inv, azp);
+    for (int k = 0; k < kVec / 4; ++k) o.w[k] = bad ? 0u : quant_word<TQ, kAzp, kClamp, kLow>(v.v + 4 * k, inv, azp);
     *reinterpret_cast<Words*>(dst) = o;
   } else {
 #pragma unroll
     for (int e = 0; e < kVec; ++e) {
       uint8_t b = 0;
       if (!bad) {
-        if constexpr (std::is_same_v<TQ, int8_t>) b = static_cast<uint8_t>(int8_bits<kAzp, kClamp>(to_f(v.v[e]), inv, azp) & 0xFFu);
+        if constexpr (std::is_same_v<TQ, int8_t>) b = static_cast<uint8_t>(int8_bits<kAzp, kClamp, kLow>(to_f(v.v[e]), inv, azp) & 0xFFu);
         else b = __nv_cvt_float_to_fp8(fp8_clamped<kClamp>(to_f(v.v[e]), inv), __NV_SATFINITE, __NV_E4M3);
       }
       reinterpret_cast<uint8_t*>(dst)[e] = b;

@@ -43,21 +43,6 @@ inline int tensor_smem_vecs_max() {
   return cache[dev] - 1;
 }
 
-template <typename F>
-cudaError_t with_types(InType in, OutType out, F&& f) {
-  auto with_out = [&](auto tin) {
-    if (out == OutType::kInt8) f(tin, int8_t{});
-    else f(tin, __nv_fp8_e4m3{});
-  };
-  switch (in) {
-    case InType::kFloat: with_out(float{}); break;
-    case InType::kHalf: with_out(__half{}); break;
-    case InType::kBFloat16: with_out(__nv_bfloat16{}); break;
-    default: return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
-}
-
 // Threads of the row kernels allowed to be resident per SM (0: as many as registers allow). At ~32
 // registers 16 CTAs of 128 threads fit, so a 2048-row problem starts every row in one wave and no
 // row's writes overlap another's reads; a cap keeps some rows waiting until earlier ones finish.
@@ -119,6 +104,23 @@ int coresident_blocks(K kernel, int threads, int smem = 0) {
   return cache[key] = per_sm * sms;
 }
 
+// One row kernel shape (kCache vectors per thread, kThreads per CTA, min-blocks hint), launched one CTA per
+// row, `capped` by row_threads_per_sm_cap. The variant is picked here: exact (the row fills every slot: no
+// per-vector tests) and, for RMSNorm, with or without a residual.
+template <typename TIn, typename TQ, int kVec, RowMode kMode, int kCache, int kThreads, int kMinBlocks>
+void launch_row_shape(RowArgs const& a, cudaStream_t s, bool capped) {
+  constexpr bool kE = kCache > 0, kR = kMode == RowMode::kRmsNorm;  // the variants that can exist
+  const bool exact = kE && a.cols / kVec == static_cast<int64_t>(kCache) * kThreads;
+  const bool res = kR && a.residual != nullptr;
+  auto go = [&](auto kernel) {
+    kernel<<<static_cast<unsigned>(a.rows), kThreads, capped ? cap_smem(kernel, kThreads) : 0, s>>>(a);
+  };
+  if (exact && res) go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, kE, kR>);
+  else if (exact) go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, kE, false>);
+  else if (res) go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, false, kR>);
+  else go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, false, false>);
+}
+
 // One CTA per row, each thread holding up to 4 vectors of it (8 for long rows); min-blocks hints as
 // measured (tools/results/h100-2026-11-23/run3: capping registers further spills and is slower).
 // A few rows (at most kFewRows) leave most SMs idle and each CTA's chain of dependent steps is the
@@ -127,29 +129,19 @@ constexpr int64_t kFewRows = 256;
 template <typename TIn, typename TQ, int kVec, RowMode kMode, int kFewCache = 2>
 void launch_rows(RowArgs const& a, cudaStream_t s) {
   const int64_t nvec = a.cols / kVec;
-  const unsigned grid = static_cast<unsigned>(a.rows);
-  auto capped = [&](auto kernel, int threads) { kernel<<<grid, threads, cap_smem(kernel, threads), s>>>(a); };
-  // RMSNorm without a residual is short of issue slots, not of bandwidth (two reductions, the norm, one
-  // read and one write per value): 8 vectors per thread, half the threads per row, halves the per-thread
-  // reduction and scale arithmetic per value (session9/call3/qt10.log: 2048 x 8192 28.4 -> 24.3 us,
-  // 4096 x 8192 50.6 -> 42.8 us; with a residual, and for the other modes, it was slower; again in
-  // session16/call1/qt16.log: 4-vector kernels 6-14% slower at 2048 x 4096 .. 8192 x 8192). The sum of
-  // squares is then added in another order: results agree with the reference to its rounding.
-  if constexpr (kMode == RowMode::kRmsNorm && kVec == 8) {
-    if (a.residual == nullptr && a.rows > kFewRows && (nvec == 8 * 64 || nvec == 8 * 128)) {
-      if (nvec == 8 * 64) capped(row_quant_kernel<TIn, TQ, kVec, 8, 64, kMode, 1>, 64);
-      else capped(row_quant_kernel<TIn, TQ, kVec, 8, 128, kMode, 1>, 128);
-      return;
-    }
-  }
+  // RMSNorm without a residual takes the kernels of the other modes. (It had its own, 8 vectors per thread and
+  // half the threads per row, while every slot was tested and every bf16 widened in three instructions; since the
+  // exact variant and the two-instruction widening the 4-vector kernels are faster: session17/call2/qt17b.log,
+  // 2048 x 4096 12.78 vs 13.90 us, 4096 x 4096 21.65 vs 22.95, 2048 x 8192 23.01 vs 23.34. The sum of squares is
+  // added in another order than the 8-vector kernel's: results agree with the reference to its rounding.)
   if (kVec > 1 && a.rows <= kFewRows && nvec <= kFewCache * 512) {
-    if (nvec <= kFewCache * 128) row_quant_kernel<TIn, TQ, kVec, kFewCache, 128, kMode, 1><<<grid, 128, 0, s>>>(a);
-    else if (nvec <= kFewCache * 256) row_quant_kernel<TIn, TQ, kVec, kFewCache, 256, kMode, 1><<<grid, 256, 0, s>>>(a);
-    else row_quant_kernel<TIn, TQ, kVec, kFewCache, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
-  } else if (kVec > 1 && nvec <= 4 * 128) capped(row_quant_kernel<TIn, TQ, kVec, 4, 128, kMode, 6>, 128);
-  else if (kVec > 1 && nvec <= 4 * 256) capped(row_quant_kernel<TIn, TQ, kVec, 4, 256, kMode, 3>, 256);
-  else if (kVec > 1 && nvec <= 8 * 512) row_quant_kernel<TIn, TQ, kVec, 8, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
-  else row_quant_kernel<TIn, TQ, kVec, 0, 512, kMode, 1><<<grid, 512, 0, s>>>(a);
+    if (nvec <= kFewCache * 128) launch_row_shape<TIn, TQ, kVec, kMode, kFewCache, 128, 1>(a, s, false);
+    else if (nvec <= kFewCache * 256) launch_row_shape<TIn, TQ, kVec, kMode, kFewCache, 256, 1>(a, s, false);
+    else launch_row_shape<TIn, TQ, kVec, kMode, kFewCache, 512, 1>(a, s, false);
+  } else if (kVec > 1 && nvec <= 4 * 128) launch_row_shape<TIn, TQ, kVec, kMode, 4, 128, 6>(a, s, true);
+  else if (kVec > 1 && nvec <= 4 * 256) launch_row_shape<TIn, TQ, kVec, kMode, 4, 256, 3>(a, s, true);
+  else if (kVec > 1 && nvec <= 8 * 512) launch_row_shape<TIn, TQ, kVec, kMode, 8, 512, 1>(a, s, false);
+  else launch_row_shape<TIn, TQ, kVec, kMode, 0, 512, 1>(a, s, false);
 }
 
 // Per-group launch: 128-thread CTAs over (row, chunk of kPer * 128 vectors). One capped 256-thread CTA per
@@ -276,12 +268,12 @@ cudaError_t launch_tensor(RowArgs const& a, cudaStream_t s) {
   return go(std::false_type{});
 }
 
-// Launch `mode` on (rows, cols) with 16-byte vectors when `vectorized` (16-byte aligned rows, cols a
-// multiple of the vector), one element per access otherwise (kGroup: vectorized only).
-inline cudaError_t launch_quant(RowArgs const& a, RowMode mode, InType in, OutType out, bool vectorized, cudaStream_t s) {
+// Launch `mode` on (rows, cols) of TIn input with 16-byte vectors when `vectorized` (16-byte aligned rows,
+// cols a multiple of the vector), one element per access otherwise (kGroup: vectorized only).
+template <typename TIn>
+cudaError_t launch_quant_in(RowArgs const& a, RowMode mode, OutType out, bool vectorized, cudaStream_t s) {
   cudaError_t err = cudaSuccess;
-  cudaError_t shape = with_types(in, out, [&](auto tin, auto tq) {
-    using TIn = decltype(tin);
+  auto with_out = [&](auto tq) {
     using TQ = decltype(tq);
     constexpr int kV = 16 / sizeof(TIn);
     auto rows = [&](auto m) {
@@ -305,8 +297,29 @@ inline cudaError_t launch_quant(RowArgs const& a, RowMode mode, InType in, OutTy
         break;
       default: err = cudaErrorInvalidValue;
     }
-  });
-  return err != cudaSuccess ? err : shape;
+  };
+  if (out == OutType::kInt8) with_out(int8_t{});
+  else with_out(__nv_fp8_e4m3{});
+  return err != cudaSuccess ? err : cudaGetLastError();
+}
+
+// The extension compiles each input type's kernels in a translation unit of its own (quant_inst_*.cu, built in
+// parallel: one unit holding them all was the extension build's longest step, ~75 s of nvcc). Its units define
+// this macro, so none instantiates a type by naming it (launch_quant below names all three); each quant_inst_*.cu
+// then instantiates its one type explicitly. A harness that includes this header alone instantiates them all.
+#ifdef CG_QUANT_SPLIT_INSTANCES
+extern template cudaError_t launch_quant_in<float>(RowArgs const&, RowMode, OutType, bool, cudaStream_t);
+extern template cudaError_t launch_quant_in<__half>(RowArgs const&, RowMode, OutType, bool, cudaStream_t);
+extern template cudaError_t launch_quant_in<__nv_bfloat16>(RowArgs const&, RowMode, OutType, bool, cudaStream_t);
+#endif
+
+inline cudaError_t launch_quant(RowArgs const& a, RowMode mode, InType in, OutType out, bool vectorized, cudaStream_t s) {
+  switch (in) {
+    case InType::kFloat: return launch_quant_in<float>(a, mode, out, vectorized, s);
+    case InType::kHalf: return launch_quant_in<__half>(a, mode, out, vectorized, s);
+    case InType::kBFloat16: return launch_quant_in<__nv_bfloat16>(a, mode, out, vectorized, s);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace cg_quant

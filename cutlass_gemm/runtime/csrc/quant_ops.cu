@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "ext_msg.h"
+#define CG_QUANT_SPLIT_INSTANCES  // the kernels are compiled in quant_inst_*.cu
 #include "quant_launch.cuh"
 #include "quant_ops.h"
 

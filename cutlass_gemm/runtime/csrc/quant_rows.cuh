@@ -7,60 +7,83 @@
 namespace cg_quant {
 
 // One CTA per row. Each thread keeps up to kCache vectors of the row in registers, so the row is read
-// from memory once; kCache == 0 re-reads the row (from L2, normally) for rows too long to cache.
-template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode>
+// from memory once; kCache == 0 re-reads the row (from L2, normally) for rows too long to cache. Thread t
+// holds the row's vectors t + j * kThreads (slot j). kExact: the row has exactly kCache * kThreads vectors,
+// so every slot exists and needs no test (no branch per vector); kRes: RMSNorm with a residual.
+template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode, bool kExact = false, bool kRes = false>
 struct RowQuant {
   static_assert(kMode != RowMode::kPerTensor && kMode != RowMode::kGroup, "see tensor_quant_kernel / group_quant_kernel");
+  static_assert(!kRes || kMode == RowMode::kRmsNorm, "a residual only with RMSNorm");
+  static_assert(!kExact || kCache > 0, "kExact describes the cached slots");
   static constexpr bool kMinMax = kMode == RowMode::kDynamicAsym;
   static constexpr bool kSum = kMode == RowMode::kRmsNorm;
   static constexpr bool kAzp = kMode == RowMode::kDynamicAsym || kMode == RowMode::kStatic;
   static constexpr int kSlots = kCache > 0 ? kCache : 1;
   static constexpr int kWSlots = kMode == RowMode::kRmsNorm ? kSlots : 1;
+  static constexpr int kRSlots = kRes ? kSlots : 1;
   using V = VecT<TIn, kVec>;
 
   RowArgs const& args;
   int64_t nvec;
 
+  __device__ bool has(int j) const { return kExact || threadIdx.x + static_cast<int64_t>(j) * kThreads < nvec; }
   __device__ const TIn* x_row(int64_t row) const { return static_cast<const TIn*>(args.x) + row * args.ldx; }
   __device__ const TIn* res_row(int64_t row) const {
-    return kMode == RowMode::kRmsNorm && args.residual ? static_cast<const TIn*>(args.residual) + row * args.ldr : nullptr;
+    return kRes ? static_cast<const TIn*>(args.residual) + row * args.ldr : nullptr;
   }
-  __device__ TIn* res_out_row(int64_t row) const {
-    return kMode == RowMode::kRmsNorm && args.residual ? static_cast<TIn*>(args.residual_out) + row * args.cols : nullptr;
-  }
+  __device__ TIn* res_out_row(int64_t row) const { return kRes ? static_cast<TIn*>(args.residual_out) + row * args.cols : nullptr; }
   __device__ V weight(int64_t i) const { return *reinterpret_cast<const V*>(static_cast<const TIn*>(args.norm_weight) + i * kVec); }
 
-  // Vector i of the pre-normalisation input h (x, or x + residual rounded to TIn, stored when asked).
+  // h = x + residual rounded to TIn (same bits as widening, adding and rounding back: quant_common.cuh)
+  __device__ static V add_res(V v, V const& r) {
+    if constexpr (kPaired<TIn, kVec>) {
+      using T2 = typename Pair<TIn>::T2;
+#pragma unroll
+      for (int e = 0; e < kVec / 2; ++e)
+        reinterpret_cast<T2*>(v.v)[e] = __hadd2_rn(reinterpret_cast<const T2*>(v.v)[e], reinterpret_cast<const T2*>(r.v)[e]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) v.v[e] = from_f<TIn>(to_f(v.v[e]) + to_f(r.v[e]));
+    }
+    return v;
+  }
+  // Vector i of the pre-normalisation input h (x, or x + residual, stored when asked): the re-reading path.
   __device__ V load(int64_t row, int64_t i, bool store_residual) const {
     V v = *reinterpret_cast<const V*>(x_row(row) + i * kVec);
-    if (const TIn* res = res_row(row)) {
-      V r = *reinterpret_cast<const V*>(res + i * kVec);
-      if constexpr (kPaired<TIn, kVec>) {  // same bits, a quarter of the instructions (quant_common.cuh)
-        using T2 = typename Pair<TIn>::T2;
-#pragma unroll
-        for (int e = 0; e < kVec / 2; ++e)
-          reinterpret_cast<T2*>(v.v)[e] = __hadd2_rn(reinterpret_cast<const T2*>(v.v)[e], reinterpret_cast<const T2*>(r.v)[e]);
-      } else {
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) v.v[e] = from_f<TIn>(to_f(v.v[e]) + to_f(r.v[e]));
-      }
+    if constexpr (kRes) {
+      v = add_res(v, *reinterpret_cast<const V*>(res_row(row) + i * kVec));
       if (store_residual) *reinterpret_cast<V*>(res_out_row(row) + i * kVec) = v;
     }
     return v;
   }
   // h again in a later pass of the re-reading (kCache == 0) path
   __device__ V reload(int64_t row, int64_t i) const {
-    TIn* ro = res_out_row(row);
-    return ro ? *reinterpret_cast<const V*>(ro + i * kVec) : load(row, i, false);
+    if constexpr (kRes) return *reinterpret_cast<const V*>(res_out_row(row) + i * kVec);
+    return load(row, i, false);
   }
-  // The row (and, for RMSNorm, the norm weight: loaded now, its latency hidden behind the row's)
+  // The row (and, for RMSNorm, the norm weight: loaded now, its latency hidden behind the row's). Every
+  // load is issued before the first residual store: a store may alias a later load's address as far as
+  // the compiler knows, so storing as each vector arrives kept one row's loads from overlapping.
   __device__ void load_cached(V (&c)[kSlots], V (&w)[kWSlots], int64_t row) const {
+    const V* xp = reinterpret_cast<const V*>(x_row(row)) + threadIdx.x;
+    const V* wp = reinterpret_cast<const V*>(args.norm_weight) + threadIdx.x;
+    V r[kRSlots];
 #pragma unroll
     for (int j = 0; j < kSlots; ++j) {
-      int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
-      if (i < nvec) {
-        if (kMode == RowMode::kRmsNorm) w[j] = weight(i);
-        c[j] = load(row, i, true);
+      if (has(j)) {
+        if (kMode == RowMode::kRmsNorm) w[j] = wp[j * kThreads];
+        c[j] = xp[j * kThreads];
+        if constexpr (kRes) r[j] = reinterpret_cast<const V*>(res_row(row))[threadIdx.x + j * kThreads];
+      }
+    }
+    if constexpr (kRes) {
+      V* rop = reinterpret_cast<V*>(res_out_row(row)) + threadIdx.x;
+#pragma unroll
+      for (int j = 0; j < kSlots; ++j) {
+        if (has(j)) {
+          c[j] = add_res(c[j], r[j]);
+          rop[j * kThreads] = c[j];
+        }
       }
     }
   }
@@ -88,10 +111,8 @@ struct RowQuant {
     stats_init(st);
     if (kCache > 0) {
 #pragma unroll
-      for (int j = 0; j < kSlots; ++j) {
-        int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
-        if (i < nvec) stats_add_vec<kMinMax, kSum>(st, c[j]);
-      }
+      for (int j = 0; j < kSlots; ++j)
+        if (has(j)) stats_add_vec<kMinMax, kSum>(st, c[j]);
     } else {
       for (int64_t i = threadIdx.x; i < nvec; i += kThreads) stats_add_vec<kMinMax, kSum>(st, load(row, i, true));
     }
@@ -107,8 +128,7 @@ struct RowQuant {
       if (kCache > 0) {
 #pragma unroll
         for (int j = 0; j < kSlots; ++j) {
-          int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
-          if (i < nvec) {
+          if (has(j)) {
             c[j] = norm(c[j], w[j], rinv);
             stats_add_vec<false, false>(st, c[j]);
           }
@@ -121,10 +141,10 @@ struct RowQuant {
     }
 
     // The row's scale and zero point.
-    float scale, azp_f = 0.0f;
+    float scale, azp_f = 0.0f, inv_asym = 0.0f;
     if (kMode == RowMode::kDynamicAsym) {
       int32_t azp;
-      scale_azp_from_range(st.mn, st.mx, !bad, &scale, &azp);
+      scale_azp_from_range(st.mn, st.mx, !bad, &scale, &azp, &inv_asym);
       azp_f = static_cast<float>(azp);
       if (threadIdx.x == 0) args.azp_out[row] = azp;
     } else if (kMode == RowMode::kStatic) {
@@ -138,21 +158,22 @@ struct RowQuant {
     if (threadIdx.x == 0) args.scale_out[row] = kMode == RowMode::kStatic && bad ? nan_f() : scale;
 
     // Quantize and store; saturation only where a value can exceed the range (see int8_bits).
-    const float inv = __frcp_rn(scale);
+    // (the asymmetric rule has the reciprocal already; its rows need no lower bound: int8_bits says why)
+    const float inv = kMode == RowMode::kDynamicAsym ? inv_asym : __frcp_rn(scale);
+    constexpr bool kLow = kMode != RowMode::kDynamicAsym;
     TQ* q = static_cast<TQ*>(args.q) + row * args.ldq;
     auto store = [&](auto clamp) {
       constexpr bool kClamp = decltype(clamp)::value;
       if (kCache > 0) {
+        TQ* qt = q + threadIdx.x * kVec;
 #pragma unroll
-        for (int j = 0; j < kSlots; ++j) {
-          int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
-          if (i < nvec) quant_store<TQ, kAzp, kClamp>(q + i * kVec, c[j], inv, azp_f, bad);
-        }
+        for (int j = 0; j < kSlots; ++j)
+          if (has(j)) quant_store<TQ, kAzp, kClamp, kLow>(qt + j * kThreads * kVec, c[j], inv, azp_f, bad);
       } else {
         for (int64_t i = threadIdx.x; i < nvec; i += kThreads) {
           V v = reload(row, i);
           if (kMode == RowMode::kRmsNorm) v = norm(v, weight(i), rinv);
-          quant_store<TQ, kAzp, kClamp>(q + i * kVec, v, inv, azp_f, bad);
+          quant_store<TQ, kAzp, kClamp, kLow>(q + i * kVec, v, inv, azp_f, bad);
         }
       }
     };
@@ -161,9 +182,10 @@ struct RowQuant {
   }
 };
 
-template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode, int kMinBlocks>
+template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode, int kMinBlocks, bool kExact = false,
+          bool kRes = false>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) row_quant_kernel(RowArgs args) {
-  using RQ = RowQuant<TIn, TQ, kVec, kCache, kThreads, kMode>;
+  using RQ = RowQuant<TIn, TQ, kVec, kCache, kThreads, kMode, kExact, kRes>;
   RQ rq{args, args.cols / kVec};
   typename RQ::V row[RQ::kSlots], w[RQ::kWSlots];
   if (kCache > 0) rq.load_cached(row, w, blockIdx.x);
