@@ -288,7 +288,6 @@ __device__ __forceinline__ float fp8_clamped(float x, float inv) {
   return kClamp ? fminf(fmaxf(y, -448.0f), 448.0f) : y;
 }
 
-// Four consecutive q values as one little-endian word (element 4k + 0 in the low byte).
 // Four values of x (aligned to four) widened to float: 16-bit inputs a pair at a time (pair_to_f2).
 template <typename TIn>
 __device__ __forceinline__ float4 widen4(TIn const* x) {
@@ -301,6 +300,7 @@ __device__ __forceinline__ float4 widen4(TIn const* x) {
   }
 }
 
+// Four consecutive q values as one little-endian word (element 4k + 0 in the low byte).
 template <typename TQ, bool kAzp, bool kClamp, bool kLow, typename TIn>
 __device__ __forceinline__ uint32_t quant_word(TIn const* x, float inv, float azp) {
   const float4 f = widen4(x);
