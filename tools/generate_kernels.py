@@ -3,7 +3,7 @@
 
   python tools/generate_kernels.py --sm 90                      # refresh generated/sm90
   python tools/generate_kernels.py --sm 90 --compile            # ...and build the prebuilt kernels (15)
-  python tools/generate_kernels.py --sm 90 --compile --all      # ...or every generated kernel (72)
+  python tools/generate_kernels.py --sm 90 --compile --all      # ...or every generated kernel (130)
   python tools/generate_kernels.py --sm 90 --variant scaled_bias --out /tmp/gen --compile
   python tools/generate_kernels.py --sm 90 --activation relu --out /tmp/gen --compile   # relu kernels (prebuilt part)
   python tools/generate_kernels.py --out /tmp/gen --compile --name KERNEL_NAME [--name ...]   # exactly these
