@@ -117,6 +117,22 @@ template <> struct Pair<__half> { using T2 = __half2; };
 template <typename TIn, int kVec>
 constexpr bool kPaired = sizeof(TIn) == 2 && kVec % 2 == 0;
 
+// L1 policy of a vector load: kStream skips L1 (L1::no_allocate; 16-byte vectors, anything else loads
+// plainly). The few-rows kernels stream their input: 128 x 4096 bf16 7-9% faster in every row mode, while at
+// M >= 2048 the hint made per-token 1.4-2% slower and RMSNorm gained less than without it
+// (tools/results/h100-2026-11-26/session18/call1/qt18.log).
+enum class Ld : int { kPlain = 0, kStream = 1 };
+template <Ld kHint, typename V>
+__device__ __forceinline__ V ld_vec(const V* p) {
+  if constexpr (sizeof(V) != 16 || kHint == Ld::kPlain) {
+    return *p;
+  } else {
+    uint4 r;
+    asm volatile("ld.global.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    return *reinterpret_cast<V*>(&r);
+  }
+}
+
 template <typename T2> __device__ __forceinline__ T2 as_pair(uint32_t w) { return *reinterpret_cast<T2*>(&w); }
 template <typename T2> __device__ __forceinline__ uint32_t pair_bits(T2 v) { return *reinterpret_cast<uint32_t*>(&v); }
 __device__ __forceinline__ float2 pair_to_f2(__half2 v) { return __half22float2(v); }

@@ -54,7 +54,11 @@ inline int& row_threads_per_sm_cap() {
 }
 
 // Dynamic shared memory that lets at most `ctas` CTAs share an SM (0 when no cap applies), and the
-// kernel set to prefer the shared-memory carveout that makes exactly that many fit.
+// kernel set to prefer the shared-memory carveout that makes exactly that many fit. A kernel whose registers
+// already keep it at or below the cap (RMSNorm's, at 64 registers and more) gets none and keeps the default
+// carveout: the reserved shared memory would only shrink L1, from which every row's CTA reads RMSNorm's weight
+// (session18/call1/qt18.log: RMSNorm 2048 x 8192 +5%, 8192 x 8192 +8.5%, with a residual +4-5%). Whether
+// registers suffice is asked once per (device, kernel, cap): the occupancy query is not free.
 template <typename K>
 size_t cap_smem(K kernel, int threads) {
   const int cap = row_threads_per_sm_cap();
@@ -66,14 +70,24 @@ size_t cap_smem(K kernel, int threads) {
     cudaDeviceGetAttribute(&smem_sm[dev], cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
     cudaDeviceGetAttribute(&reserved[dev], cudaDevAttrReservedSharedMemoryPerBlock, dev);
   }
-  {  // once per kernel (all share one pointer type, so the set is keyed by address)
-    static std::mutex m;
-    static std::unordered_set<const void*> done;
-    std::lock_guard<std::mutex> g(m);
-    if (done.insert(reinterpret_cast<const void*>(kernel)).second)
-      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
-  }
   const int ctas = cap / threads;
+  {
+    static std::mutex m;
+    static std::map<std::tuple<int, const void*, int>, bool> within;  // keyed by address: one pointer type
+    std::lock_guard<std::mutex> g(m);
+    const auto key = std::make_tuple(dev, reinterpret_cast<const void*>(kernel), ctas);
+    auto it = within.find(key);
+    if (it == within.end()) {
+      int n = 0;
+      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutDefault);
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, 0);
+      const bool by_registers = n > 0 && n <= ctas;
+      if (!by_registers)
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+      it = within.emplace(key, by_registers).first;
+    }
+    if (it->second) return 0;
+  }
   // (ctas + 1) CTAs of this size overflow the SM; ctas of them fit (allocation granularity included)
   const size_t per_cta = static_cast<size_t>(smem_sm[dev]) / (ctas + 1) + 1;
   if (per_cta <= static_cast<size_t>(reserved[dev]) || per_cta - reserved[dev] > 48 * 1024) return 0;
@@ -107,7 +121,7 @@ int coresident_blocks(K kernel, int threads, int smem = 0) {
 // One row kernel shape (kCache vectors per thread, kThreads per CTA, min-blocks hint), launched one CTA per
 // row, `capped` by row_threads_per_sm_cap. The variant is picked here: exact (the row fills every slot: no
 // per-vector tests) and, for RMSNorm, with or without a residual.
-template <typename TIn, typename TQ, int kVec, RowMode kMode, int kCache, int kThreads, int kMinBlocks>
+template <typename TIn, typename TQ, int kVec, RowMode kMode, int kCache, int kThreads, int kMinBlocks, Ld kLd = Ld::kPlain>
 void launch_row_shape(RowArgs const& a, cudaStream_t s, bool capped) {
   constexpr bool kE = kCache > 0, kR = kMode == RowMode::kRmsNorm;  // the variants that can exist
   const bool exact = kE && a.cols / kVec == static_cast<int64_t>(kCache) * kThreads;
@@ -115,14 +129,16 @@ void launch_row_shape(RowArgs const& a, cudaStream_t s, bool capped) {
   auto go = [&](auto kernel) {
     kernel<<<static_cast<unsigned>(a.rows), kThreads, capped ? cap_smem(kernel, kThreads) : 0, s>>>(a);
   };
-  if (exact && res) go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, kE, kR>);
-  else if (exact) go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, kE, false>);
-  else if (res) go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, false, kR>);
-  else go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, false, false>);
+  if (exact && res) go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, kE, kR, kLd>);
+  else if (exact) go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, kE, false, kLd>);
+  else if (res) go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, false, kR, kLd>);
+  else go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, false, false, kLd>);
 }
 
-// One CTA per row, each thread holding up to 4 vectors of it (8 for long rows); min-blocks hints as
-// measured (tools/results/h100-2026-11-23/run3: capping registers further spills and is slower).
+// One CTA per row, each thread holding up to 4 vectors of it (8 for long rows). The 4-vector kernels' min-blocks
+// hints let 1024 threads share an SM, the residency cap's: 64 registers, which only RMSNorm with a residual
+// needed fewer than it takes unhinted (78: 6 CTAs of 128 per SM; ptxas -v shows no spill at 64). The 8-vector
+// kernel is not hinted (tools/results/h100-2026-11-23/run3: capping its registers spilled and was slower).
 // A few rows (at most kFewRows) leave most SMs idle and each CTA's chain of dependent steps is the
 // time: there, twice the threads per row, each holding up to kFewCache vectors.
 constexpr int64_t kFewRows = 256;
@@ -135,11 +151,12 @@ void launch_rows(RowArgs const& a, cudaStream_t s) {
   // 2048 x 4096 12.78 vs 13.90 us, 4096 x 4096 21.65 vs 22.95, 2048 x 8192 23.01 vs 23.34. The sum of squares is
   // added in another order than the 8-vector kernel's: results agree with the reference to its rounding.)
   if (kVec > 1 && a.rows <= kFewRows && nvec <= kFewCache * 512) {
-    if (nvec <= kFewCache * 128) launch_row_shape<TIn, TQ, kVec, kMode, kFewCache, 128, 1>(a, s, false);
-    else if (nvec <= kFewCache * 256) launch_row_shape<TIn, TQ, kVec, kMode, kFewCache, 256, 1>(a, s, false);
-    else launch_row_shape<TIn, TQ, kVec, kMode, kFewCache, 512, 1>(a, s, false);
-  } else if (kVec > 1 && nvec <= 4 * 128) launch_row_shape<TIn, TQ, kVec, kMode, 4, 128, 6>(a, s, true);
-  else if (kVec > 1 && nvec <= 4 * 256) launch_row_shape<TIn, TQ, kVec, kMode, 4, 256, 3>(a, s, true);
+    constexpr Ld kS = Ld::kStream;
+    if (nvec <= kFewCache * 128) launch_row_shape<TIn, TQ, kVec, kMode, kFewCache, 128, 1, kS>(a, s, false);
+    else if (nvec <= kFewCache * 256) launch_row_shape<TIn, TQ, kVec, kMode, kFewCache, 256, 1, kS>(a, s, false);
+    else launch_row_shape<TIn, TQ, kVec, kMode, kFewCache, 512, 1, kS>(a, s, false);
+  } else if (kVec > 1 && nvec <= 4 * 128) launch_row_shape<TIn, TQ, kVec, kMode, 4, 128, 8>(a, s, true);
+  else if (kVec > 1 && nvec <= 4 * 256) launch_row_shape<TIn, TQ, kVec, kMode, 4, 256, 4>(a, s, true);
   else if (kVec > 1 && nvec <= 8 * 512) launch_row_shape<TIn, TQ, kVec, kMode, 8, 512, 1>(a, s, false);
   else launch_row_shape<TIn, TQ, kVec, kMode, 0, 512, 1>(a, s, false);
 }

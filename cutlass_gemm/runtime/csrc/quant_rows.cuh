@@ -9,8 +9,10 @@ namespace cg_quant {
 // One CTA per row. Each thread keeps up to kCache vectors of the row in registers, so the row is read
 // from memory once; kCache == 0 re-reads the row (from L2, normally) for rows too long to cache. Thread t
 // holds the row's vectors t + j * kThreads (slot j). kExact: the row has exactly kCache * kThreads vectors,
-// so every slot exists and needs no test (no branch per vector); kRes: RMSNorm with a residual.
-template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode, bool kExact = false, bool kRes = false>
+// so every slot exists and needs no test (no branch per vector); kRes: RMSNorm with a residual; kLd: the L1
+// policy of the input (and residual) loads (ld_vec; the launcher says which kernels stream).
+template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode, bool kExact = false, bool kRes = false,
+          Ld kLd = Ld::kPlain>
 struct RowQuant {
   static_assert(kMode != RowMode::kPerTensor && kMode != RowMode::kGroup, "see tensor_quant_kernel / group_quant_kernel");
   static_assert(!kRes || kMode == RowMode::kRmsNorm, "a residual only with RMSNorm");
@@ -49,9 +51,9 @@ struct RowQuant {
   }
   // Vector i of the pre-normalisation input h (x, or x + residual, stored when asked): the re-reading path.
   __device__ V load(int64_t row, int64_t i, bool store_residual) const {
-    V v = *reinterpret_cast<const V*>(x_row(row) + i * kVec);
+    V v = ld_vec<kLd>(reinterpret_cast<const V*>(x_row(row) + i * kVec));
     if constexpr (kRes) {
-      v = add_res(v, *reinterpret_cast<const V*>(res_row(row) + i * kVec));
+      v = add_res(v, ld_vec<kLd>(reinterpret_cast<const V*>(res_row(row) + i * kVec)));
       if (store_residual) *reinterpret_cast<V*>(res_out_row(row) + i * kVec) = v;
     }
     return v;
@@ -72,8 +74,8 @@ struct RowQuant {
     for (int j = 0; j < kSlots; ++j) {
       if (has(j)) {
         if (kMode == RowMode::kRmsNorm) w[j] = wp[j * kThreads];
-        c[j] = xp[j * kThreads];
-        if constexpr (kRes) r[j] = reinterpret_cast<const V*>(res_row(row))[threadIdx.x + j * kThreads];
+        c[j] = ld_vec<kLd>(xp + j * kThreads);
+        if constexpr (kRes) r[j] = ld_vec<kLd>(reinterpret_cast<const V*>(res_row(row)) + threadIdx.x + j * kThreads);
       }
     }
     if constexpr (kRes) {
@@ -183,9 +185,9 @@ struct RowQuant {
 };
 
 template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode, int kMinBlocks, bool kExact = false,
-          bool kRes = false>
+          bool kRes = false, Ld kLd = Ld::kPlain>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) row_quant_kernel(RowArgs args) {
-  using RQ = RowQuant<TIn, TQ, kVec, kCache, kThreads, kMode, kExact, kRes>;
+  using RQ = RowQuant<TIn, TQ, kVec, kCache, kThreads, kMode, kExact, kRes, kLd>;
   RQ rq{args, args.cols / kVec};
   typename RQ::V row[RQ::kSlots], w[RQ::kWSlots];
   if (kCache > 0) rq.load_cached(row, w, blockIdx.x);
