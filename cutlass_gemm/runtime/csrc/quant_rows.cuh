@@ -10,11 +10,9 @@ namespace cg_quant {
 // from memory once; kCache == 0 re-reads the row (from L2, normally) for rows too long to cache. Thread t
 // holds the row's vectors t + j * kThreads (slot j). kExact: the row has exactly kCache * kThreads vectors,
 // so every slot exists and needs no test (no branch per vector); kRes: RMSNorm with a residual; kLd: the L1
-// policy of the input (and residual) loads (ld_vec; the launcher says which kernels stream); kLateW: RMSNorm
-// loads its weight after the sum of squares (from L1: every row reads it) instead of holding it in registers
-// beside the row.
+// policy of the input (and residual) loads (ld_vec; the launcher says which kernels stream).
 template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode, bool kExact = false, bool kRes = false,
-          Ld kLd = Ld::kPlain, bool kLateW = false>
+          Ld kLd = Ld::kPlain>
 struct RowQuant {
   static_assert(kMode != RowMode::kPerTensor && kMode != RowMode::kGroup, "see tensor_quant_kernel / group_quant_kernel");
   static_assert(!kRes || kMode == RowMode::kRmsNorm, "a residual only with RMSNorm");
@@ -23,7 +21,7 @@ struct RowQuant {
   static constexpr bool kSum = kMode == RowMode::kRmsNorm;
   static constexpr bool kAzp = kMode == RowMode::kDynamicAsym || kMode == RowMode::kStatic;
   static constexpr int kSlots = kCache > 0 ? kCache : 1;
-  static constexpr int kWSlots = kMode == RowMode::kRmsNorm && !kLateW ? kSlots : 1;
+  static constexpr int kWSlots = kMode == RowMode::kRmsNorm ? kSlots : 1;
   static constexpr int kRSlots = kRes ? kSlots : 1;
   using V = VecT<TIn, kVec>;
 
@@ -75,7 +73,7 @@ struct RowQuant {
 #pragma unroll
     for (int j = 0; j < kSlots; ++j) {
       if (has(j)) {
-        if constexpr (kMode == RowMode::kRmsNorm && !kLateW) w[j] = wp[j * kThreads];
+        if (kMode == RowMode::kRmsNorm) w[j] = wp[j * kThreads];
         c[j] = ld_vec<kLd>(xp + j * kThreads);
         if constexpr (kRes) r[j] = ld_vec<kLd>(reinterpret_cast<const V*>(res_row(row)) + threadIdx.x + j * kThreads);
       }
@@ -133,8 +131,7 @@ struct RowQuant {
 #pragma unroll
         for (int j = 0; j < kSlots; ++j) {
           if (has(j)) {
-            if constexpr (kLateW) c[j] = norm(c[j], weight(threadIdx.x + j * kThreads), rinv);
-            else c[j] = norm(c[j], w[j], rinv);
+            c[j] = norm(c[j], w[j], rinv);
             stats_add_vec<false, false>(st, c[j]);
           }
         }
@@ -188,9 +185,9 @@ struct RowQuant {
 };
 
 template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode kMode, int kMinBlocks, bool kExact = false,
-          bool kRes = false, Ld kLd = Ld::kPlain, bool kLateW = false>
+          bool kRes = false, Ld kLd = Ld::kPlain>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) row_quant_kernel(RowArgs args) {
-  using RQ = RowQuant<TIn, TQ, kVec, kCache, kThreads, kMode, kExact, kRes, kLd, kLateW>;
+  using RQ = RowQuant<TIn, TQ, kVec, kCache, kThreads, kMode, kExact, kRes, kLd>;
   RQ rq{args, args.cols / kVec};
   typename RQ::V row[RQ::kSlots], w[RQ::kWSlots];
   if (kCache > 0) rq.load_cached(row, w, blockIdx.x);
