@@ -128,6 +128,21 @@ def test_per_tensor_larger_than_the_grid_holds_bit_exact(qtype):
     assert torch.isnan(s) and (q.view(torch.uint8) == 0).all()
 
 
+@pytest.mark.parametrize("qtype", [torch.int8, FP8])
+@pytest.mark.parametrize("shape, bad_row", [((8, 1024), None), ((9, 1024), 4), ((1024, 4096), 1000), ((1025, 4096), None),
+                                            ((100, 4104), 99)])
+def test_per_tensor_each_form_bit_exact(qtype, shape, bad_row):
+    """bf16 inputs on either side of the per-tensor forms' bounds (quant_launch.cuh): up to 16 KiB one CTA,
+    to 8 MiB two passes (absmax, then a programmatic dependent that quantizes), beyond one cooperative
+    kernel; a row of infinities makes the scale NaN and every q zero in the two-pass form too."""
+    x = _x(shape, torch.bfloat16, seed=6)
+    _compare(cg.quantize_per_tensor, x, f"per_tensor {shape}", qtype)
+    if bad_row is not None:
+        x[bad_row, 3] = float("inf")
+        q, s = cg.quantize_per_tensor(x, qtype)
+        assert torch.isnan(s) and (q.view(torch.uint8) == 0).all()
+
+
 def test_per_tensor_nonfinite_poisons_all():
     x = _x((64, 512), torch.bfloat16, bad_rows=[(40, float("-inf"))])
     q, s = cg.quantize_per_tensor(x, torch.int8)
@@ -293,8 +308,8 @@ def test_no_host_sync_compile_and_cuda_graph():
                 _call("static", x, wq, ws, bias, adj), _call("static_azp", x, wq, ws, bias, adj),
                 _call("dynamic", x, w8, ws8, bias, None), _call("dynamic_per_tensor", x, wq, ws, bias, adj),
                 *cg.quantize_per_group(x, 128, FP8), *cg.quantize_per_tensor(x),  # one CTA
-                *cg.quantize_per_tensor(x.repeat(2, 16)),  # 16 x 8192: one cluster of CTAs on SM90
-                *cg.quantize_per_tensor(x.repeat(32, 16)))  # 256 x 8192: cooperative grid
+                *cg.quantize_per_tensor(x.repeat(2, 16)),  # 16 x 8192: two passes, the second a dependent launch
+                *cg.quantize_per_tensor(x.repeat(256, 16)))  # 2048 x 8192: cooperative grid
 
     def same(a, b):
         return all(torch.equal(_bits(u), _bits(v)) for u, v in zip(a, b))

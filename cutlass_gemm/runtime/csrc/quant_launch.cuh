@@ -5,7 +5,6 @@
 #include <map>
 #include <tuple>
 #include <mutex>
-#include <unordered_set>
 
 #include "quant_rows.cuh"
 #include "quant_tensor.cuh"
@@ -195,30 +194,53 @@ inline int tensor_partials_capacity() {
   return sms * (2048 / kTensorThreads);
 }
 
-// Whether the current device launches thread-block clusters (SM90 and later), cached per device.
-inline bool cluster_launch_supported() {
+// Whether the current device is SM90 or later (programmatic dependent launches), cached per device.
+inline bool sm90_or_later() {
   static int cache[64] = {};  // 0 unknown, 1 no, 2 yes
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev >= 64) return false;
   if (cache[dev] == 0) {
-    int yes = 0;
-    cudaDeviceGetAttribute(&yes, cudaDevAttrClusterLaunch, dev);
-    cache[dev] = yes ? 2 : 1;
+    int major = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cache[dev] = major >= 9 ? 2 : 1;
   }
   return cache[dev] == 2;
 }
 
-// Small tensors: at most tensor_cluster_max() CTAs launched as one thread-block cluster (8 is the portable
-// size; 16 needs the non-portable opt-in), enough of them that each thread holds about
-// tensor_small_vecs() vectors: spread over more SMs, the loads of a few-hundred-KB tensor finish sooner.
-// Variables so that a harness can compare settings (session8/qt).
-inline int& tensor_cluster_max() {
-  static int v = 8;
+// Inputs of more than tensor_two_pass_min() and at most tensor_two_pass_max() bytes take the two-pass form
+// (tensor_absmax_kernel + tensor_apply_kernel) instead of the cooperative kernel: bf16 -> fp8 on the H100
+// (tools/results/h100-2026-11-26/session18/call5/qt18e.log, rotated copies beyond L2) 16 x 8192 5.90 -> 4.85 us,
+// 128 x 4096 8.12 -> 5.45, 512 x 4096 8.84 -> 7.61, 1024 x 4096 (8 MiB) 10.83 -> 10.75; slower from 2048 x 4096
+// (16.8 MB: 15.80 -> 16.91, 33.6 MB: 25.12 -> 31.29; pass 2 then misses L2 more than the one kernel's barrier
+// costs). It replaced the SM90 thread-block cluster form between 16 KiB and 512 KiB (16 x 8192 above). Up to
+// 16 KiB one CTA does it all. Variables so that a harness can compare the forms.
+inline int64_t& tensor_two_pass_min() {
+  static int64_t v = int64_t{16} << 10;
   return v;
 }
-inline int& tensor_small_vecs() {
-  static int v = 2;  // session8/call1/qt8.log: 16x4096 5.39 us (4: 5.65), 16x8192 5.90 (same), 1x8192 3.65 (same)
+inline int64_t& tensor_two_pass_max() {
+  static int64_t v = int64_t{8} << 20;
   return v;
+}
+
+template <typename TIn, typename TQ, int kVec, bool kC>
+cudaError_t launch_tensor_two_pass(RowArgs const& a, int64_t total, cudaStream_t s) {
+  constexpr int kThreads1 = 512, kPer = 4, kThreads2 = 256;
+  const int parts = static_cast<int>(std::min<int64_t>(tensor_partials_capacity(), (total + kThreads1 * 4 - 1) / (kThreads1 * 4)));
+  tensor_absmax_kernel<TIn, kVec, kThreads1, kC><<<parts, kThreads1, 0, s>>>(a);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  auto kernel = tensor_apply_kernel<TIn, TQ, kVec, kPer, kThreads2, kC>;
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.gridDim = dim3(static_cast<unsigned>((total + kPer * kThreads2 - 1) / (kPer * kThreads2)));
+  cfg.blockDim = dim3(kThreads2);
+  cfg.stream = s;
+  cfg.attrs = attr;
+  cfg.numAttrs = sm90_or_later() ? 1 : 0;  // SM90: a programmatic dependent (griddepcontrol)
+  return cudaLaunchKernelEx(&cfg, kernel, a, parts);
 }
 
 template <typename TIn, typename TQ, int kVec>
@@ -226,39 +248,14 @@ cudaError_t launch_tensor(RowArgs const& a, cudaStream_t s) {
   const bool contig = a.rows <= 1 || a.ldx == a.cols;
   const int64_t total = a.rows * (a.cols / kVec);
   const int64_t want = std::max<int64_t>(1, (total + kTensorThreads * kTensorCache - 1) / (kTensorThreads * kTensorCache));
-  const int cmax = std::min(16, std::max(1, tensor_cluster_max()));
-  const int64_t per = std::max(1, std::min(kTensorCache, tensor_small_vecs()));
+  const int64_t bytes = total * kVec * static_cast<int64_t>(sizeof(TIn));
   auto go = [&](auto kc) {
     constexpr bool kC = decltype(kc)::value;
-    const bool cluster = cluster_launch_supported();
-    const int64_t small = std::min<int64_t>(cluster ? cmax : 1, (total + kTensorThreads * per - 1) / (kTensorThreads * per));
-    if (want <= 1 && small <= 1) {
+    if (bytes <= tensor_two_pass_min()) {
       tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kNone><<<1, kTensorThreads, 0, s>>>(a);
       return cudaGetLastError();
     }
-    if (cluster && want <= cmax) {
-      auto kernel = tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kCluster>;
-      const unsigned ctas = static_cast<unsigned>(std::max(want, small));
-      if (ctas > 8) {  // once per kernel: beyond the portable cluster size
-        static std::mutex m;
-        static std::unordered_set<const void*> done;
-        std::lock_guard<std::mutex> g(m);
-        if (done.insert(reinterpret_cast<const void*>(kernel)).second)
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-      }
-      cudaLaunchConfig_t cfg = {};
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = ctas;
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.gridDim = dim3(ctas);
-      cfg.blockDim = dim3(kTensorThreads);
-      cfg.stream = s;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-      return cudaLaunchKernelEx(&cfg, kernel, a);
-    }
+    if (bytes <= tensor_two_pass_max()) return launch_tensor_two_pass<TIn, TQ, kVec, kC>(a, total, s);
     auto kernel = tensor_quant_kernel<TIn, TQ, kVec, kTensorCache, kTensorThreads, kC, TensorSync::kGrid>;
     const int plain = coresident_blocks(kernel, kTensorThreads);
     RowArgs copy = a;

@@ -88,7 +88,7 @@ std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::Scalar
   args.eps = static_cast<float>(eps);
 
   at::Tensor partials;
-  if (per_tensor) {  // one absmax per CTA of the cooperative kernel; no zeroing needed
+  if (per_tensor) {  // one absmax per CTA of the cooperative kernel or of pass 1; no zeroing needed
     partials = at::empty({cg_quant::tensor_partials_capacity()}, opts.dtype(at::kInt));
     args.partials = reinterpret_cast<unsigned*>(partials.data_ptr<int32_t>());
   }

@@ -6,9 +6,9 @@
 // is read again after the meeting, in reverse order, so that its most recently read part is still in L2.
 // (Fetching the shared-memory part with cp.async instead of through registers was measured slower:
 // 2048x8192 32.5 us vs 26.9, session8/call1/qt8.log.)
-// How the CTAs meet (TensorSync): one CTA needs nobody; up to 16 CTAs launched as one thread-block
-// cluster (SM90) are co-scheduled by the hardware and exchange their maxima through distributed shared
-// memory (no L2 round trip); larger grids use a cooperative launch, global partials and a grid barrier.
+// How the CTAs meet (TensorSync): one CTA needs nobody; a grid is a cooperative launch with global partials
+// and a grid barrier. Between 16 KiB and 8 MiB of input the two-pass form at the end of this file is faster
+// (launch_tensor); it replaced an SM90 form whose CTAs met as one thread-block cluster (session 18).
 #pragma once
 #include <cooperative_groups.h>
 
@@ -17,7 +17,7 @@
 namespace cg_quant {
 
 // How the CTAs of tensor_quant_kernel meet once every partial absmax is known.
-enum class TensorSync : int { kGrid = 0, kCluster = 1, kNone = 2 };
+enum class TensorSync : int { kGrid = 0, kNone = 2 };
 
 template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, bool kContig, TensorSync kSync>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel(RowArgs args) {
@@ -81,23 +81,6 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel
     for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += kThreads)
       t.amax_bits = max(t.amax_bits, __ldcg(args.partials + b));  // L2: written by other SMs
     t = block_stats<kThreads, false, false, 1>(t);
-  } else if constexpr (kSync == TensorSync::kCluster) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    // Every thread already holds its CTA's maximum (block_stats); thread 0 publishes it in shared memory,
-    // the cluster barrier (release/acquire at cluster scope) makes it visible, and lane r of every warp
-    // reads CTA r's through distributed shared memory: a warp shuffle finishes, no block barrier.
-    __shared__ unsigned cta_amax;
-    auto cluster = cooperative_groups::this_cluster();
-    if (threadIdx.x == 0) cta_amax = st.amax_bits;
-    cluster.sync();
-    const unsigned lane = threadIdx.x % 32, n = cluster.num_blocks();
-    unsigned a = lane < n ? *cluster.map_shared_rank(&cta_amax, lane) : 0u;
-    for (int m = 16; m > 0; m >>= 1) a = max(a, __shfl_xor_sync(0xffffffffu, a, m));
-    t.amax_bits = a;
-    // No CTA may leave (releasing its shared memory) before every CTA has read it: arrive now, wait at
-    // the end, so the stores below overlap the wait.
-    asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
-#endif
   }
   const bool bad = bits_bad(t.amax_bits);
   const float scale = scale_from_amax(__uint_as_float(t.amax_bits), QTraits<TQ>::kMax, !bad);
@@ -122,9 +105,76 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel
     for (int k = 0; k < kBatch; ++k)
       if (f + k * stride < total) quant_store<TQ, false, false>(reinterpret_cast<TQ*>(q + f + k * stride), b[k], inv, 0.0f, bad);
   }
+}
+
+
+// Two-pass form, for tensors that fit in L2 but not in the grid's registers without its barrier's cost: pass 1
+// (tensor_absmax_kernel) reduces a grid-stride share per CTA to one partial absmax; pass 2 (tensor_apply_kernel)
+// loads its chunk first, waits for pass 1 (griddepcontrol.wait: launched as a programmatic dependent, so its
+// CTAs start, and their loads go out, while pass 1's last CTAs finish), takes the maximum of the partials and
+// quantizes. The second read of x is served by L2: pass 2's CTAs take the tensor from its end, which pass 1
+// read last. Same scale and bytes as tensor_quant_kernel (the maximum is order-free).
+template <typename TIn, int kVec, int kThreads, bool kContig>
+__global__ void __launch_bounds__(kThreads) tensor_absmax_kernel(RowArgs args) {
+  using V = VecT<TIn, kVec>;
+  constexpr int kBatch = 4;
+  const int64_t nvec = args.cols / kVec, total = args.rows * nvec;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
+  auto xv = [&](int64_t f) -> V {
+    if (kContig) return reinterpret_cast<const V*>(args.x)[f];
+    const int64_t r = f / nvec;
+    return reinterpret_cast<const V*>(static_cast<const TIn*>(args.x) + r * args.ldx)[f - r * nvec];
+  };
+  Stats st;
+  stats_init(st);
+  for (int64_t f = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; f < total; f += kBatch * stride) {
+    V b[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+      if (f + k * stride < total) b[k] = xv(f + k * stride);
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+      if (f + k * stride < total) stats_add_vec<false, false>(st, b[k]);
+  }
+  st = block_stats<kThreads, false, false>(st);
+  if (threadIdx.x == 0) args.partials[blockIdx.x] = st.amax_bits;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (kSync == TensorSync::kCluster) asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
+}
+
+// kPer vectors per thread, CTA b holding the chunk (gridDim.x - 1 - b) of kPer * kThreads consecutive vectors;
+// `parts` partials from pass 1.
+template <typename TIn, typename TQ, int kVec, int kPer, int kThreads, bool kContig>
+__global__ void __launch_bounds__(kThreads) tensor_apply_kernel(RowArgs args, int parts) {
+  using V = VecT<TIn, kVec>;
+  using VQ = VecT<TQ, kVec>;
+  const int64_t nvec = args.cols / kVec, total = args.rows * nvec;
+  const int64_t f0 = (static_cast<int64_t>(gridDim.x - 1 - blockIdx.x) * kPer) * kThreads + threadIdx.x;
+  auto xv = [&](int64_t f) -> V {
+    if (kContig) return reinterpret_cast<const V*>(args.x)[f];
+    const int64_t r = f / nvec;
+    return reinterpret_cast<const V*>(static_cast<const TIn*>(args.x) + r * args.ldx)[f - r * nvec];
+  };
+  V c[kPer];
+#pragma unroll
+  for (int j = 0; j < kPer; ++j)
+    if (f0 + j * kThreads < total) c[j] = xv(f0 + j * kThreads);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");  // pass 1 complete, its partials visible
+#endif
+  Stats t;
+  stats_init(t);
+  for (int b = threadIdx.x; b < parts; b += kThreads) t.amax_bits = max(t.amax_bits, __ldcg(args.partials + b));
+  t = block_stats<kThreads, false, false>(t);
+  const bool bad = bits_bad(t.amax_bits);
+  const float scale = scale_from_amax(__uint_as_float(t.amax_bits), QTraits<TQ>::kMax, !bad);
+  if (blockIdx.x == 0 && threadIdx.x == 0) args.scale_out[0] = scale;
+  const float inv = __frcp_rn(scale);
+  VQ* q = static_cast<VQ*>(args.q);
+#pragma unroll
+  for (int j = 0; j < kPer; ++j)
+    if (f0 + j * kThreads < total) quant_store<TQ, false, false>(reinterpret_cast<TQ*>(q + f0 + j * kThreads), c[j], inv, 0.0f, bad);
 }
 
 }  // namespace cg_quant
