@@ -16,6 +16,34 @@
 
 namespace cg_quant {
 
+// Vector f of x seen as one flat run of rows * (cols / kVec) vectors: x may have a row stride, q never has.
+template <typename TIn, int kVec, bool kContig>
+struct FlatX {
+  RowArgs const& args;
+  int64_t nvec;
+  __device__ __forceinline__ VecT<TIn, kVec> operator()(int64_t f) const {
+    using V = VecT<TIn, kVec>;
+    if (kContig) return reinterpret_cast<const V*>(args.x)[f];
+    const int64_t r = f / nvec;
+    return reinterpret_cast<const V*>(static_cast<const TIn*>(args.x) + r * args.ldx)[f - r * nvec];
+  }
+};
+
+// The absmax of vectors from, from + stride, ... (< total) added to st, kBatch loads in flight per thread.
+template <int kBatch, typename TIn, int kVec, bool kContig>
+__device__ __forceinline__ void absmax_strided(Stats& st, FlatX<TIn, kVec, kContig> const& xv, int64_t from, int64_t stride,
+                                               int64_t total) {
+  for (int64_t f = from; f < total; f += kBatch * stride) {
+    VecT<TIn, kVec> b[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+      if (f + k * stride < total) b[k] = xv(f + k * stride);
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+      if (f + k * stride < total) stats_add_vec<false, false>(st, b[k]);
+  }
+}
+
 // How the CTAs of tensor_quant_kernel meet once every partial absmax is known.
 enum class TensorSync : int { kGrid = 0, kNone = 2 };
 
@@ -27,12 +55,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel
   const int64_t nvec = args.cols / kVec, total = args.rows * nvec;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
   const int64_t f0 = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  // Flat vector index f over (rows, nvec); q is contiguous, x may have a row stride.
-  auto xv = [&](int64_t f) -> V {
-    if (kContig) return reinterpret_cast<const V*>(args.x)[f];
-    const int64_t r = f / nvec;
-    return reinterpret_cast<const V*>(static_cast<const TIn*>(args.x) + r * args.ldx)[f - r * nvec];
-  };
+  const FlatX<TIn, kVec, kContig> xv{args, nvec};
   VQ* q = static_cast<VQ*>(args.q);
 
   V c[kCache];
@@ -63,15 +86,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) tensor_quant_kernel
       }
   }
   const int64_t rest = sbase + static_cast<int64_t>(ns) * stride;
-  for (int64_t f = rest; f < total; f += kBatch * stride) {
-    V b[kBatch];
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k)
-      if (f + k * stride < total) b[k] = xv(f + k * stride);
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k)
-      if (f + k * stride < total) stats_add_vec<false, false>(st, b[k]);
-  }
+  absmax_strided<kBatch>(st, xv, rest, stride, total);
   st = block_stats<kThreads, false, false>(st);
   Stats t = st;
   if constexpr (kSync == TensorSync::kGrid) {
@@ -120,22 +135,10 @@ __global__ void __launch_bounds__(kThreads) tensor_absmax_kernel(RowArgs args) {
   constexpr int kBatch = 4;
   const int64_t nvec = args.cols / kVec, total = args.rows * nvec;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
-  auto xv = [&](int64_t f) -> V {
-    if (kContig) return reinterpret_cast<const V*>(args.x)[f];
-    const int64_t r = f / nvec;
-    return reinterpret_cast<const V*>(static_cast<const TIn*>(args.x) + r * args.ldx)[f - r * nvec];
-  };
+  const FlatX<TIn, kVec, kContig> xv{args, nvec};
   Stats st;
   stats_init(st);
-  for (int64_t f = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; f < total; f += kBatch * stride) {
-    V b[kBatch];
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k)
-      if (f + k * stride < total) b[k] = xv(f + k * stride);
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k)
-      if (f + k * stride < total) stats_add_vec<false, false>(st, b[k]);
-  }
+  absmax_strided<kBatch>(st, xv, static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x, stride, total);
   st = block_stats<kThreads, false, false>(st);
   if (threadIdx.x == 0) args.partials[blockIdx.x] = st.amax_bits;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -151,11 +154,7 @@ __global__ void __launch_bounds__(kThreads) tensor_apply_kernel(RowArgs args, in
   using VQ = VecT<TQ, kVec>;
   const int64_t nvec = args.cols / kVec, total = args.rows * nvec;
   const int64_t f0 = (static_cast<int64_t>(gridDim.x - 1 - blockIdx.x) * kPer) * kThreads + threadIdx.x;
-  auto xv = [&](int64_t f) -> V {
-    if (kContig) return reinterpret_cast<const V*>(args.x)[f];
-    const int64_t r = f / nvec;
-    return reinterpret_cast<const V*>(static_cast<const TIn*>(args.x) + r * args.ldx)[f - r * nvec];
-  };
+  const FlatX<TIn, kVec, kContig> xv{args, nvec};
   V c[kPer];
 #pragma unroll
   for (int j = 0; j < kPer; ++j)
