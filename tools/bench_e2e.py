@@ -163,7 +163,8 @@ def cmd_quant(args):
              f"moved / copy bandwidth; % of copy BW = floor / time. % of same-size copy = the time of the copy row "
              f"at that shape (a copy of M*K*1.5 bytes: launch, ramp-up and tail included), scaled to the row's "
              f"bytes, / time. us: eager calls queued behind a GPU sleep; graph us: the same calls replayed from a "
-             f"CUDA graph (no host cost can leak in). Inputs and outputs rotate over copies 3x the L2 size. Dynamic per-tensor must know the whole tensor's absmax before "
+             f"CUDA graph (no host cost can leak in). Inputs and outputs rotate over 2-16 copies (about 3x the L2 size where 16 "
+             f"suffice). Dynamic per-tensor must know the whole tensor's absmax before "
              f"its first store: a "
              f"tensor larger than the GPU's registers + shared memory (~45 MB on an H100) is read twice, so its "
              f"floor there is (2 * read + write) bytes, not the copy's. bf16 input.", ""]
