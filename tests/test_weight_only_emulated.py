@@ -119,34 +119,39 @@ def test_deferred_copies_expose_no_pipeline_hazard(emu, cfg):
     assert torch.equal(eager, deferred)
 
 
-# ------------------------------------------------------------------------------------ stream kernels
-# wo_stream.cuh, as 100 + its variant id of wo_launch.cuh's kWoVariants -> the M capacity it serves.
+# ------------------------------------------------------------------------------------ stream and direct kernels
+# wo_stream.cuh and wo_direct.cuh, as 100 + their variant id of wo_launch.cuh's kWoVariants -> the M capacity served.
 STREAM = {105: 1, 106: 4, 107: 8, 108: 8, 109: 8, 110: 16, 111: 16, 112: 32, 113: 64}
+DIRECT = {114: 1, 115: 1, 116: 8, 117: 8, 118: 16}
+# (cfg, M) pairs of each family run on every format
+FORMAT_RUNS = {"stream": ((105, 1), (107, 5), (110, 13)), "direct": ((114, 1), (115, 1), (117, 5), (118, 13))}
 
 
 @pytest.mark.parametrize("bits,group,zp", [(4, 128, False), (4, 32, True), (4, None, True), (8, None, False),
                                            (8, 64, True)])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_stream_every_format(emu, bits, group, zp, dtype):
-    k = 384 if group == 128 else 320  # 5-6 k64 tiles
-    p = _packed(96, k, bits, group, zp, seed=bits + (group or 0), dtype=dtype)  # 96: a 4-warp CTA partly past N
+@pytest.mark.parametrize("family", sorted(FORMAT_RUNS))
+def test_stream_and_direct_every_format(emu, family, bits, group, zp, dtype):
+    k = 384 if group == 128 else 320  # 5-6 k64 tiles: the last stage / double-buffer step is partial
+    p = _packed(96, k, bits, group, zp, seed=bits + (group or 0), dtype=dtype)  # 96: a CTA partly past N
     bias = torch.randn(96).to(dtype)
-    for cfg, m in ((105, 1), (107, 5), (110, 13)):
+    for cfg, m in FORMAT_RUNS[family]:
         x = torch.randn(m, k).to(dtype)
         _check(_run(emu, p, x, bias if m % 2 else None, cfg=cfg), x, p, bias if m % 2 else None,
-               f"stream {cfg} int{bits} g{group} zp={zp} {dtype} M={m}")
+               f"{family} {cfg} int{bits} g{group} zp={zp} {dtype} M={m}")
 
 
-@pytest.mark.parametrize("cfg", sorted(STREAM))
-def test_stream_shapes_m_and_splits(emu, cfg):
-    rows = STREAM[cfg]
-    p = _packed(160, 512, 4, 64, True, seed=cfg)  # 160 columns: the last CTA is partly past N for every width
+@pytest.mark.parametrize("cfg", sorted(STREAM) + sorted(DIRECT))
+def test_stream_and_direct_shapes_m_and_splits(emu, cfg):
+    rows = {**STREAM, **DIRECT}[cfg]
+    k = 512 if cfg in STREAM else 1152  # direct: 18 k64 tiles, splits of unequal length, partial last stages
+    p = _packed(160, k, 4, 64, True, seed=cfg)  # 160 columns: the last CTA is partly past N for every width
     for m in sorted({1, max(1, rows // 2 + 1), rows}):
-        x = torch.randn(m, 512).bfloat16()
-        one = _run(emu, p, x, cfg=cfg, ldx=520)
-        _check(one, x, p, what=f"stream {cfg} M={m}")
+        x = torch.randn(m, k).bfloat16()
+        one = _run(emu, p, x, cfg=cfg, ldx=k + 8)
+        _check(one, x, p, what=f"{cfg} M={m}")
     three = _run(emu, p, x, cfg=cfg, splits=3)
-    _check(three, x, p, what=f"stream {cfg} M={m} 3 splits")
+    _check(three, x, p, what=f"{cfg} M={m} 3 splits")
     assert torch.equal(_run(emu, p, x, cfg=cfg, splits=3, reverse=True), three)  # ordered split-K reduction
 
 
@@ -166,5 +171,34 @@ def test_stream_refuses_m_above_its_rows(emu):
     p = _packed(64, 256, 4, 64, False)
     x = torch.randn(2, 256).bfloat16()
     rc = emu.emu_run(105, 1, 4, 0, 1, 0, x.data_ptr(), 256, p.qweight.data_ptr(), p.scales.bfloat16().data_ptr(),
+                     None, None, torch.empty(2, 64).bfloat16().data_ptr(), 2, 64, 256, 6, 1)
+    assert rc == 2
+
+
+@pytest.mark.parametrize("cfg", [114, 116, 118])
+def test_direct_deferred_x_copies(emu, cfg):
+    """The x rows' copies landing only at their wait: a tile read before the CTA's wait and barrier would differ."""
+    p = _packed(128, 1024, 4, 32, False, seed=5)
+    x = torch.randn(DIRECT[cfg] // 2 + 1, 1024).half()
+    eager = _run(emu, p, x, cfg=cfg)
+    deferred = _run(emu, p, x, cfg=cfg, eager=False)
+    _check(deferred, x, p, what=f"deferred direct {cfg}")
+    assert torch.equal(eager, deferred)
+
+
+@pytest.mark.parametrize("bits", [4, 8])
+def test_direct_equals_stream_of_the_same_shape(emu, bits):
+    """direct x1 2x2 and stream x8 2x2 give every warp the same tiles in the same order and share the tile math
+    (wo_warp.cuh): at M = 1 their outputs are the same bits, with and without split-K."""
+    p = _packed(256, 768, bits, 128, False, seed=11)
+    x = torch.randn(1, 768).bfloat16()
+    for splits in (1, 3):
+        assert torch.equal(_run(emu, p, x, cfg=114, splits=splits), _run(emu, p, x, cfg=109, splits=splits))
+
+
+def test_direct_refuses_m_above_its_rows(emu):
+    p = _packed(64, 256, 4, 64, False)
+    x = torch.randn(2, 256).bfloat16()
+    rc = emu.emu_run(114, 1, 4, 0, 1, 0, x.data_ptr(), 256, p.qweight.data_ptr(), p.scales.bfloat16().data_ptr(),
                      None, None, torch.empty(2, 64).bfloat16().data_ptr(), 2, 64, 256, 6, 1)
     assert rc == 2

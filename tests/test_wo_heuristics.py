@@ -17,7 +17,7 @@ def _cuh_variants():
     text = LAUNCH.read_text()
     listed = {int(i): (name, int(rows)) for i, name, rows in re.findall(r'\{(\d+), "([^"]+)", (\d+)\}', text)}
     cases = {}
-    for vid, kind, args in re.findall(r"case (\d+): return (wo_kernel|ws_kernel)<T, kBits, kZero, ([\d, ]+)>\(\);", text):
+    for vid, kind, args in re.findall(r"case (\d+): return (wo_kernel|ws_kernel|wd_kernel)<T, kBits, kZero, ([\d, ]+)>\(\);", text):
         cases[int(vid)] = (kind, tuple(int(a) for a in args.split(",")))
     return listed, cases
 
@@ -30,6 +30,8 @@ def test_variant_list_mirrors_the_cuda_table():
         name, rows = listed[vid]
         if kind == "ws_kernel":  # stream xR WNxWK sS <-> <R, WN, WK, S>
             assert name == f"stream x{args[0]} {args[1]}x{args[2]} s{args[3]}" and rows == args[0]
+        elif kind == "wd_kernel":  # direct xR WNxWK uU tT <-> <R, WN, WK, U, T>
+            assert name == f"direct x{args[0]} {args[1]}x{args[2]} u{args[3]} t{args[4]}" and rows == args[0]
         else:  # mma mtA WNxWK sS <-> <A, WN, WK, S>, 16 rows per m tile
             assert name == f"mma mt{args[0]} {args[1]}x{args[2]} s{args[3]}" and rows == 16 * args[0]
 
@@ -38,8 +40,8 @@ def test_emulator_configs_are_the_same_kernels():
     text = (ROOT / "tests" / "wo_emu" / "emu.cpp").read_text()
     _, cases = _cuh_variants()
     emu = {int(c) - 100: tuple(int(a) for a in args.split(","))
-           for c, args in re.findall(r"case (1\d\d): return run_stream<T, kBits, kZero, ([\d, ]+)>", text)}
-    assert emu == {v: a for v, (kind, a) in cases.items() if kind == "ws_kernel"}
+           for c, args in re.findall(r"case (1\d\d): return run_(?:stream|direct)<T, kBits, kZero, ([\d, ]+)>", text)}
+    assert emu == {v: a for v, (kind, a) in cases.items() if kind in ("ws_kernel", "wd_kernel")}
 
 
 def test_select_variant_rules():

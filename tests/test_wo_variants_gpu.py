@@ -1,5 +1,5 @@
-"""GPU: every weight-only kernel variant (runtime/csrc/wo_launch.cuh kWoVariants: wo_gemm.cuh's CTA shapes and
-wo_stream.cuh's per-warp pipelines), called through `ext.wo_gemm(..., variant)`, against a float64 matmul
+"""GPU: every weight-only kernel variant (runtime/csrc/wo_launch.cuh kWoVariants: wo_gemm.cuh's CTA shapes,
+wo_stream.cuh's per-warp pipelines and wo_direct.cuh's register-fed warps), called through `ext.wo_gemm(..., variant)`, against a float64 matmul
 with the dequantized weight: random data, M from 1 to each variant's capacity (odd M included), the three
 target N x K shapes (split-K engaged) and small odd ones (N not a multiple of the CTA width, K not of any
 stage), every format on the small shapes, outputs poisoned with NaN first, bitwise run-to-run determinism.

@@ -101,6 +101,17 @@ inline void cp_async_n(uint32_t dst, const void* src, int bytes) {
   else cg_wo_emu::tl_open.push_back(c);
 }
 inline void cp_async16_ca(uint32_t dst, const void* src) { cp_async_n(dst, src, 16); }
+// The direct kernel's register loads (wo_direct.cuh): plain reads (cache policy is invisible here).
+inline uint4 ld_weight16(const uint8_t* p) {
+  uint4 v;
+  std::memcpy(&v, p, 16);
+  return v;
+}
+inline uint2 ld_scale8(const void* p) {
+  uint2 v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
 inline void cp_async8_ca(uint32_t dst, const void* src) { cp_async_n(dst, src, 8); }
 inline void cp_async_commit() {
   cg_wo_emu::tl_groups.push_back(std::move(cg_wo_emu::tl_open));
@@ -180,13 +191,14 @@ template <uint32_t kLut> inline uint32_t lop3(uint32_t a, uint32_t b, uint32_t c
 #define __syncwarp() cg_wo::syncwarp_emu()
 #include "../../cutlass_gemm/runtime/csrc/wo_gemm.cuh"
 #include "../../cutlass_gemm/runtime/csrc/wo_stream.cuh"
+#include "../../cutlass_gemm/runtime/csrc/wo_direct.cuh"
 
 namespace {
 using namespace cg_wo;
 
 // One launch of kernel `kern` whose shape is S (WoShape or WsShape), CTA by CTA.
 template <typename S>
-int run_kernel(void (*kern)(WoArgs), WoArgs a, int splits, bool eager, bool reverse_splits, int ws_rows) {
+int run_kernel(void (*kern)(WoArgs), WoArgs a, int splits, bool eager, bool reverse_splits, int ws_rows, int smem = S::kSmem) {
   if (a.m < 1 || a.m > S::kRows) return 2;
   const int ntiles = (a.n + S::kBN - 1) / S::kBN;
   std::vector<float> ws(static_cast<size_t>(splits) * ntiles * S::kBN * ws_rows);
@@ -200,7 +212,7 @@ int run_kernel(void (*kern)(WoArgs), WoArgs a, int splits, bool eager, bool reve
     for (int i = 0; i < splits; ++i) {
       const int sp = reverse_splits && (t % 2) ? splits - 1 - i : i;  // arrival order must not matter
       cg_wo_emu::g_block = {unsigned(t), unsigned(sp), 0};
-      cg_wo_emu::g_smem.assign(S::kSmem, 0xFF);  // NaN-filled: unloaded rows stay NaN and must not leak
+      cg_wo_emu::g_smem.assign(smem, 0xFF);  // NaN-filled: unloaded rows stay NaN and must not leak
       cg_wo_emu::g_cta_barrier = std::make_unique<std::barrier<>>(S::kThreads);
       cg_wo_emu::g_warps = std::vector<cg_wo_emu::Warp>(S::kThreads / 32);
       for (auto& w : cg_wo_emu::g_warps) w.bar = std::make_unique<std::barrier<>>(32);
@@ -240,6 +252,17 @@ int run_stream(WoArgs a, int splits, bool eager, bool rev) {
   return run_kernel<S>(wo_stream_kernel<T, kBits, kZero, kXR, kWN, kWK, kST>, a, splits, eager, rev, S::kAcc);
 }
 
+// A direct kernel, with the shared memory its launcher gives it for these splits (wo_launch.cuh: the x of the
+// largest split's K range, or the warps' reduction if larger).
+template <typename T, int kBits, bool kZero, int kXR, int kWN, int kWK, int kU, int kT>
+int run_direct(WoArgs a, int splits, bool eager, bool rev) {
+  using S = WdShape<kBits, kZero, kXR, kWN, kWK, kU, kT>;
+  const int stages = (a.k / kTileK + kWK - 1) / kWK;
+  const int x_bytes = (stages + splits - 1) / splits * kWK * S::kXTile;
+  return run_kernel<S>(wo_direct_kernel<T, kBits, kZero, kXR, kWN, kWK, kU, kT>, a, splits, eager, rev, S::kAcc,
+                       x_bytes > S::kRedBytes ? x_bytes : S::kRedBytes);
+}
+
 template <typename T, int kBits, bool kZero>
 int by_config(int cfg, WoArgs const& a, int splits, bool eager, bool rev) {
   switch (cfg) {
@@ -253,6 +276,11 @@ int by_config(int cfg, WoArgs const& a, int splits, bool eager, bool rev) {
     case 111: return run_stream<T, kBits, kZero, 16, 8, 1, 3>(a, splits, eager, rev);
     case 112: return run_stream<T, kBits, kZero, 32, 4, 1, 3>(a, splits, eager, rev);
     case 113: return run_stream<T, kBits, kZero, 64, 4, 1, 2>(a, splits, eager, rev);
+    case 114: return run_direct<T, kBits, kZero, 1, 2, 2, 1, 1024>(a, splits, eager, rev);
+    case 115: return run_direct<T, kBits, kZero, 1, 4, 2, 1, 768>(a, splits, eager, rev);
+    case 116: return run_direct<T, kBits, kZero, 8, 4, 2, 1, 1024>(a, splits, eager, rev);
+    case 117: return run_direct<T, kBits, kZero, 8, 4, 2, 1, 768>(a, splits, eager, rev);
+    case 118: return run_direct<T, kBits, kZero, 16, 4, 2, 1, 768>(a, splits, eager, rev);
     case 0: return run<T, kBits, kZero, 1, 1, 4, 4>(a, splits, eager, rev);  // default, M <= 4
     case 1: return run<T, kBits, kZero, 2, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 32
     case 2: return run<T, kBits, kZero, 4, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 64

@@ -39,6 +39,18 @@ struct WoArgs {
   int* counters;         // split-K arrival counters, one per n tile, zero before and after the launch
 };
 
+// A kernel's dynamic shared memory (`smem`) and its split-K arrival flag (`s_last`); the CPU emulator
+// (tests/wo_emu/emu.cpp) supplies both itself.
+#ifndef CG_WO_EMULATE
+#define CG_WO_KERNEL_SHARED        \
+  extern __shared__ __align__(128) uint8_t smem[]; \
+  __shared__ int s_last
+#else
+#define CG_WO_KERNEL_SHARED                        \
+  uint8_t* smem = cg_wo_emu::shared_bytes(); \
+  int& s_last = cg_wo_emu::shared_int()
+#endif
+
 // ------------------------------------------------------------------------------------ types
 template <typename T> struct Ty;
 template <> struct Ty<__half> {
@@ -76,6 +88,14 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void* src) {
 // global address).
 __device__ __forceinline__ void cp_async16_zero(uint32_t dst, const void* src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(0));
+}
+// L1-allocating copies: x tiles are read by every warp of a CTA at nearly the same time, scales by the
+// four lanes of a quad.
+__device__ __forceinline__ void cp_async16_ca(uint32_t dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src));
+}
+__device__ __forceinline__ void cp_async8_ca(uint32_t dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(dst), "l"(src));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
 template <int kPending> __device__ __forceinline__ void cp_async_wait() {

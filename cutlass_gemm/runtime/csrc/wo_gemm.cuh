@@ -47,13 +47,7 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
   using S = WoShape<kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>;
   using T2 = typename Ty<T>::T2;
   constexpr int kThreads = S::kThreads;
-#ifndef CG_WO_EMULATE
-  extern __shared__ __align__(128) uint8_t smem[];
-  __shared__ int s_last;
-#else
-  uint8_t* smem = cg_wo_emu::shared_bytes();
-  int& s_last = cg_wo_emu::shared_int();
-#endif
+  CG_WO_KERNEL_SHARED;
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wn = warp % kWarpsN, wk = warp / kWarpsN;

@@ -6,9 +6,15 @@
 #include <mutex>
 
 #include "wo_gemm.cuh"
+#include "wo_direct.cuh"
 #include "wo_stream.cuh"
 
 namespace cg_wo {
+
+// Split-K bounds (wo_plan).
+constexpr int kMinStagesPerSplit = 4;
+constexpr int kMaxSplits = 16;
+constexpr int64_t kPartialL2Bytes = int64_t{8} << 20;
 
 // One compiled kernel and the shape of its CTA tile.
 struct WoKernel {
@@ -20,6 +26,8 @@ struct WoKernel {
   int threads = 0;  // 32 * warps
   int bits = 0;
   int ws_rows = 0;  // accumulator rows per column in the split-K workspace (>= rows)
+  int x_tile = 0;   // direct kernels: bytes of x staged per 64-wide K tile (0: other kinds, fixed smem)
+  int red = 0;      // direct kernels: shared memory of the warps' reduction
 };
 
 template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages>
@@ -35,6 +43,23 @@ WoKernel ws_kernel() {
   using S = WsShape<kBits, kZero, kXRows, kWarpsN, kWarpsK, kStages>;
   return {wo_stream_kernel<T, kBits, kZero, kXRows, kWarpsN, kWarpsK, kStages>, S::kSmem, S::kBN, kWarpsK, S::kRows,
           S::kThreads, kBits, S::kAcc};
+}
+
+// A "direct" kernel (wo_direct.cuh): kXRows rows of x at most; its shared memory is sized per launch.
+template <typename T, int kBits, bool kZero, int kXRows, int kWarpsN, int kWarpsK, int kUnroll, int kSMThreads>
+WoKernel wd_kernel() {
+  // int8 weights with zero points need more registers than 768 or 1024 threads per SM leave (ptxas spills 100-200
+  // bytes): those kernels keep 512 threads per SM (128 registers).
+  constexpr int kT = kBits == 8 && kZero && kSMThreads > 512 ? 512 : kSMThreads;
+  using S = WdShape<kBits, kZero, kXRows, kWarpsN, kWarpsK, kUnroll, kT>;
+  return {wo_direct_kernel<T, kBits, kZero, kXRows, kWarpsN, kWarpsK, kUnroll, kT>, kWdXBudget, S::kBN, kWarpsK, S::kRows,
+          S::kThreads, kBits, S::kAcc, S::kXTile, S::kRedBytes};
+}
+
+// Bytes of x a direct kernel's CTA stages for K = k cut into `splits` (the largest split's range).
+inline int64_t wd_x_bytes(WoKernel const& kernel, int k, int splits) {
+  const int stages = (k / kTileK + kernel.warps_k - 1) / kernel.warps_k;
+  return static_cast<int64_t>((stages + splits - 1) / splits) * kernel.warps_k * kernel.x_tile;
 }
 
 // Default configurations, by M, from the harness's tuning rows (tools/results/h100-2026-11-23/session5/
@@ -66,6 +91,11 @@ inline constexpr WoVariantInfo kWoVariants[] = {
     {7, "stream x8 4x1 s6", 8},    {8, "stream x8 8x1 s4", 8},    {9, "stream x8 2x2 s6", 8},
     {10, "stream x16 4x1 s4", 16}, {11, "stream x16 8x1 s3", 16}, {12, "stream x32 4x1 s3", 32},
     {13, "stream x64 4x1 s2", 64},
+    {14, "direct x1 2x2 u1 t1024", 1},
+    {15, "direct x1 4x2 u1 t768", 1},
+    {16, "direct x8 4x2 u1 t1024", 8},
+    {17, "direct x8 4x2 u1 t768", 8},
+    {18, "direct x16 4x2 u1 t768", 16},
 };
 constexpr int kWoVariantCount = sizeof(kWoVariants) / sizeof(kWoVariants[0]);
 
@@ -86,18 +116,30 @@ WoKernel wo_variant_kernel(int variant, int m) {
     case 11: return ws_kernel<T, kBits, kZero, 16, 8, 1, 3>();
     case 12: return ws_kernel<T, kBits, kZero, 32, 4, 1, 3>();
     case 13: return ws_kernel<T, kBits, kZero, 64, 4, 1, 2>();
+    case 14: return wd_kernel<T, kBits, kZero, 1, 2, 2, 1, 1024>();
+    case 15: return wd_kernel<T, kBits, kZero, 1, 4, 2, 1, 768>();
+    case 16: return wd_kernel<T, kBits, kZero, 8, 4, 2, 1, 1024>();
+    case 17: return wd_kernel<T, kBits, kZero, 8, 4, 2, 1, 768>();
+    case 18: return wd_kernel<T, kBits, kZero, 16, 4, 2, 1, 768>();
     default: return {};  // unknown id: fn == nullptr
   }
 }
 
-inline WoKernel wo_select(ActType t, int bits, bool zero, int m, int variant = 0) {
-  if (t == ActType::kHalf) {
-    if (bits == 4) return zero ? wo_variant_kernel<__half, 4, true>(variant, m) : wo_variant_kernel<__half, 4, false>(variant, m);
-    return zero ? wo_variant_kernel<__half, 8, true>(variant, m) : wo_variant_kernel<__half, 8, false>(variant, m);
-  }
-  if (bits == 4)
-    return zero ? wo_variant_kernel<__nv_bfloat16, 4, true>(variant, m) : wo_variant_kernel<__nv_bfloat16, 4, false>(variant, m);
-  return zero ? wo_variant_kernel<__nv_bfloat16, 8, true>(variant, m) : wo_variant_kernel<__nv_bfloat16, 8, false>(variant, m);
+// The kernel of `variant` for an (m, k) call; a direct kernel whose CTAs could not stage their x at K = k even at
+// the most splits (k > ~49K at 16 rows, ~98K at 8) is replaced by the default kernel for m.
+inline WoKernel wo_select(ActType t, int bits, bool zero, int m, int variant, int k) {
+  auto pick = [&](int v) {
+    if (t == ActType::kHalf) {
+      if (bits == 4) return zero ? wo_variant_kernel<__half, 4, true>(v, m) : wo_variant_kernel<__half, 4, false>(v, m);
+      return zero ? wo_variant_kernel<__half, 8, true>(v, m) : wo_variant_kernel<__half, 8, false>(v, m);
+    }
+    if (bits == 4)
+      return zero ? wo_variant_kernel<__nv_bfloat16, 4, true>(v, m) : wo_variant_kernel<__nv_bfloat16, 4, false>(v, m);
+    return zero ? wo_variant_kernel<__nv_bfloat16, 8, true>(v, m) : wo_variant_kernel<__nv_bfloat16, 8, false>(v, m);
+  };
+  WoKernel kern = pick(variant);
+  if (kern.fn != nullptr && kern.x_tile > 0 && wd_x_bytes(kern, k, kMaxSplits) > kWdXBudget) kern = pick(0);
+  return kern;
 }
 
 // CTAs of `k` resident per SM and the SM count, on the current device; the first call per (kernel,
@@ -116,7 +158,10 @@ inline WoDeviceFit wo_fit(WoKernel const& k) {
     if (cache[i].fn == k.fn && cache[i].dev == dev) return cache[i].fit;
   fit.err = cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem);
   if (fit.err == cudaSuccess) fit.err = cudaDeviceGetAttribute(&fit.sms, cudaDevAttrMultiProcessorCount, dev);
-  if (fit.err == cudaSuccess) fit.err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit.per_sm, k.fn, k.threads, k.smem);
+  // A direct kernel's shared memory depends on the call; its residency is set by its registers (the x of a
+  // decode call, a few KB, is assumed).
+  const int smem = k.x_tile > 0 ? std::max(k.red, 8192) : k.smem;
+  if (fit.err == cudaSuccess) fit.err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit.per_sm, k.fn, k.threads, smem);
   if (fit.err != cudaSuccess) return fit;
   fit.per_sm = std::max(1, fit.per_sm);
   if (used < 256) cache[used++] = Entry{k.fn, dev, fit};
@@ -137,9 +182,6 @@ struct WoPlan {
 // kPartialL2Bytes in all (L2-resident: without it a narrow layer at M = 49, N = 512, K = 2048 ran on 4
 // CTAs, 22 us against cuDNN's 8.7 for the same 1x1 conv, session8/call2/bench_conv_wo.log). `force_splits`
 // > 0 overrides (tuning); it is clamped to the number of stages and to kMaxSplits (the workspace bound).
-constexpr int kMinStagesPerSplit = 4;
-constexpr int kMaxSplits = 16;
-constexpr int64_t kPartialL2Bytes = int64_t{8} << 20;
 inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0) {
   WoPlan p;
   p.kernel = kernel;
@@ -161,6 +203,10 @@ inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0
       p.splits = static_cast<int>(std::min<int64_t>({slots / p.ntiles, stages / kMinStagesPerSplit, kMaxSplits, partial_cap}));
     p.splits = std::max(1, p.splits);
   }
+  if (kernel.x_tile > 0) {  // a direct kernel: enough splits that each CTA's x fits its shared memory
+    while (p.splits < std::min(stages, kMaxSplits) && wd_x_bytes(kernel, k, p.splits) > kWdXBudget) ++p.splits;
+    if (wd_x_bytes(kernel, k, p.splits) > kWdXBudget) p.err = cudaErrorInvalidValue;  // wo_select avoids it
+  }
   if (p.splits > 1) p.ws_floats = static_cast<int64_t>(p.splits) * p.ntiles * kernel.bn * kernel.ws_rows;
   return p;
 }
@@ -175,7 +221,9 @@ inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t
   if (p.splits > 1 && (a.workspace == nullptr || a.counters == nullptr)) return cudaErrorInvalidValue;
   const WoDeviceFit fit = wo_fit(p.kernel);  // sets the shared memory limit on first use
   if (fit.err != cudaSuccess) return fit.err;
-  p.kernel.fn<<<dim3(p.ntiles, p.splits), p.kernel.threads, p.kernel.smem, stream>>>(a);
+  const int smem = p.kernel.x_tile > 0 ? static_cast<int>(std::max<int64_t>(p.kernel.red, wd_x_bytes(p.kernel, a.k, p.splits)))
+                                       : p.kernel.smem;
+  p.kernel.fn<<<dim3(p.ntiles, p.splits), p.kernel.threads, smem, stream>>>(a);
   return cudaGetLastError();
 }
 

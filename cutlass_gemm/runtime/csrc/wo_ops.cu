@@ -91,7 +91,7 @@ void run_wo(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& sc
 cg_wo::WoKernel select_kernel(at::Tensor const& x, int64_t bits, bool zero, int64_t m, int64_t variant) {
   const cg_wo::ActType t = x.scalar_type() == at::kHalf ? cg_wo::ActType::kHalf : cg_wo::ActType::kBFloat16;
   return cg_wo::wo_select(t, static_cast<int>(bits), zero, static_cast<int>(std::max<int64_t>(m, 1)),
-                          static_cast<int>(variant));
+                          static_cast<int>(variant), static_cast<int>(x.size(-1)));
 }
 
 bool aligned(at::Tensor const& t, int64_t bytes) { return reinterpret_cast<uintptr_t>(t.data_ptr()) % bytes == 0; }
@@ -174,7 +174,8 @@ at::Tensor wo_dequant(at::Tensor const& qweight, at::Tensor const& scales, c10::
 
 std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits, bool zero, bool bf16, int64_t variant) {
   const cg_wo::WoKernel kern = cg_wo::wo_select(bf16 ? cg_wo::ActType::kBFloat16 : cg_wo::ActType::kHalf,
-                                                static_cast<int>(bits), zero, static_cast<int>(m), static_cast<int>(variant));
+                                                static_cast<int>(bits), zero, static_cast<int>(m), static_cast<int>(variant),
+                                                static_cast<int>(k));
   TORCH_CHECK(kern.fn != nullptr, msg("wo_plan_info: unknown variant ", variant).c_str());
   const cg_wo::WoPlan p = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k));
   TORCH_CHECK(p.err == cudaSuccess, msg("wo_plan_info: planning failed: ", cudaGetErrorString(p.err)).c_str());
