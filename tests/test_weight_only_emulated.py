@@ -122,9 +122,9 @@ def test_deferred_copies_expose_no_pipeline_hazard(emu, cfg):
 # ------------------------------------------------------------------------------------ stream and direct kernels
 # wo_stream.cuh and wo_direct.cuh, as 100 + their variant id of wo_launch.cuh's kWoVariants -> the M capacity served.
 STREAM = {105: 1, 106: 4, 107: 8, 108: 8, 109: 8, 110: 16, 111: 16, 112: 32, 113: 64}
-DIRECT = {114: 1, 115: 1, 116: 8, 117: 8, 118: 16}
+DIRECT = {114: 1, 115: 1, 116: 8, 117: 8, 118: 16, 119: 8}
 # (cfg, M) pairs of each family run on every format
-FORMAT_RUNS = {"stream": ((105, 1), (107, 5), (110, 13)), "direct": ((114, 1), (115, 1), (117, 5), (118, 13))}
+FORMAT_RUNS = {"stream": ((105, 1), (107, 5), (110, 13)), "direct": ((114, 1), (115, 1), (117, 5), (119, 8), (118, 13))}
 
 
 @pytest.mark.parametrize("bits,group,zp", [(4, 128, False), (4, 32, True), (4, None, True), (8, None, False),
@@ -188,12 +188,12 @@ def test_direct_deferred_x_copies(emu, cfg):
 
 @pytest.mark.parametrize("bits", [4, 8])
 def test_direct_equals_stream_of_the_same_shape(emu, bits):
-    """direct x1 2x2 and stream x8 2x2 give every warp the same tiles in the same order and share the tile math
+    """direct x8 4x2 and stream x8 2x2 (two warps along K each) give every warp the same tiles in the same order and share the tile math
     (wo_warp.cuh): at M = 1 their outputs are the same bits, with and without split-K."""
     p = _packed(256, 768, bits, 128, False, seed=11)
     x = torch.randn(1, 768).bfloat16()
     for splits in (1, 3):
-        assert torch.equal(_run(emu, p, x, cfg=114, splits=splits), _run(emu, p, x, cfg=109, splits=splits))
+        assert torch.equal(_run(emu, p, x, cfg=116, splits=splits), _run(emu, p, x, cfg=109, splits=splits))
 
 
 def test_direct_refuses_m_above_its_rows(emu):

@@ -19,7 +19,7 @@ VARIANTS: Dict[int, Tuple[str, int]] = {
     5: ("stream x1 4x1 s8", 1), 6: ("stream x4 4x1 s8", 4), 7: ("stream x8 4x1 s6", 8),
     8: ("stream x8 8x1 s4", 8), 9: ("stream x8 2x2 s6", 8), 10: ("stream x16 4x1 s4", 16),
     11: ("stream x16 8x1 s3", 16), 12: ("stream x32 4x1 s3", 32), 13: ("stream x64 4x1 s2", 64),
-    14: ("direct x1 2x2 u1 t1024", 1), 15: ("direct x1 4x2 u1 t768", 1), 16: ("direct x8 4x2 u1 t1024", 8), 17: ("direct x8 4x2 u1 t768", 8), 18: ("direct x16 4x2 u1 t768", 16),
+    14: ("direct x1 1x4 u1 t1024", 1), 15: ("direct x1 4x2 u1 t768", 1), 16: ("direct x8 4x2 u1 t1024", 8), 17: ("direct x8 4x2 u1 t768", 8), 18: ("direct x16 4x2 u1 t768", 16), 19: ("direct x8 2x4 u1 t1024", 8),
 }
 DEFAULT = 0
 MAX_M = 64
@@ -38,24 +38,24 @@ MIXED_FROM_M_MIN_N = 4096
 
 #: (bits, max_m, n, k, variant): the first row with this bits, max_m >= M, and n / k equal to the call's
 #: (None: any) wins; rows of one bits value in increasing max_m, exact shapes before the catch-all rows.
-#: M <= 16: from tools/results/h100-2026-11-27/session19/call5/probe_direct.md (H100, bf16 x, int4 g128 / int8 per
+#: M <= 16: from tools/results/h100-2026-11-27/session19/call10/probe_direct.md (H100, bf16 x, int4 g128 / int8 per
 #: channel, every variant at M = 1 / 4 / 8 / 16, the plan's own split count; the direct kernels of wo_direct.cuh win
 #: every int4 row to M = 8 and the int8 rows but 8192 x 8192, where the mma kernel ties); the None rows keep the
 #: previous catch-alls except at M <= 8 for int4 (the 8192 x 8192 winner). M <= 64: session 7's sweep
 #: (tools/results/h100-2026-11-23/session7/call3/wo/wo_sweep.md).
 TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
-    (4, 1, 4096, 14336, 15),
+    (4, 1, 4096, 14336, 14),
     (4, 1, 8192, 8192, 14),
     (4, 1, 28672, 4096, 14),
     (4, 1, None, None, 14),
-    (4, 4, 4096, 14336, 17),
-    (4, 4, 8192, 8192, 16),
+    (4, 4, 4096, 14336, 19),
+    (4, 4, 8192, 8192, 19),
     (4, 4, 28672, 4096, 16),
-    (4, 4, None, None, 16),
-    (4, 8, 4096, 14336, 17),
-    (4, 8, 8192, 8192, 16),
+    (4, 4, None, None, 19),
+    (4, 8, 4096, 14336, 19),
+    (4, 8, 8192, 8192, 19),
     (4, 8, 28672, 4096, 16),
-    (4, 8, None, None, 16),
+    (4, 8, None, None, 19),
     (4, 16, 4096, 14336, 4),
     (4, 16, 8192, 8192, 18),
     (4, 16, 28672, 4096, 1),
@@ -64,9 +64,9 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 64, 8192, 8192, 3),
     (4, 64, 28672, 4096, 0),
     (4, 64, None, None, 0),
-    (8, 1, 4096, 14336, 17),
+    (8, 1, 4096, 14336, 15),
     (8, 1, 8192, 8192, 1),
-    (8, 1, 28672, 4096, 17),
+    (8, 1, 28672, 4096, 15),
     (8, 1, None, None, 9),
     (8, 4, 4096, 14336, 17),
     (8, 4, 8192, 8192, 1),

@@ -276,11 +276,12 @@ int by_config(int cfg, WoArgs const& a, int splits, bool eager, bool rev) {
     case 111: return run_stream<T, kBits, kZero, 16, 8, 1, 3>(a, splits, eager, rev);
     case 112: return run_stream<T, kBits, kZero, 32, 4, 1, 3>(a, splits, eager, rev);
     case 113: return run_stream<T, kBits, kZero, 64, 4, 1, 2>(a, splits, eager, rev);
-    case 114: return run_direct<T, kBits, kZero, 1, 2, 2, 1, 1024>(a, splits, eager, rev);
+    case 114: return run_direct<T, kBits, kZero, 1, 1, 4, 1, 1024>(a, splits, eager, rev);
     case 115: return run_direct<T, kBits, kZero, 1, 4, 2, 1, 768>(a, splits, eager, rev);
     case 116: return run_direct<T, kBits, kZero, 8, 4, 2, 1, 1024>(a, splits, eager, rev);
     case 117: return run_direct<T, kBits, kZero, 8, 4, 2, 1, 768>(a, splits, eager, rev);
     case 118: return run_direct<T, kBits, kZero, 16, 4, 2, 1, 768>(a, splits, eager, rev);
+    case 119: return run_direct<T, kBits, kZero, 8, 2, 4, 1, 1024>(a, splits, eager, rev);
     case 0: return run<T, kBits, kZero, 1, 1, 4, 4>(a, splits, eager, rev);  // default, M <= 4
     case 1: return run<T, kBits, kZero, 2, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 32
     case 2: return run<T, kBits, kZero, 4, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 64

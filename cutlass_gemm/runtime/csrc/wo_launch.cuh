@@ -91,11 +91,12 @@ inline constexpr WoVariantInfo kWoVariants[] = {
     {7, "stream x8 4x1 s6", 8},    {8, "stream x8 8x1 s4", 8},    {9, "stream x8 2x2 s6", 8},
     {10, "stream x16 4x1 s4", 16}, {11, "stream x16 8x1 s3", 16}, {12, "stream x32 4x1 s3", 32},
     {13, "stream x64 4x1 s2", 64},
-    {14, "direct x1 2x2 u1 t1024", 1},
+    {14, "direct x1 1x4 u1 t1024", 1},
     {15, "direct x1 4x2 u1 t768", 1},
     {16, "direct x8 4x2 u1 t1024", 8},
     {17, "direct x8 4x2 u1 t768", 8},
     {18, "direct x16 4x2 u1 t768", 16},
+    {19, "direct x8 2x4 u1 t1024", 8},
 };
 constexpr int kWoVariantCount = sizeof(kWoVariants) / sizeof(kWoVariants[0]);
 
@@ -116,11 +117,12 @@ WoKernel wo_variant_kernel(int variant, int m) {
     case 11: return ws_kernel<T, kBits, kZero, 16, 8, 1, 3>();
     case 12: return ws_kernel<T, kBits, kZero, 32, 4, 1, 3>();
     case 13: return ws_kernel<T, kBits, kZero, 64, 4, 1, 2>();
-    case 14: return wd_kernel<T, kBits, kZero, 1, 2, 2, 1, 1024>();
+    case 14: return wd_kernel<T, kBits, kZero, 1, 1, 4, 1, 1024>();
     case 15: return wd_kernel<T, kBits, kZero, 1, 4, 2, 1, 768>();
     case 16: return wd_kernel<T, kBits, kZero, 8, 4, 2, 1, 1024>();
     case 17: return wd_kernel<T, kBits, kZero, 8, 4, 2, 1, 768>();
     case 18: return wd_kernel<T, kBits, kZero, 16, 4, 2, 1, 768>();
+    case 19: return wd_kernel<T, kBits, kZero, 8, 2, 4, 1, 1024>();
     default: return {};  // unknown id: fn == nullptr
   }
 }
