@@ -9,12 +9,14 @@
 // registers with no shared memory in the loop, reaches 83-87% at the same shapes. Here:
 // - the CTA copies the x rows of its whole K range into shared memory once (the swizzled layout of
 //   wo_warp.cuh, one 64-wide tile after another), before the main loop; the launcher bounds that range
-//   (wd_fits / wo_plan: more splits where K is long);
+//   (wd_x_bytes <= kWdXBudget: wo_plan adds splits where K is long, wo_select falls back past 16 splits);
 // - each lane loads its own 16-byte weight vectors with ld.global.nc.L1::no_allocate.L2::128B (read once; the
 //   L2 fetches the lane's next vector of the row alongside) and its scale (zero) rows with 8-byte loads through
 //   L1 (the four lanes of a quad share them), kUnroll warp tiles at a time, into two register buffers: the next
 //   kUnroll tiles are in flight while the current ones are dequantized and multiplied;
 // - warp wk takes tiles st * kWarpsK + wk of each stage st of the split's range, as the stream kernel does.
+// What made it faster on the H100 was residency, not the instruction count: 32 warps per SM (64 registers) and
+// small CTAs whose warps split K in shared memory rather than across CTAs (tools/results/h100-2026-11-27/session19).
 #pragma once
 #include "wo_warp.cuh"
 
