@@ -85,6 +85,19 @@ def test_target_shapes_every_variant(ext, bits, group, n, k):
             assert torch.equal(y, _run(ext, x, p, None, v)), f"v{v}: split-K / reductions must be deterministic"
 
 
+@pytest.mark.parametrize("v", [v for v in IDS if VARIANTS.get(v, ("",))[0].startswith("direct")])
+def test_direct_variants_at_long_k(ext, v):
+    """Direct kernels stage their CTA's x in at most 96 KB of shared memory: K = 16384 needs more splits than the
+    plan's own at 16 x rows (the plan adds them), K = 65536 more than 16 at 16 x rows (wo_select serves the call with
+    the default kernel instead). Either way the answer is right."""
+    for k in (16384, 65536):
+        p = _packed(64, k, 4, 128, False, torch.bfloat16, seed=k)
+        w64 = unpack(p).dequantize(torch.float64)
+        for m in sorted({1, _cap(v)}):
+            x = torch.randn(m, k, device="cuda").bfloat16()
+            _check(_run(ext, x, p, None, v), x, p, None, f"v{v} M={m} 64x{k}", w64)
+
+
 _REFUSE = '''
 import torch
 from cutlass_gemm.quant import prepack, quantize_weight_only

@@ -97,8 +97,7 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, (WdShape<kBits, kZero,
     }
   };
   WarpAcc<kXRows> acc;
-#pragma unroll
-  for (int i = 0; i < S::kAcc; ++i) acc.at(i) = 0.0f;
+  acc.zero();
   const uint32_t xbase = smem_u32(smem);
   auto compute = [&](Buf const& b, int j0) {
 #pragma unroll

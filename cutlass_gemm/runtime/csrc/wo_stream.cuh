@@ -26,7 +26,6 @@ struct WsShape {
   static_assert(kStages >= 2, "at least double buffering");
   static constexpr int kWarps = kWarpsN * kWarpsK;
   static constexpr int kThreads = kWarps * 32;
-  static constexpr int kMT8 = (kXRows + 7) / 8;  // n8 tiles of x rows per mma
   static constexpr int kRows = kXRows;           // M capacity
   static constexpr int kBN = kWarpsN * kTileN;
   static constexpr int kTileBytes = kTileN * kTileK * kBits / 8;  // 1024 (int4) / 2048 (int8)
@@ -43,7 +42,6 @@ struct WsShape {
 template <typename T, int kBits, bool kZero, int kXRows, int kWarpsN, int kWarpsK, int kStages>
 __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_stream_kernel(WoArgs a) {
   using S = WsShape<kBits, kZero, kXRows, kWarpsN, kWarpsK, kStages>;
-  constexpr int kAcc = S::kAcc;
   CG_WO_KERNEL_SHARED;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wn = warp % kWarpsN, wk = warp / kWarpsN;
@@ -83,8 +81,7 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_stream_kernel(WoArg
   };
 
   WarpAcc<kXRows> acc;
-#pragma unroll
-  for (int i = 0; i < kAcc; ++i) acc.at(i) = 0.0f;
+  acc.zero();
 
   auto compute = [&](int slot) {
     const uint32_t xs = ring + slot * S::kSlot;

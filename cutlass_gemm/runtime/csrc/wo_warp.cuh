@@ -24,6 +24,10 @@ struct WarpAcc {
   static constexpr int kAcc = kMT8 * 8;
   float v[kMT8][2][4];
   __device__ __forceinline__ float& at(int i) { return v[i / 8][(i / 4) % 2][i % 4]; }
+  __device__ __forceinline__ void zero() {
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) at(i) = 0.0f;
+  }
 };
 
 // Where warp (wn, wk) of a CTA of kWarpsN x kWarpsK warps works: its 32-column block nb (n_ok: inside N), and the
@@ -153,8 +157,7 @@ __device__ __forceinline__ void warp_tiles_store(WoArgs const& a, WarpAcc<kXRows
     if (!s_last) return;
     __threadfence();
     if (wk == 0) {
-#pragma unroll
-      for (int i = 0; i < kAcc; ++i) acc.at(i) = 0.0f;
+      acc.zero();
       for (int sp = 0; sp < splits; ++sp) {
         const float* src = a.workspace + sp * per_split + mine;
 #pragma unroll
