@@ -202,3 +202,23 @@ def test_direct_refuses_m_above_its_rows(emu):
     rc = emu.emu_run(114, 1, 4, 0, 1, 0, x.data_ptr(), 256, p.qweight.data_ptr(), p.scales.bfloat16().data_ptr(),
                      None, None, torch.empty(2, 64).bfloat16().data_ptr(), 2, 64, 256, 6, 1)
     assert rc == 2
+
+
+@pytest.mark.parametrize("cfg,bits", [(114, 4), (116, 8), (118, 4), (119, 4)])
+def test_direct_prefetch_stays_inside_the_weight(emu, cfg, bits):
+    """Launched as a programmatic dependent, a direct kernel's warps send their first weight tiles to L2 before the
+    grid-dependency wait (pdl.cuh): every prefetched line must lie inside the packed weight (the emulator returns
+    6 otherwise), also for a CTA partly past N and a count above a warp's tiles, and the result is unchanged."""
+    emu.emu_prefetch_count.restype = ctypes.c_long
+    p = _packed(160, 1152, bits, 64 if bits == 4 else None, False, seed=cfg)  # the last CTA partly past N
+    x = torch.randn(DIRECT[cfg], 1152).bfloat16()
+    emu.emu_set_prefetch(0)
+    plain = _run(emu, p, x, cfg=cfg, splits=3)
+    assert emu.emu_prefetch_count() == 0
+    try:
+        for tiles in (1, 3, 64):  # 64: more than any warp's tiles
+            emu.emu_set_prefetch(tiles)
+            assert torch.equal(_run(emu, p, x, cfg=cfg, splits=3), plain)
+            assert emu.emu_prefetch_count() > 0
+    finally:
+        emu.emu_set_prefetch(0)

@@ -43,6 +43,18 @@ struct Copy { uint8_t* dst; const uint8_t* src; int bytes = 16; };
 thread_local std::deque<std::vector<Copy>> tl_groups;  // committed groups, oldest first
 thread_local std::vector<Copy> tl_open;
 
+// L2 prefetches (pdl.cuh's prefetch_l2): each must fall inside the packed weight of the launch.
+const uint8_t* g_w_lo = nullptr;
+const uint8_t* g_w_hi = nullptr;
+int g_prefetch_tiles = 0;
+std::atomic<long> g_prefetches{0};
+std::atomic<bool> g_bad_prefetch{false};
+void prefetch_l2(const void* p) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  if (b < g_w_lo || b >= g_w_hi) g_bad_prefetch = true;
+  ++g_prefetches;
+}
+
 uint8_t* shared_bytes() { return g_smem.data(); }
 int& shared_int() { return g_shared_int; }
 int lane() { return tl_thread.x & 31; }
@@ -310,15 +322,29 @@ extern "C" int emu_run(int cfg, int bf16, int bits, int zero, int eager, int rev
   a.n = n;
   a.k = k;
   a.group_shift = group_shift;
+  a.prefetch = cg_wo_emu::g_prefetch_tiles;
+  cg_wo_emu::g_w_lo = static_cast<const uint8_t*>(w);
+  cg_wo_emu::g_w_hi = cg_wo_emu::g_w_lo + static_cast<int64_t>(n) * k * bits / 8;
+  cg_wo_emu::g_bad_prefetch = false;
+  cg_wo_emu::g_prefetches = 0;
   const bool e = eager != 0, r = reverse_splits != 0;
+  int rc = 0;
   try {
     if (bf16) {
-      if (bits == 4) return zero ? by_config<__nv_bfloat16, 4, true>(cfg, a, splits, e, r) : by_config<__nv_bfloat16, 4, false>(cfg, a, splits, e, r);
-      return zero ? by_config<__nv_bfloat16, 8, true>(cfg, a, splits, e, r) : by_config<__nv_bfloat16, 8, false>(cfg, a, splits, e, r);
+      if (bits == 4) rc = zero ? by_config<__nv_bfloat16, 4, true>(cfg, a, splits, e, r) : by_config<__nv_bfloat16, 4, false>(cfg, a, splits, e, r);
+      else rc = zero ? by_config<__nv_bfloat16, 8, true>(cfg, a, splits, e, r) : by_config<__nv_bfloat16, 8, false>(cfg, a, splits, e, r);
+    } else if (bits == 4) {
+      rc = zero ? by_config<__half, 4, true>(cfg, a, splits, e, r) : by_config<__half, 4, false>(cfg, a, splits, e, r);
+    } else {
+      rc = zero ? by_config<__half, 8, true>(cfg, a, splits, e, r) : by_config<__half, 8, false>(cfg, a, splits, e, r);
     }
-    if (bits == 4) return zero ? by_config<__half, 4, true>(cfg, a, splits, e, r) : by_config<__half, 4, false>(cfg, a, splits, e, r);
-    return zero ? by_config<__half, 8, true>(cfg, a, splits, e, r) : by_config<__half, 8, false>(cfg, a, splits, e, r);
   } catch (std::exception const&) {
     return 4;
   }
+  return rc == 0 && cg_wo_emu::g_bad_prefetch ? 6 : rc;  // 6: an L2 prefetch outside the packed weight
 }
+
+// Warp tiles the direct kernels prefetch (WoArgs::prefetch) in the next emu_run calls; the prefetches the last
+// call issued.
+extern "C" void emu_set_prefetch(int tiles) { cg_wo_emu::g_prefetch_tiles = tiles; }
+extern "C" long emu_prefetch_count() { return cg_wo_emu::g_prefetches.load(); }

@@ -80,15 +80,20 @@ template <int kMT, int kBC, bool kDeep>
 constexpr int unroll() { return kDeep ? 4 : kBC ? 2 : (kMT == 1 ? 3 : 2); }
 
 template <bool kFp8, typename TOut, int kMT, int kBC = 0, bool kDeep = false>
-cudaError_t launch_mt(cg_gemv::GemvArgs const& a, int kw, cudaStream_t s) {
+cudaError_t launch_mt(cg_gemv::GemvArgs a, int kw, cudaStream_t s) {
   constexpr int kUnroll = unroll<kMT, kBC, kDeep>();
   const dim3 grid(static_cast<unsigned>((a.n + cg_gemv::kRows - 1) / cg_gemv::kRows));
+  // A programmatic dependent where the device takes it (pdl.cuh); its warps then prefetch their first chunks (1 KB
+  // each: 16 weight rows x 64 bytes), pdl.cuh's budget over the CTAs resident at once.
+  const bool pdl = cg_pdl::active();
+  const int per_sm = std::max(1, cg_gemv::threads_per_sm<kBC, kUnroll>() / (kw * 32));  // the launch bounds' CTAs
+  const int64_t resident = std::min<int64_t>(grid.x, static_cast<int64_t>(sm_count()) * per_sm);
+  const int pf = pdl ? cg_pdl::prefetch_units(resident, kw, cg_gemv::kRows * cg_gemv::kChunk) : 0;
   switch (kw) {
-    case 4: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 4, kUnroll, kBC><<<grid, 128, 0, s>>>(a); break;
-    case 8: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 8, kUnroll, kBC><<<grid, 256, 0, s>>>(a); break;
-    default: cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 16, kUnroll, kBC><<<grid, 512, 0, s>>>(a); break;
+    case 4: return cg_pdl::launch(cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 4, kUnroll, kBC>, grid, 128, 0, s, pdl, a, pf);
+    case 8: return cg_pdl::launch(cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 8, kUnroll, kBC>, grid, 256, 0, s, pdl, a, pf);
+    default: return cg_pdl::launch(cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 16, kUnroll, kBC>, grid, 512, 0, s, pdl, a, pf);
   }
-  return cudaGetLastError();
 }
 
 bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
@@ -219,6 +224,16 @@ int gemv_block_launch(GemvBlockCall const& c) {
                                 : (c.bf16 ? go(std::false_type{}, __nv_bfloat16{}) : go(std::false_type{}, __half{}));
   if (err != cudaSuccess) return fail(std::string("gemv_block: launch failed: ") + cudaGetErrorString(err));
   return 0;
+}
+
+int64_t pdl_set(int64_t mode) {
+  const bool before = cg_pdl::enabled();
+  if (mode == 0 || mode == 1) cg_pdl::mode().store(static_cast<int>(mode), std::memory_order_relaxed);
+  return before ? 1 : 0;
+}
+
+int64_t pdl_set_prefetch_bytes(int64_t bytes) {
+  return bytes >= 0 ? cg_pdl::prefetch_budget().exchange(bytes) : cg_pdl::prefetch_budget().load();
 }
 
 void gemv_set_step(int64_t step) { g_step.store(step == 2 || step == 4 ? static_cast<int>(step) : 0); }

@@ -35,6 +35,7 @@
 #include <type_traits>
 
 #include "bi8_gemm.cuh"  // activate(), kMagic / kMagicBits
+#include "pdl.cuh"
 
 namespace cg_gemv {
 
@@ -79,8 +80,22 @@ __device__ __forceinline__ uint4 ld_stream(const uint8_t* p) {
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
   return v;
 }
-// 16 bytes of the activation: every CTA reads the same rows, so keep them in L1 / L2.
-__device__ __forceinline__ uint4 ld_keep(const uint8_t* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+// 16 bytes of the activation: every CTA reads the same rows, so keep them in L1 / L2. A coherent load, not the
+// read-only path (ld.global.nc): launched as a programmatic dependent (pdl.cuh), this kernel starts while the kernel
+// that writes the activation may still run, and only coherent loads are covered by griddepcontrol.wait's
+// visibility; through the read-only path, a chain of layers captured in a CUDA graph read stale activations
+// (session20/call3, tests/test_pdl_gpu.py).
+__device__ __forceinline__ uint4 ld_keep(const uint8_t* p) {
+  uint4 v;
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+// A float an earlier kernel may have written (scales), coherent for the same reason.
+__device__ __forceinline__ float ld_f32(const float* p) {
+  float v;
+  asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+}
 
 __device__ __forceinline__ void mma_k32(int (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0,
                                         uint32_t b1) {
@@ -123,8 +138,8 @@ __device__ __forceinline__ void epilogue(GemvArgs const& p, const Acc* red, int 
       if (bias != nullptr) v = v + OutT<TOut>::to_f(bias[col]);
       v = cg_bi8::activate(v, p.act);
     } else {
-      const float sa = p.scale_a[p.sa_vec ? row : 0];
-      const float sb = p.scale_b[p.sb_vec ? col : 0];
+      const float sa = ld_f32(p.scale_a + (p.sa_vec ? row : 0));
+      const float sb = ld_f32(p.scale_b + (p.sb_vec ? col : 0));
       v = sa * (sb * static_cast<float>(s));
       if (bias != nullptr) v = v + OutT<TOut>::to_f(bias[col]);
     }
@@ -143,7 +158,7 @@ constexpr int threads_per_sm() { return kUnroll == 4 ? 512 : kBC == 0 ? 1024 : 7
 
 template <bool kFp8, typename TOut, int kMT, int kWarpsK, int kUnroll, int kBC = 0>
 __global__ void __launch_bounds__(kWarpsK * 32, threads_per_sm<kBC, kUnroll>() / (kWarpsK * 32))
-    gemv_w8a8_kernel(GemvArgs p) {
+    gemv_w8a8_kernel(GemvArgs p, int prefetch) {
   static_assert(kUnroll % (kBC ? kBC : 1) == 0, "a step holds whole scale blocks");
   constexpr bool kBlock = kBC > 0;
   constexpr int kNB = kBlock ? kUnroll / kBC : 1;  // scale blocks per step
@@ -166,6 +181,21 @@ __global__ void __launch_bounds__(kWarpsK * 32, threads_per_sm<kBC, kUnroll>() /
   const int units = kBlock ? p.k / (kBC * kChunk) : (p.k + kChunk - 1) / kChunk;
   const int c_begin = static_cast<int>(static_cast<int64_t>(units) * warp / kWarpsK) * (kBlock ? kBC : 1);
   const int c_end = static_cast<int>(static_cast<int64_t>(units) * (warp + 1) / kWarpsK) * (kBlock ? kBC : 1);
+
+  // Programmatic dependent launch (pdl.cuh): the next kernel may start once every CTA of this one has; until the
+  // kernel ahead completes, only the first `prefetch` chunks of this warp's weight rows go to L2 (the lanes of a
+  // quad take every fourth chunk). `prefetch` is a kernel argument of its own: as a GemvArgs field it made ptxas
+  // spill 108-132 bytes in the M 9..16 block-64 kernels (nvcc 13.0), against 4 as an argument.
+  cg_pdl::launch_dependents();
+  {
+    const int pf_end = min(c_end, c_begin + prefetch);
+#pragma unroll 1
+    for (int c = c_begin + t; c < pf_end; c += 4) {
+      cg_pdl::prefetch_l2(w0 - 16 * t + c * kChunk);
+      cg_pdl::prefetch_l2(w1 - 16 * t + c * kChunk);
+    }
+  }
+  cg_pdl::wait();
 
   // Block-scaled form: this lane's scale rows (activation rows 2t, 2t + 1 of each m8 tile) and columns (weight
   // rows g, g + 8), clamped like the data pointers.
@@ -208,9 +238,9 @@ __global__ void __launch_bounds__(kWarpsK * 32, threads_per_sm<kBC, kUnroll>() /
         const int64_t kb = (c + b * kBC) / kBC;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          sb[b][h] = ok ? __ldg(sb_col[h] + kb * p.sb_cs) : 0.0f;
+          sb[b][h] = ok ? ld_f32(sb_col[h] + kb * p.sb_cs) : 0.0f;
 #pragma unroll
-          for (int mt = 0; mt < kMT; ++mt) sa[b][mt][h] = ok ? __ldg(sa_row[mt][h] + kb * p.sa_cs) : 0.0f;
+          for (int mt = 0; mt < kMT; ++mt) sa[b][mt][h] = ok ? ld_f32(sa_row[mt][h] + kb * p.sa_cs) : 0.0f;
         }
       }
     }

@@ -47,6 +47,15 @@ int gemv_block_launch(GemvBlockCall const& call);
 // M, the plain form at M 9..16) for tuning and comparison; 0 restores the rule.
 void gemv_set_step(int64_t step);
 
+// The extension-wide programmatic-dependent-launch switch (pdl.cuh; off unless CUTLASS_GEMM_PDL=1 at start):
+// mode 0 / 1 turns it off / on, anything else leaves it; returns whether it was on. For every kernel of the
+// extension that pdl.cuh launches (GEMV, weight-only, activation quant).
+int64_t pdl_set(int64_t mode);
+
+// The weight bytes a programmatic dependent's first wave prefetches into L2 before its wait, all CTAs together
+// (pdl.cuh; GEMV and weight-only direct kernels): bytes >= 0 sets it; returns the previous value. For tuning.
+int64_t pdl_set_prefetch_bytes(int64_t bytes);
+
 // Force the number of warps splitting K (both forms) (4, 8 or 16) for tuning; 0 restores the automatic choice.
 void gemv_w8a8_set_warps_k(int64_t warps_k);
 

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "pdl.cuh"
+
 namespace cg_quant {
 
 enum class RowMode : int {

@@ -126,7 +126,8 @@ void launch_row_shape(RowArgs const& a, cudaStream_t s, bool capped) {
   const bool exact = kE && a.cols / kVec == static_cast<int64_t>(kCache) * kThreads;
   const bool res = kR && a.residual != nullptr;
   auto go = [&](auto kernel) {
-    kernel<<<static_cast<unsigned>(a.rows), kThreads, capped ? cap_smem(kernel, kThreads) : 0, s>>>(a);
+    cg_pdl::launch(kernel, dim3(static_cast<unsigned>(a.rows)), dim3(kThreads), capped ? cap_smem(kernel, kThreads) : 0, s,
+                   cg_pdl::active(), a);
   };
   if (exact && res) go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, kE, kR, kLd>);
   else if (exact) go(row_quant_kernel<TIn, TQ, kVec, kCache, kThreads, kMode, kMinBlocks, kE, false, kLd>);
@@ -168,7 +169,7 @@ void launch_groups_lanes(RowArgs const& a, cudaStream_t s) {
   auto go = [&](auto per) {
     constexpr int kPer = decltype(per)::value;
     dim3 grid(static_cast<unsigned>(a.rows), static_cast<unsigned>((nvec + kPer * 128 - 1) / (kPer * 128)));
-    group_quant_kernel<TIn, TQ, kVec, kPer, 128, kLanes><<<grid, 128, 0, s>>>(a);
+    cg_pdl::launch(group_quant_kernel<TIn, TQ, kVec, kPer, 128, kLanes>, grid, dim3(128), 0, s, cg_pdl::active(), a);
   };
   if (nvec <= 128) go(std::integral_constant<int, 1>{});
   else if (nvec <= 256) go(std::integral_constant<int, 2>{});

@@ -188,6 +188,8 @@ template <typename TIn, typename TQ, int kVec, int kCache, int kThreads, RowMode
           bool kRes = false, Ld kLd = Ld::kPlain>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) row_quant_kernel(RowArgs args) {
   using RQ = RowQuant<TIn, TQ, kVec, kCache, kThreads, kMode, kExact, kRes, kLd>;
+  cg_pdl::launch_dependents();  // a programmatic dependent (pdl.cuh): nothing global before the wait
+  cg_pdl::wait();
   RQ rq{args, args.cols / kVec};
   typename RQ::V row[RQ::kSlots], w[RQ::kWSlots];
   if (kCache > 0) rq.load_cached(row, w, blockIdx.x);
@@ -205,6 +207,8 @@ __global__ void __launch_bounds__(kThreads) group_quant_kernel(RowArgs args) {
   using V = VecT<TIn, kVec>;
   using VQ = VecT<TQ, kVec>;
   constexpr int kShift = kLanes == 8 ? 3 : kLanes == 16 ? 4 : 5;
+  cg_pdl::launch_dependents();  // a programmatic dependent (pdl.cuh): nothing global before the wait
+  cg_pdl::wait();
   const int64_t row = blockIdx.x, nvec = args.cols / kVec;
   const int64_t base = static_cast<int64_t>(blockIdx.y) * kPer * kThreads + threadIdx.x;
   const V* x = reinterpret_cast<const V*>(static_cast<const TIn*>(args.x) + row * args.ldx);

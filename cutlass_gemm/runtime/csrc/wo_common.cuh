@@ -15,6 +15,8 @@
 
 #include <cstdint>
 
+#include "pdl.cuh"
+
 namespace cg_wo {
 
 constexpr int kTileN = 32;    // columns of a warp tile (4 mma n8 sub-tiles)
@@ -37,6 +39,8 @@ struct WoArgs {
   int group_shift;       // log2(group size); kPerChannelShift per channel
   float* workspace;      // split-K partials (wo_plan().ws_floats), null when splits == 1
   int* counters;         // split-K arrival counters, one per n tile, zero before and after the launch
+  int prefetch;          // direct kernels launched as programmatic dependents (pdl.cuh): warp tiles each warp
+                         // sends to L2 before its wait; 0: none
 };
 
 // A kernel's dynamic shared memory (`smem`) and its split-K arrival flag (`s_last`); the CPU emulator

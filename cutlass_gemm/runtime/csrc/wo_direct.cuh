@@ -29,7 +29,13 @@ __device__ __forceinline__ uint4 ld_weight16(const uint8_t* p) {
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
   return v;
 }
-__device__ __forceinline__ uint2 ld_scale8(const void* p) { return __ldg(static_cast<const uint2*>(p)); }
+// Coherent (not ld.global.nc): a programmatic dependent's loads after griddepcontrol.wait must see what the kernel
+// ahead wrote (pdl.cuh; gemv_w8a8.cuh's ld_keep says what the read-only path did).
+__device__ __forceinline__ uint2 ld_scale8(const void* p) {
+  uint2 v;
+  asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  return v;
+}
 #endif
 
 // Most bytes of x one CTA of a direct kernel stages (its K range times the x rows, 2 bytes each).
@@ -109,6 +115,19 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, (WdShape<kBits, kZero,
       }
     }
   };
+
+  // Programmatic dependent launch (pdl.cuh): the next kernel may start once every CTA of this one has; until the
+  // kernel ahead completes, only the lines of this warp's first a.prefetch weight tiles go to L2.
+  cg_pdl::launch_dependents();
+  if (n_ok) {
+    constexpr int kLines = S::kTileBytes / 128;
+    const uint8_t* wblk = wrow - lane * 16;
+    const int lines = min(my_n, a.prefetch) * kLines;
+    for (int i = lane; i < lines; i += 32)
+      cg_pdl::prefetch_l2(wblk + static_cast<int64_t>((st_begin + i / kLines) * kWarpsK + wk) * S::kTileBytes +
+                          (i % kLines) * 128);
+  }
+  cg_pdl::wait();
 
   Buf b0, b1;
   load(b0, 0);

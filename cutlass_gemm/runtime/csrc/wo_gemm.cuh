@@ -48,6 +48,8 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
   using T2 = typename Ty<T>::T2;
   constexpr int kThreads = S::kThreads;
   CG_WO_KERNEL_SHARED;
+  cg_pdl::launch_dependents();  // launched as a programmatic dependent (pdl.cuh): nothing global before the wait
+  cg_pdl::wait();
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wn = warp % kWarpsN, wk = warp / kWarpsN;

@@ -3,6 +3,7 @@
 // harnesses (tools/results/h100-2026-11-23/wo/wb.cu), which also instantiate tuning variants.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 
 #include "wo_gemm.cuh"
@@ -225,8 +226,21 @@ inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t
   if (fit.err != cudaSuccess) return fit.err;
   const int smem = p.kernel.x_tile > 0 ? static_cast<int>(std::max<int64_t>(p.kernel.red, wd_x_bytes(p.kernel, a.k, p.splits)))
                                        : p.kernel.smem;
-  p.kernel.fn<<<dim3(p.ntiles, p.splits), p.kernel.threads, smem, stream>>>(a);
-  return cudaGetLastError();
+  // A programmatic dependent where the device takes it (pdl.cuh): the direct kernels and the int4 kernels of the other
+  // kinds; a direct kernel's warps then prefetch their first tiles, pdl.cuh's budget over the CTAs resident at once.
+  // The int8 mma / stream kernels stay plain launches: on the H100 the early start made them 15-25% slower, with or
+  // without a prefetch (1 x 8192^2 mma 27.4 -> 31.5 us, 16 x 8192^2 29.9 -> 34.5, 16 x 28672 x 4096 stream 46.2 ->
+  // 57.5; session20/call2/probe_pdl.md), while it took 5-11% off every direct kernel but one (int8 1 x 28672 x 4096,
+  // 2% slower) and the int4 mma kernels at M = 16. Their kernels still wait (a no-op without the attribute).
+  const bool pdl = cg_pdl::active() && (p.kernel.x_tile > 0 || p.kernel.bits == 4);
+  WoArgs b = a;
+  b.prefetch = 0;
+  if (pdl && p.kernel.x_tile > 0) {
+    const int64_t resident = std::min<int64_t>(static_cast<int64_t>(p.ntiles) * p.splits, static_cast<int64_t>(fit.per_sm) * fit.sms);
+    b.prefetch = cg_pdl::prefetch_units(resident, p.kernel.threads / 32, int64_t{kTileN} * kTileK * p.kernel.bits / 8);
+  }
+  return cg_pdl::launch(p.kernel.fn, dim3(p.ntiles, p.splits), dim3(p.kernel.threads), static_cast<size_t>(smem), stream,
+                        pdl, b);
 }
 
 }  // namespace cg_wo

@@ -43,6 +43,8 @@ template <typename T, int kBits, bool kZero, int kXRows, int kWarpsN, int kWarps
 __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_stream_kernel(WoArgs a) {
   using S = WsShape<kBits, kZero, kXRows, kWarpsN, kWarpsK, kStages>;
   CG_WO_KERNEL_SHARED;
+  cg_pdl::launch_dependents();  // launched as a programmatic dependent (pdl.cuh): nothing global before the wait
+  cg_pdl::wait();
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wn = warp % kWarpsN, wk = warp / kWarpsN;
   const int g = lane >> 2;
