@@ -45,17 +45,24 @@ def _chain(width=2048, depth=6, m=16, seed=0):
 
 @pytest.mark.parametrize("m", [1, 16])
 def test_chain_of_dependent_layers_same_bits_with_and_without_pdl(ext, m):
+    """The chain eager and replayed from a CUDA graph, each with the switch off and on (a graph records the launch
+    attributes at capture). Session 20's call 3 saw the graph replay with the switch on differ; the graph without
+    it was not run then, so the two are asserted apart here."""
     run, x = _chain(m=m)
     ext.pdl_set(0)
     plain = run(x)
     torch.cuda.synchronize()
+    graph_off, y_off = capture(run, x.clone())
+    for _ in range(3):
+        graph_off.replay()
+        assert torch.equal(y_off, plain), "graph replay of the chain without PDL"
     ext.pdl_set(1)
     for _ in range(3):  # back-to-back calls: each kernel may start under the last one's tail
-        assert torch.equal(run(x), plain)
-    graph, y = capture(run, x.clone())
+        assert torch.equal(run(x), plain), "eager chain with PDL"
+    graph_on, y_on = capture(run, x.clone())
     for _ in range(3):
-        graph.replay()
-        assert torch.equal(y, plain)
+        graph_on.replay()
+        assert torch.equal(y_on, plain), "graph replay of the chain with PDL"
 
 
 def test_weight_rewritten_just_before_the_call_is_read_as_written(ext):
