@@ -98,7 +98,7 @@ inline bool active() { return enabled() && device_supports(); }
 // How many bytes of weight the CTAs of a dependent kernel's first wave send to L2 before their wait, all together.
 // The early start covers the launch and the last wave of the kernel ahead, a microsecond or two, i.e. a few MB at
 // ~3 TB/s; more is fetched while the kernel ahead still streams its own weight and evicts lines before their use.
-// On the H100 (tools/results/h100-2026-11-27/session20/call1/probe_pdl.md, PDL off / on in one process) the best
+// On the H100 (tools/results/h100-2026-11-27/session20/call1-3/probe_pdl.md, PDL off / on in one process) the best
 // prefetch depths were all near 8 MB in total: GEMV 16 x 8192^2 4 chunks a warp (264 resident CTAs x 8 warps x
 // 1 KB: 8.4 MB; 26.3 -> 23.6 us), weight-only int4 1 x 8192^2 2 tiles a warp (~1056 CTAs x 4 warps x 1 KB: 8.4 MB;
 // 17.0 -> 15.0 us), while 4x that made both slower than no PDL. pdl_set_prefetch_bytes() sets it (tuning).
