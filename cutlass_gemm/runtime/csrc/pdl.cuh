@@ -14,7 +14,9 @@
 // kernel may only compute addresses and send its first weight lines to L2: a prefetch moves no data into registers
 // and the L2 is the point of coherence, so a weight written by the kernel ahead (an in-place update) is still read
 // as written. Those prefetches are the overlap PDL buys. Each kernel calls launch_dependents() first, so the next
-// kernel's CTAs may take the SM slots its own CTAs free.
+// kernel's CTAs may take the SM slots its own CTAs free. One pair predates the switch and is always launched this way
+// on SM90: the per-tensor quantizer's two passes (quant_tensor.cuh), whose second pass loads x before its wait (x
+// was complete before the first pass, a plain launch, started).
 //
 // OFF by default; CUTLASS_GEMM_PDL=1 turns it on (pdl_set() in the extension switches it at run time, for
 // side-by-side measurements). Off, the kernels run as plain launches and wait() returns at once. Why off: on the

@@ -195,19 +195,6 @@ inline int tensor_partials_capacity() {
   return sms * (2048 / kTensorThreads);
 }
 
-// Whether the current device is SM90 or later (programmatic dependent launches), cached per device.
-inline bool sm90_or_later() {
-  static int cache[64] = {};  // 0 unknown, 1 no, 2 yes
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev >= 64) return false;
-  if (cache[dev] == 0) {
-    int major = 0;
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cache[dev] = major >= 9 ? 2 : 1;
-  }
-  return cache[dev] == 2;
-}
-
 // Inputs of more than tensor_two_pass_min() and at most tensor_two_pass_max() bytes take the two-pass form
 // (tensor_absmax_kernel + tensor_apply_kernel) instead of the cooperative kernel: bf16 -> fp8 on the H100
 // (tools/results/h100-2026-11-26/session18/call5/qt18e.log, rotated copies beyond L2) 16 x 8192 5.90 -> 4.85 us,
@@ -231,17 +218,11 @@ cudaError_t launch_tensor_two_pass(RowArgs const& a, int64_t total, cudaStream_t
   tensor_absmax_kernel<TIn, kVec, kThreads1, kC><<<parts, kThreads1, 0, s>>>(a);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  auto kernel = tensor_apply_kernel<TIn, TQ, kVec, kPer, kThreads2, kC>;
-  cudaLaunchConfig_t cfg = {};
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.gridDim = dim3(static_cast<unsigned>((total + kPer * kThreads2 - 1) / (kPer * kThreads2)));
-  cfg.blockDim = dim3(kThreads2);
-  cfg.stream = s;
-  cfg.attrs = attr;
-  cfg.numAttrs = sm90_or_later() ? 1 : 0;  // SM90: a programmatic dependent (griddepcontrol)
-  return cudaLaunchKernelEx(&cfg, kernel, a, parts);
+  // Pass 2 is always a programmatic dependent where the device takes it (pdl.cuh), whatever the switch says: it
+  // was built with pass 1 as one pair (its early loads of x are safe: x was complete before pass 1 started).
+  return cg_pdl::launch(tensor_apply_kernel<TIn, TQ, kVec, kPer, kThreads2, kC>,
+                        dim3(static_cast<unsigned>((total + kPer * kThreads2 - 1) / (kPer * kThreads2))), dim3(kThreads2), 0,
+                        s, cg_pdl::device_supports(), a, parts);
 }
 
 template <typename TIn, typename TQ, int kVec>

@@ -141,9 +141,7 @@ __global__ void __launch_bounds__(kThreads) tensor_absmax_kernel(RowArgs args) {
   absmax_strided<kBatch>(st, xv, static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x, stride, total);
   st = block_stats<kThreads, false, false>(st);
   if (threadIdx.x == 0) args.partials[blockIdx.x] = st.amax_bits;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+  cg_pdl::launch_dependents();
 }
 
 // kPer vectors per thread, CTA b holding the chunk (gridDim.x - 1 - b) of kPer * kThreads consecutive vectors;
@@ -159,9 +157,7 @@ __global__ void __launch_bounds__(kThreads) tensor_apply_kernel(RowArgs args, in
 #pragma unroll
   for (int j = 0; j < kPer; ++j)
     if (f0 + j * kThreads < total) c[j] = xv(f0 + j * kThreads);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");  // pass 1 complete, its partials visible
-#endif
+  cg_pdl::wait();  // pass 1 complete, its partials visible
   Stats t;
   stats_init(t);
   for (int b = threadIdx.x; b < parts; b += kThreads) t.amax_bits = max(t.amax_bits, __ldcg(args.partials + b));
