@@ -16,7 +16,8 @@ def without_sync(fn: Callable[[], torch.Tensor]) -> torch.Tensor:
 
 
 def capture(fn: Callable[[torch.Tensor], torch.Tensor], static_x: torch.Tensor) -> Tuple[torch.cuda.CUDAGraph, torch.Tensor]:
-    """A CUDA graph of fn(static_x) (warmed up once on a side stream) and its static output."""
+    """A CUDA graph of fn(static_x) (warmed up once on a side stream) and its static output. The graph reads
+    static_x's memory at every replay: the caller keeps static_x alive as long as it replays."""
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):

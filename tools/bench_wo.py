@@ -10,7 +10,8 @@ each call on the next of several copies of the weight (together > 4x L2), so the
 HBM. % of floor = (weight + scale bytes) / measured copy bandwidth / time. The backend column says
 which implementation served the call ("mma_small_m" for M <= 64; "dequant_fallback" above; on SM90 from
 M = wo_heuristics.MIXED_FROM_M (17) also the rows of the layer that holds the CUTLASS mixed-input copy, as
-`from_float` builds it there, "cutlass_mixed_sm90").
+`from_float` builds it there, "cutlass_mixed_sm90"). Up to M = 64 a row ", PDL off" times the int4 layer with
+programmatic dependent launches switched off (runtime/csrc/pdl.cuh; on by default on SM90).
 """
 import os
 import sys
@@ -56,9 +57,16 @@ def _rel(y, ref):
     return ((y.float() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
 
+PDL_OFF = ", PDL off"  # a row timed with programmatic dependent launches switched off (runtime/csrc/pdl.cuh)
+
+
 def bench_wo_shape(m, n, k, bw, failures):
     from cutlass_gemm.nn import WeightOnlyLinear
     from cutlass_gemm.ops import weight_only_backend
+    from cutlass_gemm.ops.weight_only import SMALL_M_MAX
+    from cutlass_gemm.runtime import extension
+    ext = extension.load()
+    pdl_set = getattr(ext, "pdl_set", None) if ext is not None else None
     from cutlass_gemm.quant import dequantize_packed, prepack
     x = torch.randn(m, k, device=DEVICE, dtype=torch.bfloat16)
     rows = []
@@ -80,6 +88,8 @@ def bench_wo_shape(m, n, k, bw, failures):
 
     calls4, bytes4 = layers(p4, 4)
     cases.append(("WeightOnlyLinear w4a16 g128", bytes4, weight_only_backend(m, p4), lambda: calls4))
+    if pdl_set is not None and m <= SMALL_M_MAX:  # the same calls launched plainly: what the early start is worth
+        cases.append(("WeightOnlyLinear w4a16 g128" + PDL_OFF, bytes4, weight_only_backend(m, p4), lambda: calls4))
     w8 = _random_quant(n, k, 8, None, seed=2)
     p8 = prepack(w8)
     calls8, bytes8 = layers(p8, 8)
@@ -110,6 +120,7 @@ def bench_wo_shape(m, n, k, bw, failures):
 
     cases.append(("torch._weight_int4pack_mm g128", bytes4, "tinygemm", tiny))
     for name, nbytes, backend, build in cases:
+        before = pdl_set(0) if name.endswith(PDL_OFF) else None
         try:
             calls = build()
             with warnings.catch_warnings():
@@ -128,6 +139,9 @@ def bench_wo_shape(m, n, k, bw, failures):
         except Exception as exc:
             fail(f"{name} at {m}x{n}x{k}", exc)
             failures.append(f"{m}x{n}x{k} {name}: {type(exc).__name__}: {str(exc)[:200]}")
+        finally:
+            if before is not None:
+                pdl_set(before)
         torch.cuda.empty_cache()
     base = next((r for r in rows if r["impl"] == BASELINE), None)
     for r in rows:

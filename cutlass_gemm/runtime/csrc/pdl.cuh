@@ -18,14 +18,12 @@
 // on SM90: the per-tensor quantizer's two passes (quant_tensor.cuh), whose second pass loads x before its wait (x
 // was complete before the first pass, a plain launch, started).
 //
-// OFF by default; CUTLASS_GEMM_PDL=1 turns it on (pdl_set() in the extension switches it at run time, for
-// side-by-side measurements). Off, the kernels run as plain launches and wait() returns at once. Why off: on the
-// H100 (tools/results/h100-2026-11-27/session20/call2-3, probe_pdl.md) the early start took 4-12% off the decode
-// GEMV and the direct weight-only kernels, but a chain of dependent layers (quant -> GEMV -> weight-only, M = 1 and
-// 16) replayed in a CUDA graph gave wrong outputs (tests/test_pdl_gpu.py, call3), while the same chain eager and
-// every single-op graph test passed. The likely cause, the GEMV reading its activation and scales through the
-// read-only path, is gone (coherent loads since); the fix has not run on a GPU yet, so the switch stays off until
-// test_pdl_gpu.py passes there.
+// ON by default on SM90+; CUTLASS_GEMM_PDL=0 turns it off (pdl_set() in the extension switches it at run time, for
+// side-by-side measurements); off, the kernels run as plain launches and wait() returns at once. On the H100
+// (tools/results/h100-2026-11-27/session20/call3 and session21/call1, probe_pdl.md) the early start took 4-12% off the
+// decode GEMV and the direct weight-only kernels. Session 20 shipped it off after a CUDA-graph chain of dependent layers
+// replayed wrong with it on; session 21 found the cause in the test (the graph's static input was a temporary, freed
+// when the capture returned: its replays without PDL were as wrong) and tests/test_pdl_gpu.py now holds it.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -73,7 +71,7 @@ inline bool enabled() {
   int m = mode().load(std::memory_order_relaxed);
   if (m < 0) {
     const char* env = std::getenv("CUTLASS_GEMM_PDL");
-    m = env != nullptr && std::strcmp(env, "1") == 0 ? 1 : 0;
+    m = env != nullptr && std::strcmp(env, "0") == 0 ? 0 : 1;
     mode().store(m, std::memory_order_relaxed);
   }
   return m == 1;
