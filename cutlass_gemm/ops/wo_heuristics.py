@@ -38,10 +38,12 @@ MIXED_FROM_M_MIN_N = 4096
 
 #: (bits, max_m, n, k, variant): the first row with this bits, max_m >= M, and n / k equal to the call's
 #: (None: any) wins; rows of one bits value in increasing max_m, exact shapes before the catch-all rows.
-#: M <= 16: from tools/results/h100-2026-11-27/session19/call10/probe_direct.md (H100, bf16 x, int4 g128 / int8 per
-#: channel, every variant at M = 1 / 4 / 8 / 16, the plan's own split count; the direct kernels of wo_direct.cuh win
-#: every int4 row to M = 8 and the int8 rows but 8192 x 8192, where the mma kernel ties); the None rows keep the
-#: previous catch-alls except at M <= 8 for int4 (the 8192 x 8192 winner). M <= 64: session 7's sweep
+#: M <= 16: from tools/results/h100-2026-11-27/session21/call5/wo_sweep.md (H100, bf16 x, int4 g128 / int8 per channel,
+#: every variant at M = 1 / 4 / 8 / 16, the plan's own split count, with programmatic dependent launches on, the
+#: default since session 21: the direct kernels start under the tail of the kernel ahead, the int8 mma / stream
+#: kernels do not, so the int8 rows moved to direct kernels at M <= 8 but at 28672 x 4096 from M = 4: W8A16 1 x 8192^2
+#: 27.8 -> 26.3 us, 1 x 28672 x 4096 49.4 -> 44.7, 8 x 8192^2 28.5 -> 26.9; int4 16 x 28672 x 4096 31.7 -> 30.7). The
+#: None rows are that sweep's most frequent winner per bits and M bucket. M <= 64: session 7's sweep
 #: (tools/results/h100-2026-11-23/session7/call3/wo/wo_sweep.md).
 TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 1, 4096, 14336, 14),
@@ -53,33 +55,33 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 4, 28672, 4096, 16),
     (4, 4, None, None, 19),
     (4, 8, 4096, 14336, 19),
-    (4, 8, 8192, 8192, 19),
+    (4, 8, 8192, 8192, 16),
     (4, 8, 28672, 4096, 16),
-    (4, 8, None, None, 19),
+    (4, 8, None, None, 16),
     (4, 16, 4096, 14336, 4),
     (4, 16, 8192, 8192, 18),
-    (4, 16, 28672, 4096, 1),
+    (4, 16, 28672, 4096, 4),
     (4, 16, None, None, 4),
     (4, 64, 4096, 14336, 0),
     (4, 64, 8192, 8192, 3),
     (4, 64, 28672, 4096, 0),
     (4, 64, None, None, 0),
-    (8, 1, 4096, 14336, 15),
-    (8, 1, 8192, 8192, 1),
-    (8, 1, 28672, 4096, 15),
-    (8, 1, None, None, 9),
+    (8, 1, 4096, 14336, 14),
+    (8, 1, 8192, 8192, 14),
+    (8, 1, 28672, 4096, 14),
+    (8, 1, None, None, 14),
     (8, 4, 4096, 14336, 17),
-    (8, 4, 8192, 8192, 1),
-    (8, 4, 28672, 4096, 17),
-    (8, 4, None, None, 9),
+    (8, 4, 8192, 8192, 17),
+    (8, 4, 28672, 4096, 10),
+    (8, 4, None, None, 17),
     (8, 8, 4096, 14336, 17),
-    (8, 8, 8192, 8192, 0),
-    (8, 8, 28672, 4096, 17),
-    (8, 8, None, None, 9),
+    (8, 8, 8192, 8192, 17),
+    (8, 8, 28672, 4096, 10),
+    (8, 8, None, None, 17),
     (8, 16, 4096, 14336, 18),
     (8, 16, 8192, 8192, 0),
     (8, 16, 28672, 4096, 10),
-    (8, 16, None, None, 4),
+    (8, 16, None, None, 18),
     (8, 64, 4096, 14336, 0),
     (8, 64, 8192, 8192, 0),
     (8, 64, 28672, 4096, 3),
