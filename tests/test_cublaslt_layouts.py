@@ -553,7 +553,7 @@ class FakeLt:
 @pytest.fixture
 def fake_lt(monkeypatch):
     """Install a FakeLt (returned as a factory taking FakeLt's keyword arguments)."""
-    from cutlass_gemm.cublaslt import _descriptors, _lib, _validate, matmul, pipeline
+    from cutlass_gemm.cublaslt import _descriptors, _lib, _matmul_plans, _validate, matmul, pipeline
     from cutlass_gemm.cublaslt import transforms as transform
 
     def permissive(x, name, dtypes, ndim=None, contiguous=True):
@@ -582,8 +582,9 @@ def fake_lt(monkeypatch):
             monkeypatch.setattr(module, "cuda_tensor", permissive)
         for module in (transform, matmul):
             monkeypatch.setattr(module, "handle", lambda device: 1)
+        for module in (transform, _matmul_plans):
             monkeypatch.setattr(module, "stream_ptr", lambda device: 0)
-        monkeypatch.setattr(matmul, "workspace", lambda device, stream: torch.empty(1 << 20, dtype=torch.uint8))
+        monkeypatch.setattr(_matmul_plans, "workspace", lambda device, stream: torch.empty(1 << 20, dtype=torch.uint8))
         monkeypatch.setattr(torch.cuda, "device", lambda *a, **k: contextlib.nullcontext())
         monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
         monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a, **k: divmod(fake.sm, 10))
