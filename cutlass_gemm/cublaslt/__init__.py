@@ -1,4 +1,4 @@
-"""cuBLASLt driven from Python through a minimal ctypes binding (no compiled extension, no nvmath-python).
+"""cuBLASLt driven from Python through NVIDIA's nvmath-python bindings (`nvmath.bindings.cublasLt`, see `_lib`).
 
 * :mod:`.layouts` -- numpy reference of the IMMA memory orders COL32, COL4_4R2_8C, COL32_2R_4R4.
 * :func:`transform` / :func:`untransform` -- cublasLtMatrixTransform between row-major torch int8/int32
