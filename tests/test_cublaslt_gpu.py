@@ -36,7 +36,7 @@ from cutlass_gemm.cublaslt import (
     untransform,
     untransform_to_col_major,
 )
-from cutlass_gemm.cublaslt import _gather, _lib, matmul as matmul_module, transforms as transforms_module
+from cutlass_gemm.cublaslt import _gather, _lib, _matmul_plans, matmul as matmul_module, transforms as transforms_module
 from cutlass_gemm.cublaslt.pipeline import error_bound
 
 ORDERS = [Order.COL32, Order.COL4_4R2_8C, Order.COL32_2R_4R4]
@@ -412,7 +412,7 @@ def test_int8_matmul_alpha_vector_int8_output(m, n, k):
     assert q.dtype == torch.int8 and q.shape == (m, n), path
     assert diff.max() <= 1, _mismatch(q.cpu().numpy(), want.astype(np.int8),
                                       f"alpha-vector int8 out M={m} N={n} K={k} ({path})")
-    modes = [p.pointer_mode.name for p in list(matmul_module._plans._items.values()) if p.pointer_mode.value >= 3]
+    modes = [p.pointer_mode.name for p in list(_matmul_plans._plans._items.values()) if p.pointer_mode.value >= 3]
     print(f"alpha-vector int8 out M={m} N={n} K={k}: {path}; vector pointer modes in use: {modes}")
 
 
@@ -494,11 +494,11 @@ def test_int8_matmul_runs_on_current_stream():
 def test_matmul_plans_are_cached():
     a, b = _rand((40, 64), seed=31), _rand((32, 64), seed=32)
     int8_matmul(a, b)
-    size = len(matmul_module._plans)
+    size = len(_matmul_plans._plans)
     int8_matmul(a, b)
-    assert len(matmul_module._plans) == size
+    assert len(_matmul_plans._plans) == size
     int8_matmul(_rand((41, 64)), b)
-    assert len(matmul_module._plans) == size + 1
+    assert len(_matmul_plans._plans) == size + 1
 
 
 @pytest.mark.gpu
