@@ -884,12 +884,12 @@ def test_glue_tn_alpha_vector_refused_falls_back_to_torch_epilogue(fake_lt, m, n
     torch.testing.assert_close(q2, q, rtol=0, atol=0)
     assert matmul_backend(torch.int8, "vector", "cuda:0").calls == {"cublaslt-int32+torch-epilogue": 2}
     # the refusal is remembered (plan keys hold the operands' alignment, which varies on CPU: ask directly)
-    from cutlass_gemm.cublaslt import matmul as matmul_module
+    from cutlass_gemm.cublaslt import _matmul_plans
 
-    refused = [key for key in matmul_module._refused if key[5] == torch.int8 and key[6]]
-    assert refused, matmul_module._refused
+    refused = [key for key in _matmul_plans._refused if key[5] == torch.int8 and key[6]]
+    assert refused, _matmul_plans._refused
     with pytest.raises(CublasLtError, match="remembered refusal"):
-        matmul_module._get_plan(refused[0], lambda: pytest.fail("asked cuBLASLt again"), imma=False)
+        _matmul_plans._get_plan(refused[0], lambda: pytest.fail("asked cuBLASLt again"), imma=False)
 
 
 def test_glue_tn_float_output_refused_falls_back(fake_lt):

@@ -37,6 +37,7 @@ _TYPES = {
     torch.float32: (ComputeType.CUBLAS_COMPUTE_32F, CudaDataType.CUDA_R_32F),
 }
 
+
 @dataclass
 class _Plan:
     desc: Descriptor

@@ -55,8 +55,7 @@ from cutlass_gemm.errors import InvalidArgumentError
 from . import _matmul_plans, layouts
 from ._context import handle, on_device
 from ._descriptors import LayoutSpec
-# _refused is read by the CPU tests (tests/test_cublaslt_layouts.py) through this module
-from ._matmul_plans import _REFUSALS, _build_plan, _get_plan, _launch, _refused  # noqa: F401
+from ._matmul_plans import _REFUSALS, _build_plan, _get_plan, _launch
 from ._validate import alignment, cuda_tensor, device_arg, same_device
 from .enums import Operation, Order, PointerMode
 from .errors import CublasLtError, CublasLtFallbackWarning
