@@ -74,9 +74,12 @@ template <> struct OutT<__nv_bfloat16> {
 // (tools/results/h100-2026-11-26/session12/call13/gemv12.log, one process, outputs identical): 2-5% less time at
 // every weight-streaming shape (int8 1x8192x8192 27.19 -> 26.11 us, 1x4096x14336 24.75 -> 23.77, 16x4096x14336
 // 25.21 -> 24.09; e4m3 8x4096x14336 25.50 -> 24.07), equal at 4096x4096; .L2::256B was slower at most of them.
+// A coherent load, not the read-only path (.nc), like every load after a programmatic dependent's wait (pdl.cuh): a
+// weight written in place by the kernel ahead is read as written; the same time as .nc (session21/call9 against
+// call3, decode benchmark, within 0.1 us at every row).
 __device__ __forceinline__ uint4 ld_stream(const uint8_t* p) {
   uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
+  asm volatile("ld.global.L1::no_allocate.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
   return v;
 }

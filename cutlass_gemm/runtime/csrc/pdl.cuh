@@ -10,7 +10,7 @@
 // (griddepcontrol.wait returns when the kernels it depends on have completed and their memory is visible), in
 // every CTA, on every path; after it, data an earlier kernel may have written is read with coherent loads (ld.global,
 // cp.async), not through the read-only path (ld.global.nc / __ldg), whose data must stay unchanged while the kernel
-// runs, which an early start breaks (the only .nc loads left stream the weight, L1::no_allocate). Before wait() a
+// runs, which an early start breaks (none of these kernels uses it since session 21). Before wait() a
 // kernel may only compute addresses and send its first weight lines to L2: a prefetch moves no data into registers
 // and the L2 is the point of coherence, so a weight written by the kernel ahead (an in-place update) is still read
 // as written. Those prefetches are the overlap PDL buys. Each kernel calls launch_dependents() first, so the next

@@ -10,7 +10,7 @@
 // - the CTA copies the x rows of its whole K range into shared memory once (the swizzled layout of
 //   wo_warp.cuh, one 64-wide tile after another), before the main loop; the launcher bounds that range
 //   (wd_x_bytes <= kWdXBudget: wo_plan adds splits where K is long, wo_select falls back past 16 splits);
-// - each lane loads its own 16-byte weight vectors with ld.global.nc.L1::no_allocate.L2::128B (read once; the
+// - each lane loads its own 16-byte weight vectors with ld.global.L1::no_allocate.L2::128B (read once; the
 //   L2 fetches the lane's next vector of the row alongside) and its scale (zero) rows with 8-byte loads through
 //   L1 (the four lanes of a quad share them), kUnroll warp tiles at a time, into two register buffers: the next
 //   kUnroll tiles are in flight while the current ones are dequantized and multiplied;
@@ -23,14 +23,14 @@
 namespace cg_wo {
 
 #ifndef CG_WO_EMULATE
+// Both loads coherent (not ld.global.nc): a programmatic dependent's loads after griddepcontrol.wait must see what the
+// kernel ahead wrote, an in-place weight update included (pdl.cuh; gemv_w8a8.cuh's ld_keep and ld_stream).
 __device__ __forceinline__ uint4 ld_weight16(const uint8_t* p) {
   uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
+  asm volatile("ld.global.L1::no_allocate.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
   return v;
 }
-// Coherent (not ld.global.nc): a programmatic dependent's loads after griddepcontrol.wait must see what the kernel
-// ahead wrote (pdl.cuh; gemv_w8a8.cuh's ld_keep says what the read-only path did).
 __device__ __forceinline__ uint2 ld_scale8(const void* p) {
   uint2 v;
   asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
