@@ -1,5 +1,6 @@
 """Helpers shared by tools/benchmark.py and tools/bench_e2e.py: stamping, GPU (sleep-queued or CUDA-graph) and
 wall-clock timing, L2 rotation, the measured copy bandwidth, and writing CSV / Markdown / PNG results."""
+import contextlib
 import csv
 import datetime
 import json
@@ -21,6 +22,23 @@ L2_BYTES = 50 * 2**20
 def stamp():
     return {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
             "torch": torch.__version__, "cuda": torch.version.cuda}
+
+
+@contextlib.contextmanager
+def pdl_off():
+    """Inside: the extension's decode kernels as plain launches (its PDL switch off, runtime/csrc/pdl.cuh), restored
+    after. Yields False (and changes nothing) where the extension has no switch: the caller then skips its rows."""
+    from cutlass_gemm.runtime import extension
+    ext = extension.load()
+    switch = getattr(ext, "pdl_set", None) if ext is not None else None
+    if switch is None:
+        yield False
+        return
+    before = switch(0)
+    try:
+        yield True
+    finally:
+        switch(before)
 
 
 def gpu_time_us(fn, batch=20, batches=7, warmup=3):

@@ -16,9 +16,10 @@ import sys
 import torch
 
 import cutlass_gemm
-from bench_common import copy_bandwidth_gbps, cycler, gpu_time_us, graph_time_us, parse_shapes, report, write_results
+from bench_common import (copy_bandwidth_gbps, cycler, gpu_time_us, graph_time_us, parse_shapes, pdl_off, report,
+                          write_results)
 from cutlass_gemm.ops import gemm as ops
-from cutlass_gemm.runtime import extension, fastpath, gemv
+from cutlass_gemm.runtime import fastpath, gemv
 
 SHAPES_NK = [(8192, 8192), (4096, 14336), (14336, 4096), (28672, 4096), (4096, 4096), (1024, 4096)]
 SHAPES_M = [1, 4, 8, 16]
@@ -31,12 +32,6 @@ def use_gemv(on: bool) -> None:
     fast = fastpath.module()
     if fast is not None:
         fast.clear_plans()
-
-
-def pdl_switch():
-    """The extension's PDL switch (pdl_set(mode) -> previous), or None where the extension has none."""
-    ext = extension.load()
-    return getattr(ext, "pdl_set", None) if ext is not None else None
 
 
 def bench(m, n, k, bw_gbps, tiles=True):
@@ -63,15 +58,11 @@ def bench(m, n, k, bw_gbps, tiles=True):
     rows["ours fp8"] = gpu_time_us(fp8)
     rows["graph: ours int8"] = graph_time_us(int8)
     rows["graph: ours fp8"] = graph_time_us(fp8)
-    pdl_set = pdl_switch()
-    if pdl_set is not None:
-        before = pdl_set(0)
-        try:
+    with pdl_off() as off:
+        if off:
             rows["ours int8, PDL off"] = gpu_time_us(int8)
             rows["ours fp8, PDL off"] = gpu_time_us(fp8)
             rows["graph: ours int8, PDL off"] = graph_time_us(int8)
-        finally:
-            pdl_set(before)
     for kw in (4, 8, 16):
         gemv.set_warps_k(kw)
         rows[f"gemv int8 warps_k={kw}"] = gpu_time_us(int8)

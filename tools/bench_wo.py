@@ -13,6 +13,7 @@ M = wo_heuristics.MIXED_FROM_M (17) also the rows of the layer that holds the CU
 `from_float` builds it there, "cutlass_mixed_sm90"). Up to M = 64 a row ", PDL off" times the int4 layer with
 programmatic dependent launches switched off (runtime/csrc/pdl.cuh; on by default on SM90).
 """
+import contextlib
 import os
 import sys
 import warnings
@@ -22,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from bench_common import (L2_BYTES, wall_time_us, bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail, gpu_time_us, md_table,
-                          parse_shapes, plot_panels, report, write_results)
+                          parse_shapes, pdl_off, plot_panels, report, write_results)
 
 WO_NK = [(8192, 8192), (28672, 4096), (4096, 14336)]
 WO_M = [1, 4, 16, 32, 64, 256, 2048, 4096]
@@ -64,9 +65,6 @@ def bench_wo_shape(m, n, k, bw, failures):
     from cutlass_gemm.nn import WeightOnlyLinear
     from cutlass_gemm.ops import weight_only_backend
     from cutlass_gemm.ops.weight_only import SMALL_M_MAX
-    from cutlass_gemm.runtime import extension
-    ext = extension.load()
-    pdl_set = getattr(ext, "pdl_set", None) if ext is not None else None
     from cutlass_gemm.quant import dequantize_packed, prepack
     x = torch.randn(m, k, device=DEVICE, dtype=torch.bfloat16)
     rows = []
@@ -88,7 +86,7 @@ def bench_wo_shape(m, n, k, bw, failures):
 
     calls4, bytes4 = layers(p4, 4)
     cases.append(("WeightOnlyLinear w4a16 g128", bytes4, weight_only_backend(m, p4), lambda: calls4))
-    if pdl_set is not None and m <= SMALL_M_MAX:  # the same calls launched plainly: what the early start is worth
+    if DEVICE == "cuda" and m <= SMALL_M_MAX:  # the same calls launched plainly: what the early start is worth
         cases.append(("WeightOnlyLinear w4a16 g128" + PDL_OFF, bytes4, weight_only_backend(m, p4), lambda: calls4))
     w8 = _random_quant(n, k, 8, None, seed=2)
     p8 = prepack(w8)
@@ -119,8 +117,7 @@ def bench_wo_shape(m, n, k, bw, failures):
         return [lambda w=w: torch._weight_int4pack_mm(x, w, 128, sz) for w in wps]
 
     cases.append(("torch._weight_int4pack_mm g128", bytes4, "tinygemm", tiny))
-    for name, nbytes, backend, build in cases:
-        before = pdl_set(0) if name.endswith(PDL_OFF) else None
+    def bench_case(name, nbytes, backend, build):
         try:
             calls = build()
             with warnings.catch_warnings():
@@ -139,9 +136,12 @@ def bench_wo_shape(m, n, k, bw, failures):
         except Exception as exc:
             fail(f"{name} at {m}x{n}x{k}", exc)
             failures.append(f"{m}x{n}x{k} {name}: {type(exc).__name__}: {str(exc)[:200]}")
-        finally:
-            if before is not None:
-                pdl_set(before)
+
+    for name, nbytes, backend, build in cases:
+        # a PDL-off row runs with the switch off (skipped where the extension has none)
+        with (pdl_off() if name.endswith(PDL_OFF) else contextlib.nullcontext(True)) as timed:
+            if timed:
+                bench_case(name, nbytes, backend, build)
         torch.cuda.empty_cache()
     base = next((r for r in rows if r["impl"] == BASELINE), None)
     for r in rows:

@@ -47,7 +47,7 @@ int gemv_block_launch(GemvBlockCall const& call);
 // M, the plain form at M 9..16) for tuning and comparison; 0 restores the rule.
 void gemv_set_step(int64_t step);
 
-// The extension-wide programmatic-dependent-launch switch (pdl.cuh; off unless CUTLASS_GEMM_PDL=1 at start):
+// The extension-wide programmatic-dependent-launch switch (pdl.cuh; on at start unless CUTLASS_GEMM_PDL=0):
 // mode 0 / 1 turns it off / on, anything else leaves it; returns whether it was on. For every kernel of the
 // extension that pdl.cuh launches (GEMV, weight-only, activation quant).
 int64_t pdl_set(int64_t mode);
