@@ -8,8 +8,9 @@ each shape, against
   recipe API `torch.nn.functional.scaled_mm(..., ScalingType.BlockWise1x128, ..., ScalingType.BlockWise128x128)`,
   then the legacy `torch._scaled_mm(a, b, scale_a (M, K/128) column-major, scale_b (K/128, N/128))`; when
   neither does, the row says so with torch's error (no time),
-- at M <= 16 the op runs the block-scaled decode GEMV; the row "... CUTLASS" is the CUTLASS kernel the op took
-  before it (CUTLASS_GEMM_GEMV=0, as are the candidate rows below),
+- at M <= 16 the op runs the block-scaled decode GEMV (row ", PDL off": the same GEMV as a plain launch); the row
+  "... CUTLASS" is the CUTLASS kernel the op took before it (CUTLASS_GEMM_GEMV=0, as are the candidate rows below);
+  `--no-tiles` leaves out these CUTLASS rows at M <= 16 (each a JIT build),
 - the selected kernel again with scale_a column-major (stride (1, M), loaded by TMA) where M % 4 == 0,
 - every candidate tile of kernels/blockwise.py (`candidate_configs`, rows "blockwise <tile>"), or the kernels
   named by `--choices NAME,NAME` (full BlockwiseConfig names): the data for SELECTION,
@@ -29,7 +30,7 @@ from cutlass_gemm.kernels.gemv import MAX_M
 from cutlass_gemm.runtime.gemv import GEMV_ENV
 from cutlass_gemm.runtime.gemv import enabled as gemv_enabled
 from bench_common import (bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail, gpu_time_us, md_table,
-                          parse_shapes, report, write_results)
+                          parse_shapes, pdl_off, report, write_results)
 
 SHAPES = [(16, 7168, 2048), (16, 8192, 8192), (128, 7168, 2048), (1024, 7168, 2048), (4096, 7168, 2048),
           (2048, 8192, 8192), (8192, 8192, 8192)]
@@ -77,7 +78,7 @@ def _torch_blockwise(a, b, sa, sb, bias):
     return "unsupported by torch " + torch.__version__ + ": " + " | ".join(errors)
 
 
-def bench_blockwise_shape(m, n, k, bw, failures, choices=None):
+def bench_blockwise_shape(m, n, k, bw, failures, choices=None, tiles=True):
     import cutlass_gemm
     from cutlass_gemm.kernels import blockwise as bk
     from cutlass_gemm.nn import Fp8BlockLinear
@@ -132,16 +133,21 @@ def bench_blockwise_shape(m, n, k, bw, failures, choices=None):
     decode = m <= MAX_M and gemv_enabled()
     row(BLOCKWISE, lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa, q.scale, bias),
         note="block-scaled GEMV (gemv_w8a8.cuh)" if decode else bk.select_config("bf16", m).name)
+    if decode:  # the same GEMV as a plain launch (the extension's PDL switch off): what the early start is worth
+        with pdl_off() as off:
+            if off:
+                row(BLOCKWISE + ", PDL off", lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa, q.scale,
+                                                                                      bias), note="CUTLASS_GEMM_PDL=0")
     no_gemv = mock.patch.dict(os.environ, {GEMV_ENV: "0"})  # the CUTLASS rows below, at decode M too
     no_gemv.start()
-    if decode:
+    if decode and tiles:
         row(BLOCKWISE + " CUTLASS", lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa, q.scale, bias),
             note=bk.select_config("bf16", m).name + f" ({GEMV_ENV}=0)")
-    if m % 4 == 0:  # the same call with scale_a column-major (stride (1, M)): the kernel loads it with TMA
+    if m % 4 == 0 and (tiles or not decode):  # the same call with scale_a column-major (stride (1, M)): the kernel loads it with TMA
         sa_mn = sa.t().contiguous().t()
         row(BLOCKWISE_MN, lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa_mn, q.scale, bias),
             note=bk.select_config("bf16", m, sfa_major="mn").name)
-    for cfg in choices or bk.candidate_configs("bf16"):
+    for cfg in (choices or bk.candidate_configs("bf16")) if tiles or not decode else ():
         if cfg.sfa_major == "mn" and m % 4:
             continue
         sa_cfg = sa if cfg.sfa_major == "k" else sa.t().contiguous().t()
@@ -181,7 +187,8 @@ def cmd_blockwise(args):
     if getattr(args, "choices", None):  # kernel names (any BlockwiseConfig, bf16 output) instead of the candidates
         from cutlass_gemm.kernels.blockwise import BlockwiseConfig
         choices = [BlockwiseConfig.from_name(name) for name in args.choices.split(",")]
-    rows = bench_shapes(shapes, lambda m, n, k: bench_blockwise_shape(m, n, k, bw, failures, choices), failures)
+    tiles = not getattr(args, "no_tiles", False)  # --no-tiles: no CUTLASS rows at decode M (each a JIT build)
+    rows = bench_shapes(shapes, lambda m, n, k: bench_blockwise_shape(m, n, k, bw, failures, choices, tiles), failures)
     write_results(args.out, "blockwise", rows)
     lines = [f"copy bandwidth {bw:.0f} GB/s", ""]
     lines += md_table(["M", "N", "K", "impl", "us", "TFLOP/s", "% floor", "rel err", "note"],

@@ -373,7 +373,7 @@ def main():
     p.add_argument("--weight-only", action="store_true",
                    help="conv: batch-1 1x1 convs, WeightOnlyConv2d int4/int8 vs cuDNN fp16, instead of the int8 rows")
     p.add_argument("--uncached", action="store_true", help="first-call: also time a kernel not yet built")
-    p.add_argument("--no-tiles", action="store_true", help="decode: leave out the CUTLASS tile rows (JIT builds)")
+    p.add_argument("--no-tiles", action="store_true", help="decode, blockwise: leave out the CUTLASS tile rows at M <= 16 (JIT builds)")
     p.add_argument("--inductor-mode", default="default",
                    help="quant, layer: torch.compile mode of the Inductor baselines (default: %(default)s; "
                         "e.g. max-autotune-no-cudagraphs, slower to compile)")

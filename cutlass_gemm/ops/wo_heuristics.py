@@ -20,6 +20,7 @@ VARIANTS: Dict[int, Tuple[str, int]] = {
     8: ("stream x8 8x1 s4", 8), 9: ("stream x8 2x2 s6", 8), 10: ("stream x16 4x1 s4", 16),
     11: ("stream x16 8x1 s3", 16), 12: ("stream x32 4x1 s3", 32), 13: ("stream x64 4x1 s2", 64),
     14: ("direct x1 1x4 u1 t1024", 1), 15: ("direct x1 4x2 u1 t768", 1), 16: ("direct x8 4x2 u1 t1024", 8), 17: ("direct x8 4x2 u1 t768", 8), 18: ("direct x16 4x2 u1 t768", 16), 19: ("direct x8 2x4 u1 t1024", 8),
+    20: ("direct x16 2x4 u2 t512", 16), 21: ("direct x16 4x2 u2 t512", 16), 22: ("direct x16 4x2 u1 t512", 16),
 }
 DEFAULT = 0
 MAX_M = 64
@@ -38,12 +39,13 @@ MIXED_FROM_M_MIN_N = 4096
 
 #: (bits, max_m, n, k, variant): the first row with this bits, max_m >= M, and n / k equal to the call's
 #: (None: any) wins; rows of one bits value in increasing max_m, exact shapes before the catch-all rows.
-#: M <= 16: from tools/results/h100-2026-11-27/session21/call5/wo_sweep.md (H100, bf16 x, int4 g128 / int8 per channel,
-#: every variant at M = 1 / 4 / 8 / 16, the plan's own split count, with programmatic dependent launches on, the
-#: default since session 21: the direct kernels start under the tail of the kernel ahead, the int8 mma / stream
-#: kernels do not, so the int8 rows moved to direct kernels at M <= 8 but at 28672 x 4096 from M = 4: W8A16 1 x 8192^2
-#: 27.8 -> 26.3 us, 1 x 28672 x 4096 49.4 -> 44.7, 8 x 8192^2 28.5 -> 26.9; int4 16 x 28672 x 4096 31.7 -> 30.7). The
-#: None rows are that sweep's most frequent winner per bits and M bucket. M <= 64: session 7's sweep
+#: M <= 16: from tools/results/h100-2026-11-27/session22/call3/sweep/wo_sweep.md (H100, bf16 x, int4 g128 / int8 per
+#: channel, every variant at M = 1 / 4 / 8 / 16, the plan's own split count, every kernel launched as a programmatic
+#: dependent with its CTAs spread evenly over the SMs, the default since session 22 (wo_launch.cuh): the int8 rows at
+#: M = 16 moved to variant 22 (direct x16 at 512 threads per SM, 104 registers; variant 18 at 768 spills 60 bytes):
+#: W8A16 16 x 8192^2 28.36 us (v0) -> 26.94, 16 x 4096 x 14336 27.87 (v18) -> 25.43; the mma / stream kernels, plain
+#: launches before, win some rows again (int8 4 x 8192^2 v0, 16 x 28672 x 4096 v10). The None rows are that sweep's
+#: most frequent winner per bits and M bucket. M <= 64: session 7's sweep
 #: (tools/results/h100-2026-11-23/session7/call3/wo/wo_sweep.md).
 TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 1, 4096, 14336, 14),
@@ -59,8 +61,8 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 8, 28672, 4096, 16),
     (4, 8, None, None, 16),
     (4, 16, 4096, 14336, 4),
-    (4, 16, 8192, 8192, 18),
-    (4, 16, 28672, 4096, 4),
+    (4, 16, 8192, 8192, 22),
+    (4, 16, 28672, 4096, 1),
     (4, 16, None, None, 4),
     (4, 64, 4096, 14336, 0),
     (4, 64, 8192, 8192, 3),
@@ -68,20 +70,20 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 64, None, None, 0),
     (8, 1, 4096, 14336, 14),
     (8, 1, 8192, 8192, 14),
-    (8, 1, 28672, 4096, 14),
+    (8, 1, 28672, 4096, 15),
     (8, 1, None, None, 14),
     (8, 4, 4096, 14336, 17),
-    (8, 4, 8192, 8192, 17),
-    (8, 4, 28672, 4096, 10),
+    (8, 4, 8192, 8192, 0),
+    (8, 4, 28672, 4096, 17),
     (8, 4, None, None, 17),
     (8, 8, 4096, 14336, 17),
     (8, 8, 8192, 8192, 17),
-    (8, 8, 28672, 4096, 10),
+    (8, 8, 28672, 4096, 17),
     (8, 8, None, None, 17),
-    (8, 16, 4096, 14336, 18),
-    (8, 16, 8192, 8192, 0),
+    (8, 16, 4096, 14336, 22),
+    (8, 16, 8192, 8192, 22),
     (8, 16, 28672, 4096, 10),
-    (8, 16, None, None, 18),
+    (8, 16, None, None, 22),
     (8, 64, 4096, 14336, 0),
     (8, 64, 8192, 8192, 0),
     (8, 64, 28672, 4096, 3),

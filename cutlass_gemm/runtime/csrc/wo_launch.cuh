@@ -98,6 +98,9 @@ inline constexpr WoVariantInfo kWoVariants[] = {
     {17, "direct x8 4x2 u1 t768", 8},
     {18, "direct x16 4x2 u1 t768", 16},
     {19, "direct x8 2x4 u1 t1024", 8},
+    {20, "direct x16 2x4 u2 t512", 16},
+    {21, "direct x16 4x2 u2 t512", 16},
+    {22, "direct x16 4x2 u1 t512", 16},
 };
 constexpr int kWoVariantCount = sizeof(kWoVariants) / sizeof(kWoVariants[0]);
 
@@ -124,6 +127,9 @@ WoKernel wo_variant_kernel(int variant, int m) {
     case 17: return wd_kernel<T, kBits, kZero, 8, 4, 2, 1, 768>();
     case 18: return wd_kernel<T, kBits, kZero, 16, 4, 2, 1, 768>();
     case 19: return wd_kernel<T, kBits, kZero, 8, 2, 4, 1, 1024>();
+    case 20: return wd_kernel<T, kBits, kZero, 16, 2, 4, 2, 512>();
+    case 21: return wd_kernel<T, kBits, kZero, 16, 4, 2, 2, 512>();
+    case 22: return wd_kernel<T, kBits, kZero, 16, 4, 2, 1, 512>();
     default: return {};  // unknown id: fn == nullptr
   }
 }
@@ -145,9 +151,15 @@ inline WoKernel wo_select(ActType t, int bits, bool zero, int m, int variant, in
   return kern;
 }
 
-// CTAs of `k` resident per SM and the SM count, on the current device; the first call per (kernel,
-// device) also raises the kernel's dynamic shared memory limit. Cached: these are host queries.
-struct WoDeviceFit { int per_sm = 1, sms = 1; cudaError_t err = cudaSuccess; };
+// CTAs of `k` resident per SM, the SM count and the SM's shared memory, on the current device; the first call per
+// (kernel, device) also raises the kernel's dynamic shared memory limit to the device's maximum (launch_wo_gemm may ask
+// for more than the kernel uses, to spread its CTAs). Cached: these are host queries.
+struct WoDeviceFit {
+  int per_sm = 1, sms = 1;
+  int smem_sm = 0, smem_reserved = 0;  // shared memory per SM, and what the driver reserves per CTA (bytes)
+  int static_smem = 0;                 // the kernel's static shared memory
+  cudaError_t err = cudaSuccess;
+};
 inline WoDeviceFit wo_fit(WoKernel const& k) {
   struct Entry { void (*fn)(WoArgs); int dev; WoDeviceFit fit; };
   static std::mutex mu;
@@ -159,8 +171,18 @@ inline WoDeviceFit wo_fit(WoKernel const& k) {
   std::lock_guard<std::mutex> lock(mu);
   for (int i = 0; i < used; ++i)
     if (cache[i].fn == k.fn && cache[i].dev == dev) return cache[i].fit;
-  fit.err = cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem);
+  int optin = 0;
+  cudaFuncAttributes attr{};
+  fit.err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  if (fit.err == cudaSuccess) fit.err = cudaFuncGetAttributes(&attr, k.fn);
+  if (fit.err == cudaSuccess) {
+    fit.static_smem = static_cast<int>(attr.sharedSizeBytes);
+    fit.err = cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   std::max(k.smem, optin - fit.static_smem));
+  }
   if (fit.err == cudaSuccess) fit.err = cudaDeviceGetAttribute(&fit.sms, cudaDevAttrMultiProcessorCount, dev);
+  if (fit.err == cudaSuccess) fit.err = cudaDeviceGetAttribute(&fit.smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+  if (fit.err == cudaSuccess) fit.err = cudaDeviceGetAttribute(&fit.smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev);
   // A direct kernel's shared memory depends on the call; its residency is set by its registers (the x of a
   // decode call, a few KB, is assumed).
   const int smem = k.x_tile > 0 ? std::max(k.red, 8192) : k.smem;
@@ -214,6 +236,24 @@ inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0
   return p;
 }
 
+// Which weight-only kernels are launched as programmatic dependents (wo_set_pdl_policy, for measurements): 0 the direct
+// and int4 kernels only, without the spread below (the rule of sessions 20-21), 1 every kernel without it, 2 every kernel
+// with it (the default).
+inline std::atomic<int>& wo_pdl_policy() {
+  static std::atomic<int> v{2};
+  return v;
+}
+
+// Dynamic shared memory that keeps a launch of `ctas` CTAs at ceil(ctas / SMs) per SM where its kernel could hold more
+// (`smem` when it could not): enough that one CTA more per SM does not fit.
+inline int wo_spread_smem(WoDeviceFit const& fit, int64_t ctas, int smem) {
+  const int64_t want = (ctas + fit.sms - 1) / fit.sms;
+  if (want >= fit.per_sm || fit.smem_sm <= 0) return smem;
+  const int64_t per_cta = fit.smem_sm / (want + 1) + 128;  // (want + 1) of these exceed the SM's shared memory
+  const int64_t dyn = ((per_cta - fit.smem_reserved - fit.static_smem) + 127) / 128 * 128;
+  return static_cast<int>(std::max<int64_t>(smem, dyn));
+}
+
 // Launch a plan. `a.workspace` must hold plan.ws_floats floats and `a.counters` plan.ntiles ints that
 // are zero (the kernel leaves them zero) when plan.splits > 1.
 inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t stream) {
@@ -226,21 +266,28 @@ inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t
   if (fit.err != cudaSuccess) return fit.err;
   const int smem = p.kernel.x_tile > 0 ? static_cast<int>(std::max<int64_t>(p.kernel.red, wd_x_bytes(p.kernel, a.k, p.splits)))
                                        : p.kernel.smem;
-  // A programmatic dependent where the device takes it (pdl.cuh): the direct kernels and the int4 kernels of the other
-  // kinds; a direct kernel's warps then prefetch their first tiles, pdl.cuh's budget over the CTAs resident at once.
-  // The int8 mma / stream kernels stay plain launches: on the H100 the early start made them 15-25% slower, with or
-  // without a prefetch (1 x 8192^2 mma 27.4 -> 31.5 us, 16 x 8192^2 29.9 -> 34.5, 16 x 28672 x 4096 stream 46.2 ->
-  // 57.5; session20/call2/probe_pdl.md), while it took 5-11% off every direct kernel but one (int8 1 x 28672 x 4096,
-  // 2% slower) and the int4 mma kernels at M = 16. Their kernels still wait (a no-op without the attribute).
-  const bool pdl = cg_pdl::active() && (p.kernel.x_tile > 0 || p.kernel.bits == 4);
+  // A programmatic dependent where the device takes it (pdl.cuh): every kernel, its CTAs spread evenly over the SMs.
+  // A dependent's CTAs are placed while the kernel ahead still runs, on the slots it leaves free and then on the SMs it
+  // frees first, so a launch of fewer CTAs than the device holds could pile three on some SMs and one on others, and
+  // take the time of the most loaded SM: on the H100 the early start alone made the int8 mma / stream kernels 15-25%
+  // slower (1 x 8192^2 mma 27.4 -> 31.5 us, 16 x 28672 x 4096 stream 46.2 -> 57.5; session20/call2/probe_pdl.md), and
+  // they stayed plain launches in sessions 20-21. Asking for shared memory such that no SM holds more than
+  // ceil(CTAs / SMs) of them (wo_spread_smem) keeps the placement even: then every kernel gains from the early start
+  // (session22/call2/wo22.md, policy 0 / 1 / 2: int8 16 x 8192^2 mma 29.68 / 34.59 / 28.42 us, 16 x 28672 x 4096
+  // stream 45.95 / 57.28 / 44.73; the direct kernels at 28672 x 4096, 224 CTAs, 1 x int8 45.61 / 44.09 / 41.89 and
+  // 8 x int4 33.64 / 33.63 / 26.96; the rest within noise). A direct kernel's warps also prefetch their first tiles,
+  // pdl.cuh's budget over the CTAs resident at once.
+  const int policy = wo_pdl_policy().load(std::memory_order_relaxed);
+  const bool pdl = cg_pdl::active() && (policy > 0 || p.kernel.x_tile > 0 || p.kernel.bits == 4);
+  const int smem_launch = pdl && policy == 2 ? wo_spread_smem(fit, static_cast<int64_t>(p.ntiles) * p.splits, smem) : smem;
   WoArgs b = a;
   b.prefetch = 0;
   if (pdl && p.kernel.x_tile > 0) {
     const int64_t resident = std::min<int64_t>(static_cast<int64_t>(p.ntiles) * p.splits, static_cast<int64_t>(fit.per_sm) * fit.sms);
     b.prefetch = cg_pdl::prefetch_units(resident, p.kernel.threads / 32, int64_t{kTileN} * kTileK * p.kernel.bits / 8);
   }
-  return cg_pdl::launch(p.kernel.fn, dim3(p.ntiles, p.splits), dim3(p.kernel.threads), static_cast<size_t>(smem), stream,
-                        pdl, b);
+  return cg_pdl::launch(p.kernel.fn, dim3(p.ntiles, p.splits), dim3(p.kernel.threads), static_cast<size_t>(smem_launch),
+                        stream, pdl, b);
 }
 
 }  // namespace cg_wo

@@ -182,6 +182,11 @@ std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits,
   return {kern.rows, kern.bn, p.splits, static_cast<int64_t>(p.ntiles) * p.splits, kern.smem, kern.threads};
 }
 
+int64_t wo_set_pdl_policy(int64_t policy) {
+  if (policy < 0 || policy > 2) return cg_wo::wo_pdl_policy().load();
+  return cg_wo::wo_pdl_policy().exchange(static_cast<int>(policy));
+}
+
 std::vector<std::tuple<int64_t, std::string, int64_t>> wo_variants() {
   std::vector<std::tuple<int64_t, std::string, int64_t>> out;
   for (auto const& v : cg_wo::kWoVariants) out.emplace_back(v.id, v.name, v.rows);
