@@ -223,3 +223,24 @@ def test_direct_prefetch_stays_inside_the_weight(emu, cfg, bits):
             assert emu.emu_prefetch_count() > 0
     finally:
         emu.emu_set_prefetch(0)
+
+
+@pytest.mark.parametrize("ctas,per_sm", [(224, 3), (256, 3), (132, 8), (133, 8), (384, 3), (396, 3), (1024, 8),
+                                         (448, 4), (1, 2), (264, 2)])
+@pytest.mark.parametrize("smem", [0, 45056, 67584])
+def test_spread_smem_caps_ctas_per_sm(emu, ctas, per_sm, smem):
+    """The launcher's spread (wo_spread.h, H100 figures: 132 SMs, 228 KB per SM, 1 KB reserved per CTA, 16 bytes of
+    static shared memory): with the returned dynamic shared memory at most ceil(CTAs / SMs) CTAs fit on an SM where
+    the kernel could hold more, never fewer than that, and the kernel's own request is never cut."""
+    emu.emu_spread_smem.argtypes = [ctypes.c_long] + [ctypes.c_int] * 6
+    sms, smem_sm, reserved, static = 132, 228 * 1024, 1024, 16
+    dyn = emu.emu_spread_smem(ctas, sms, per_sm, smem_sm, reserved, static, smem)
+    want = -(-ctas // sms)
+    resident = min(per_sm, smem_sm // (dyn + reserved + static))
+    if want >= per_sm:
+        assert dyn == smem  # nothing to spread: the kernel's request unchanged
+    elif smem_sm // (smem + reserved + static) <= want:
+        assert dyn == smem  # the kernel's own shared memory already keeps it at `want` or fewer per SM
+    else:
+        assert dyn > smem and dyn % 128 == 0 and dyn <= 227 * 1024
+        assert resident == want

@@ -204,6 +204,7 @@ template <uint32_t kLut> inline uint32_t lop3(uint32_t a, uint32_t b, uint32_t c
 #include "../../cutlass_gemm/runtime/csrc/wo_gemm.cuh"
 #include "../../cutlass_gemm/runtime/csrc/wo_stream.cuh"
 #include "../../cutlass_gemm/runtime/csrc/wo_direct.cuh"
+#include "../../cutlass_gemm/runtime/csrc/wo_spread.h"
 
 namespace {
 using namespace cg_wo;
@@ -350,4 +351,8 @@ extern "C" int emu_run(int cfg, int bf16, int bits, int zero, int eager, int rev
 // Warp tiles the direct kernels prefetch (WoArgs::prefetch) in the next emu_run calls; the prefetches the last
 // call issued.
 extern "C" void emu_set_prefetch(int tiles) { cg_wo_emu::g_prefetch_tiles = tiles; }
+// The launcher's shared-memory spread (wo_spread.h), for the CPU tests.
+extern "C" int emu_spread_smem(long ctas, int sms, int per_sm, int smem_sm, int reserved, int static_smem, int smem) {
+  return cg_wo::wo_spread_smem_bytes(ctas, sms, per_sm, smem_sm, reserved, static_smem, smem);
+}
 extern "C" long emu_prefetch_count() { return cg_wo_emu::g_prefetches.load(); }

@@ -8,6 +8,7 @@
 
 #include "wo_gemm.cuh"
 #include "wo_direct.cuh"
+#include "wo_spread.h"
 #include "wo_stream.cuh"
 
 namespace cg_wo {
@@ -245,13 +246,9 @@ inline std::atomic<int>& wo_pdl_policy() {
 }
 
 // Dynamic shared memory that keeps a launch of `ctas` CTAs at ceil(ctas / SMs) per SM where its kernel could hold more
-// (`smem` when it could not): enough that one CTA more per SM does not fit.
+// (`smem` when it could not; wo_spread.h).
 inline int wo_spread_smem(WoDeviceFit const& fit, int64_t ctas, int smem) {
-  const int64_t want = (ctas + fit.sms - 1) / fit.sms;
-  if (want >= fit.per_sm || fit.smem_sm <= 0) return smem;
-  const int64_t per_cta = fit.smem_sm / (want + 1) + 128;  // (want + 1) of these exceed the SM's shared memory
-  const int64_t dyn = ((per_cta - fit.smem_reserved - fit.static_smem) + 127) / 128 * 128;
-  return static_cast<int>(std::max<int64_t>(smem, dyn));
+  return wo_spread_smem_bytes(ctas, fit.sms, fit.per_sm, fit.smem_sm, fit.smem_reserved, fit.static_smem, smem);
 }
 
 // Launch a plan. `a.workspace` must hold plan.ws_floats floats and `a.counters` plan.ntiles ints that
