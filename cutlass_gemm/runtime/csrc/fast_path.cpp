@@ -286,7 +286,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("m"), py::arg("n"), py::arg("k"), py::arg("bits"), py::arg("zero"), py::arg("bf16"), py::arg("variant") = 0);
   m.def("wo_variants", &cg::wo_variants, "weight-only kernel variants: (id, name, M capacity)");
   m.def("wo_set_pdl_policy", &cg::wo_set_pdl_policy, "weight-only kernels launched as programmatic dependents "
-        "(tuning): 0 the rule, 1 all, 2 all spread per SM; -1 reads it; returns the previous policy");
+        "(measuring): 0 the direct and int4 kernels (sessions 20-21), 1 all, 2 all with their CTAs spread per SM (the "
+        "default); -1 reads it; returns the previous policy");
   m.def("bi8_gemm", &cg::bi8_gemm, "per-block int8 W8A8 GEMM (see bi8_gemm.cuh)");
   m.def("bi8_plan_info", &cg::bi8_plan_info, "launch plan of bi8_gemm: (tile rows, tile columns, splits, CTAs)");
   m.def("gemv_w8a8_address", &cg::gemv_w8a8_address, "launcher address of the W8A8 decode GEMV (cg_launch ABI)",

@@ -44,8 +44,9 @@ std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits,
 // The selectable kernel variants: (id, name, M capacity), as cg_wo::kWoVariants lists them.
 std::vector<std::tuple<int64_t, std::string, int64_t>> wo_variants();
 
-// Which weight-only kernels launch as programmatic dependents (tuning; wo_launch.cuh's wo_pdl_policy): 0 the rule,
-// 1 all, 2 all with their CTAs spread at most ceil(CTAs / SMs) per SM; another value reads it. Returns the previous one.
+// Which weight-only kernels launch as programmatic dependents (measuring; wo_launch.cuh's wo_pdl_policy): 0 the direct
+// and int4 kernels (sessions 20-21), 1 all, 2 all with their CTAs spread at most ceil(CTAs / SMs) per SM (the default);
+// another value reads it. Returns the previous one.
 int64_t wo_set_pdl_policy(int64_t policy);
 
 }  // namespace cg
