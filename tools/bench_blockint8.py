@@ -22,9 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from bench_common import copies_for, copy_bandwidth_gbps, gpu_time_us, parse_shapes  # noqa: E402
+from bench_common import copies_for, copy_bandwidth_gbps, gpu_time_us, parse_shapes, wall_time_us  # noqa: E402
 
 import cutlass_gemm  # noqa: E402
+from cutlass_gemm.nn import Int8BlockLinear  # noqa: E402
 from cutlass_gemm.kernels.gemv import MAX_M  # noqa: E402
 from cutlass_gemm.ops.blockwise_int8 import reference  # noqa: E402
 from cutlass_gemm.runtime.gemv import GEMV_ENV  # noqa: E402
@@ -71,11 +72,18 @@ def bench(m, n, k, block, bw_gbps):
         print(f"  per-token scaled_mm unavailable: {exc}", file=sys.stderr)
         t_token = float("nan")
     t_bf16 = gpu_time_us(lambda: F.linear(x, wbf[nxt() % len(wbf)]))
+    # the layer a model calls, eager (host cost included): Int8BlockLinear (quantization + GEMV from one C++ call at
+    # M <= 16) vs bf16 F.linear, one weight each (no rotation), wall clock per call of back-to-back calls
+    layer = Int8BlockLinear(k, n, bias=False, block_size=block, dtype=torch.bfloat16, device=dev)
+    with torch.no_grad():
+        layer.weight.copy_(ws[0]), layer.weight_scale.copy_(sbs[0])
+    w_layer, w_bf16 = wall_time_us(lambda: layer(x)), wall_time_us(lambda: F.linear(x, wbf[0]))
     bytes_moved = wbytes + m * k + m * (k // block) * 4 + m * n * 2
     floor_us = bytes_moved / (bw_gbps * 1e3)
     tops = 2 * m * n * k / t_block / 1e6
     return (f"| {m} | {n} | {k} | {block} | {t_block:.2f} | {t_tiled:.2f} | {t_token:.2f} | {t_bf16:.2f} | "
-            f"{t_token / t_block:.2f} | {100 * floor_us / t_block:.0f}% | {tops:.0f} | {err:.1e} |")
+            f"{t_token / t_block:.2f} | {100 * floor_us / t_block:.0f}% | {tops:.0f} | {err:.1e} | {w_layer:.1f} | "
+            f"{w_bf16:.1f} |")
 
 
 def main():
@@ -89,8 +97,8 @@ def main():
     print(f"{torch.cuda.get_device_name()}  copy bandwidth {bw:.0f} GB/s  backend "
           f"{cutlass_gemm.ops.blockwise_int8_backend('cuda')}")
     print("| M | N | K | B | per-block us | tiled kernel us (M <= 16) | per-token us | bf16 us | per-token/per-block | "
-          "% of bw floor | TOPS | rel err |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "% of bw floor | TOPS | rel err | Int8BlockLinear eager wall us | bf16 F.linear eager wall us |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for m, n, k in shapes:
         print(bench(m, n, k, args.block, bw), flush=True)
         torch.cuda.empty_cache()

@@ -27,6 +27,7 @@ from torch import nn
 from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
 from ..kernels import activations
+from ..ops.block_linear import block_linear_fast
 from ..ops.blockwise_int8 import BLOCK_SIZES, scaled_mm_blockwise_int8
 from ..ops.quantize import quantize_per_group
 from ..quant.block import quantize_per_block
@@ -90,9 +91,16 @@ class Int8BlockLinear(QuantizedBuffers):
         if not isinstance(x, torch.Tensor) or x.dim() < 1 or x.shape[-1] != self.in_features:
             got = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
             raise InvalidArgumentError("x", f"must be (..., {self.in_features}), got {got}")
+        # eager decode: quantization + GEMV from one C++ call (ops/block_linear.py); None: the path below
+        y = block_linear_fast(x, self.weight, self.weight_scale, self.bias, self.dtype, self.activation,
+                              self.block_size, False)
+        if y is not None:
+            return y if y.dtype == x.dtype else y.to(x.dtype)
         lead = tuple(x.shape[:-1])
         # the quantizer reads float32/16-bit inputs as they are; other dtypes (float64) go through the layer's
         x2 = (x if x.dtype in (torch.float32,) + _HALF else x.to(self.dtype)).reshape(-1, self.in_features)
+        if x2.stride(-1) != 1:  # the quantizer reads unit-stride rows; F.linear takes any strides, so does the layer
+            x2 = x2.contiguous()
         q, s = quantize_per_group(x2, self.block_size, torch.int8)
         y = scaled_mm_blockwise_int8(q, self.weight, s, self.weight_scale, self.bias, out_dtype=self.dtype,
                                      activation=activations.public(self.activation), block_size=self.block_size)

@@ -27,6 +27,7 @@ from torch import nn
 from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
 from ..kernels import activations
+from ..ops.block_linear import block_linear_fast
 from ..ops.blockwise import K_ALIGN, N_ALIGN, scaled_mm_blockwise
 from ..kernels.blockwise import layer_sfa_major
 from ..ops.quantize import quantize_per_group
@@ -90,8 +91,15 @@ class Fp8BlockLinear(QuantizedBuffers):
         if x.shape[-1] != self.in_features:
             raise InvalidArgumentError("x", f"last dimension must be in_features = {self.in_features}, "
                                             f"got {tuple(x.shape)}")
+        # eager decode: quantization + GEMV from one C++ call (ops/block_linear.py); None: the path below
+        y = block_linear_fast(x, self.weight, self.weight_scale, self.bias, self.dtype,
+                              activations.canonical(self.activation), BLOCK, True)
+        if y is not None:
+            return y if y.dtype == x.dtype else y.to(x.dtype)
         lead = x.shape[:-1]
         x2 = x.reshape(-1, self.in_features)
+        if x2.stride(-1) != 1:  # the quantizer reads unit-stride rows; F.linear takes any strides, so does the layer
+            x2 = x2.contiguous()
         # large M: column-major scales, which the GEMM loads with TMA (kernels/blockwise.py SFA_MN_MIN_M)
         q, s = quantize_per_group(x2, BLOCK, torch.float8_e4m3fn,
                                   column_major_scale=layer_sfa_major(x2.shape[0]) == "mn")

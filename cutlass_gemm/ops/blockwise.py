@@ -124,11 +124,16 @@ def check_pointers(a: Tensor, b: Tensor, bias: Optional[Tensor]) -> None:
 _sm90: Dict[int, bool] = {}
 
 
-def _check_device(dev: int) -> None:
+def is_sm90(dev: int) -> bool:
+    """Whether device `dev` (an index) is SM90, the only GPU the family serves (cached; no raise)."""
     ok = _sm90.get(dev)
     if ok is None:
         ok = _sm90[dev] = torch.cuda.get_device_capability(dev) == (9, 0)
-    if not ok:
+    return ok
+
+
+def _check_device(dev: int) -> None:
+    if not is_sm90(dev):
         major, minor = torch.cuda.get_device_capability(dev)
         raise UnsupportedDeviceError(f"scaled_mm_blockwise needs an SM90 GPU (H100/H200: the wgmma FP8 blockwise "
                                      f"mainloop); device {dev} is SM{major}{minor} (capability matrix in the README)")

@@ -8,6 +8,7 @@
 #include "bi8_launch.cuh"
 #include "bi8_ops.h"
 #include "gemv_w8a8.h"
+#include "quant_ops.h"  // quant_groups
 #include "wo_ops.h"  // split_counters
 
 namespace cg {
@@ -114,6 +115,38 @@ std::vector<int64_t> bi8_plan_info(int64_t m, int64_t n, int64_t k, int64_t bloc
   const cg_bi8::Bi8Plan p = cg_bi8::bi8_plan(kern, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
                                              static_cast<int>(split));
   return {kern.bm, kern.bn, p.splits, static_cast<int64_t>(p.mtiles) * p.ntiles * p.splits};
+}
+
+c10::optional<at::Tensor> block_linear_fast(at::Tensor const& x, at::Tensor const& weight, at::Tensor const& weight_scale,
+                                            c10::optional<at::Tensor> const& bias, int64_t block, int64_t sb_shift,
+                                            at::ScalarType out_dtype, int64_t act, int64_t max_m) {
+  // Every condition the two calls below rely on; anything else is the Python path's to validate and refuse.
+  if (!x.is_cuda() || x.dim() < 1 || !weight.is_cuda() || weight.dim() != 2 || !weight.is_contiguous()) return c10::nullopt;
+  const at::ScalarType xt = x.scalar_type(), wt = weight.scalar_type();
+  if ((xt != at::kBFloat16 && xt != at::kHalf && xt != at::kFloat) || (wt != at::kChar && wt != at::kFloat8_e4m3fn))
+    return c10::nullopt;
+  if ((out_dtype != at::kBFloat16 && out_dtype != at::kHalf) || act < 0 || act > 4 || (block != 64 && block != 128))
+    return c10::nullopt;
+  if (sb_shift != 0 && (sb_shift != 7 || block != 128 || wt != at::kFloat8_e4m3fn)) return c10::nullopt;
+  const int device = x.get_device();
+  const int64_t n = weight.size(0), k = weight.size(1);
+  if (weight.get_device() != device || n == 0 || k == 0 || k % block || x.size(-1) != k || x.stride(-1) != 1)
+    return c10::nullopt;
+  if (reinterpret_cast<uintptr_t>(weight.data_ptr()) % 16 || k % 16) return c10::nullopt;  // 16-byte weight rows
+  const int64_t m = x.numel() / k;
+  if (m < 1 || m > max_m) return c10::nullopt;
+  const int64_t wrows = sb_shift == 7 ? (n + 127) / 128 : n;
+  if (!weight_scale.is_cuda() || weight_scale.get_device() != device || weight_scale.scalar_type() != at::kFloat ||
+      weight_scale.dim() != 2 || weight_scale.size(0) != wrows || weight_scale.size(1) != k / block)
+    return c10::nullopt;
+  if (bias.has_value() && (!bias->is_cuda() || bias->get_device() != device || bias->scalar_type() != out_dtype ||
+                           bias->numel() != n || !bias->is_contiguous() || reinterpret_cast<uintptr_t>(bias->data_ptr()) % 16))
+    return c10::nullopt;
+  const std::vector<at::Tensor> qs = quant_groups(x.reshape({m, k}), block, wt, false);
+  at::Tensor y = block_gemv(qs[0], weight, qs[1], weight_scale, bias, out_dtype, block, sb_shift, act);
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  shape.back() = n;
+  return y.view(shape);
 }
 
 }  // namespace cg

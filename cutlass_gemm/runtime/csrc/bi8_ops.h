@@ -27,4 +27,13 @@ at::Tensor block_gemv(at::Tensor const& a, at::Tensor const& w, at::Tensor const
 // The launch plan bi8_gemm makes, for reports and tests: (tile rows, tile columns, splits, CTAs).
 std::vector<int64_t> bi8_plan_info(int64_t m, int64_t n, int64_t k, int64_t block, bool bf16, int64_t split);
 
+// The eager call of a per-block int8 / blockwise fp8 layer at decode sizes (Int8BlockLinear, Fp8BlockLinear): x
+// (..., K) bf16/fp16/fp32 quantized per group of `block` along K (quant_groups, row-major scales) then block_gemv, from
+// one C++ call, on the current stream, no host synchronisation; the output (..., N) in out_dtype. nullopt (the Python
+// path takes the call, validates and raises typed errors) unless M = numel / K is 1..max_m and every tensor is what
+// the two kernels rely on (devices, dtypes, contiguity, 16-byte aligned weight rows and bias, scale shapes).
+c10::optional<at::Tensor> block_linear_fast(at::Tensor const& x, at::Tensor const& weight, at::Tensor const& weight_scale,
+                                            c10::optional<at::Tensor> const& bias, int64_t block, int64_t sb_shift,
+                                            at::ScalarType out_dtype, int64_t act, int64_t max_m);
+
 }  // namespace cg

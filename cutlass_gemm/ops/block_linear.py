@@ -1,0 +1,44 @@
+"""The eager decode call of the per-block layers (`Int8BlockLinear`, `Fp8BlockLinear`): one C++ call.
+
+At M <= 16 both layers run two extension kernels, per-group activation quantization and the block-scaled
+GEMV. Through the Python ops (`quantize_per_group`, then `scaled_mm_blockwise` / `scaled_mm_blockwise_int8`,
+each validating its arguments and dispatching) an eager call cost ~40 us of host time, more than the GPU time
+of either kernel at most shapes (session22/call2: Fp8BlockLinear 40.3 us per call at 16 x 7168 x 2048 where
+the GEMV takes 8.0 us). `block_linear_fast` hands the whole call to the extension's `block_linear_fast`,
+which checks what it relies on and returns None otherwise; the layers then take their Python path, which
+validates and raises the typed errors. Only plain eager tensors take it (torch.compile, dispatch modes and
+fake tensors trace the registered ops), and only where the Python path would run the same two kernels: the
+extension loaded, the GEMV on (CUTLASS_GEMM_GEMV, read per call), the fast path on (CUTLASS_GEMM_FAST_PATH, read
+at the first call, like the W8A8 layers' fast path).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+
+from ..kernels import activations, gemv
+from ..runtime import fastpath, gemv as gemv_runtime
+from .blockwise import is_sm90
+from .gemm import _eager_direct
+
+_ext = None  # the extension once loaded (False: unavailable)
+
+
+def block_linear_fast(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tensor,
+                      bias: Optional[torch.Tensor], out_dtype: torch.dtype, activation: str, block: int,
+                      blockwise_fp8: bool) -> Optional[torch.Tensor]:
+    """act(block-scaled quant(x) @ weight.T + bias) as (..., N) in out_dtype, or None when this call must take
+    the layer's Python path. `activation` is canonical ("none", "relu", ...); `blockwise_fp8`: the weight scale
+    is per 128 x 128 block ((ceil(N / 128), K / 128), Fp8BlockLinear), else per row and block ((N, K / block))."""
+    global _ext
+    if _ext is None:  # once per process, as the W8A8 layers' fast path (ops/linear.py)
+        _ext = fastpath.module() or False
+    if not _ext or type(x) is not torch.Tensor or not x.is_cuda or not _eager_direct(x):
+        return None
+    if not gemv_runtime.enabled():  # read per call, as the ops' Python path reads it (gemv_runtime.block_module)
+        return None
+    if blockwise_fp8 and not is_sm90(x.get_device()):  # the fp8 family serves SM90 only: the Python path says so
+        return None
+    return _ext.block_linear_fast(x, weight, weight_scale, bias, block, 7 if blockwise_fp8 else 0, out_dtype,
+                                  activations.EXT_CODES[activation], gemv.MAX_M)
