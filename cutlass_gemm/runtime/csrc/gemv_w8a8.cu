@@ -88,7 +88,11 @@ cudaError_t launch_mt(cg_gemv::GemvArgs a, int kw, cudaStream_t s) {
   const bool pdl = cg_pdl::active();
   const int per_sm = std::max(1, cg_gemv::threads_per_sm<kBC, kUnroll>() / (kw * 32));  // the launch bounds' CTAs
   const int64_t resident = std::min<int64_t>(grid.x, static_cast<int64_t>(sm_count()) * per_sm);
-  const int pf = pdl ? cg_pdl::prefetch_units(resident, kw, cg_gemv::kRows * cg_gemv::kChunk) : 0;
+  // No first-wave prefetch for the B = 64 block form at 2 chunks per step (M 9..16 with many CTAs): there it cost time,
+  // 16 x 28672 x 4096 int8 58.7 us with it, 53.2 without (tools/results/h100-2026-11-27/session23/call5/b64.md; B = 128
+  // at the same shape gains from it, 42.95 -> 41.44).
+  constexpr bool kNoPrefetch = kBC == 1 && kUnroll == 2;
+  const int pf = pdl && !kNoPrefetch ? cg_pdl::prefetch_units(resident, kw, cg_gemv::kRows * cg_gemv::kChunk) : 0;
   switch (kw) {
     case 4: return cg_pdl::launch(cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 4, kUnroll, kBC>, grid, 128, 0, s, pdl, a, pf);
     case 8: return cg_pdl::launch(cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 8, kUnroll, kBC>, grid, 256, 0, s, pdl, a, pf);
