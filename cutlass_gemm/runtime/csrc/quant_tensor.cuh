@@ -9,6 +9,10 @@
 // How the CTAs meet (TensorSync): one CTA needs nobody; a grid is a cooperative launch with global partials
 // and a grid barrier. Between 16 KiB and 8 MiB of input the two-pass form at the end of this file is faster
 // (launch_tensor); it replaced an SM90 form whose CTAs met as one thread-block cluster (session 18).
+// Where the time goes (session 23, tools/results/h100-2026-11-27/session23/call2/qt23.log, 2048 x 8192 bf16 -> fp8):
+// 25.0 us in all; the reads alone 14.6 (the read phase streams at ~2.9 TB/s once started), with the barrier 16.6;
+// without the barrier 24.8: the cost is the 16.8 MB write phase that must follow the last read (~8 us), not the
+// meeting. A form that takes its shared-memory part with bulk asynchronous copies (TMA) was no faster below ~45 MB.
 #pragma once
 #include <cooperative_groups.h>
 
