@@ -10,7 +10,9 @@ At M <= 16 the op runs the block-scaled decode GEMV; the "tiled kernel" column i
 weights rotated over copies > 4x L2), the ratio per-token time / per-block time (the issue's bar: >= 0.85
 at M >= 2048), and the per-block call's % of the bandwidth floor ((weight + weight-scale + activation
 bytes + output bytes) / measured copy bandwidth; the issue's bar: >= 80% at M = 16). Each per-block
-result is first checked against the float64 reference of its quantized operands (rel. Frobenius error).
+result is first checked against the float64 reference of its quantized operands (rel. Frobenius error). The last two
+columns are the layer a model calls, eager: `Int8BlockLinear` (activation quantization + the GEMM; one C++ call at
+M <= 16) against bf16 `F.linear`, wall clock per call of back-to-back calls (host cost included), one weight each.
 """
 import argparse
 import os

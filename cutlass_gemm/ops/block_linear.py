@@ -2,9 +2,9 @@
 
 At M <= 16 both layers run two extension kernels, per-group activation quantization and the block-scaled
 GEMV. Through the Python ops (`quantize_per_group`, then `scaled_mm_blockwise` / `scaled_mm_blockwise_int8`,
-each validating its arguments and dispatching) an eager call cost ~40 us of host time, more than the GPU time
-of either kernel at most shapes (session22/call2: Fp8BlockLinear 40.3 us per call at 16 x 7168 x 2048 where
-the GEMV takes 8.0 us). `block_linear_fast` hands the whole call to the extension's `block_linear_fast`,
+each validating its arguments and dispatching) an eager Fp8BlockLinear call took 70-114 us of wall clock at decode
+shapes whose GPU time is 9-46 us (H100, tools/results/h100-2026-11-27/session23/call3); through this path 39-45 us,
+on that host the cost of an `nn.Linear` module call (session23/call4/host.md). `block_linear_fast` hands the whole call to the extension's `block_linear_fast`,
 which checks what it relies on and returns None otherwise; the layers then take their Python path, which
 validates and raises the typed errors. Only plain eager tensors take it (torch.compile, dispatch modes and
 fake tensors trace the registered ops), and only where the Python path would run the same two kernels: the
