@@ -1,11 +1,13 @@
-"""GPU: the eager decode call of the per-block layers (`Int8BlockLinear`, `Fp8BlockLinear`) from one C++ call
-(ops/block_linear.py -> the extension's `block_linear_fast`: per-group quantization + the block-scaled GEMV).
+"""GPU: the eager call of the per-block layers (`Int8BlockLinear`, `Fp8BlockLinear`) from one C++ call
+(ops/block_linear.py -> the extension's `block_linear_fast`: per-group quantization + the block-scaled GEMV at
+M <= 16; above, the per-block int8 kernel or the CUTLASS blockwise fp8 kernel the op would pick, launched from C++).
 Every output element against float64 (computed from the quantizer's own q and scales, so the check covers the
-GEMV's arithmetic), outputs poisoned with NaN first; the same bits as the layer's Python path
-(the fast path off) over M 1..16, leading dimensions, bf16 / fp16 / fp32 inputs, bias or not, every
-activation; the fast path is taken (a spy on the extension call) and declines what it must (M > 16, a strided
-last dimension, a misaligned bias, wrong scale shapes), those calls still served correctly by the Python path;
-no host sync; CUDA-graph capture and replay. `pytest -m gpu tests/test_block_linear_fast_gpu.py`.
+kernels' arithmetic), outputs poisoned with NaN first; the same bits as the layer's Python path
+(the fast path off) over M 1..1100 (each GEMV / CUTLASS row, both activation-scale layouts), leading dimensions,
+bf16 / fp16 / fp32 inputs, bias or not, every activation; the fast path is taken (a spy on the extension call) and
+declines what it must (fp8 above M 16 without a looked-up kernel, a strided last dimension, a misaligned bias, wrong
+scale shapes), those calls still served correctly by the Python path; no host sync; CUDA-graph capture and replay.
+`pytest -m gpu tests/test_block_linear_fast_gpu.py`.
 """
 import pytest
 import torch
@@ -75,7 +77,9 @@ class _Spy:
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float32])
 def test_fast_path_every_element_vs_float64_and_same_bits_as_the_python_path(kind, dtype, monkeypatch):
     spy = _Spy(monkeypatch)
-    shapes = [(1,), (3,), (2, 4), (16,), (2, 3, 2)]  # leading dims: M = 1, 3, 8, 16, 12
+    # leading dims: M = 1, 3, 8, 16, 12 (GEMV); 17, 200, 600, 1100 (fp8: the 64x128 pingpong, 128x128 and 128x128 1x2
+    # cluster rows, the last two with column-major activation scales; int8: the tiled per-block kernel)
+    shapes = [(1,), (3,), (2, 4), (16,), (2, 3, 2), (17,), (2, 100), (600,), (1100,)]
     n, k = 392, 2304  # N not a multiple of 128 (a partial weight block row), K / 128 odd
     for i, lead in enumerate(shapes):
         act = ACTS[i % len(ACTS)]
@@ -108,9 +112,10 @@ def test_fast_path_declines_what_it_cannot_serve_and_the_python_path_serves_it(k
     sb_shift = 7 if fp8 else 0
     x = torch.randn(17, 1024, device="cuda", dtype=torch.bfloat16)
     call = lambda x_, w=layer.weight, ws=layer.weight_scale, b=layer.bias, od=torch.bfloat16: ext.block_linear_fast(
-        x_, w, ws, b, block, sb_shift, od, 0, 16)
+        x_, w, ws, b, block, sb_shift, od, 0, 16, 0, 0, False)
     assert call(x[:16]) is not None
-    assert call(x) is None  # M = 17: the tiled kernels' (Python path)
+    # M = 17: int8 runs the extension's tiled kernel; fp8 needs the CUTLASS launcher the caller looks up (0: none)
+    assert (call(x) is None) == fp8
     wide = torch.randn(4, 2048, device="cuda", dtype=torch.bfloat16)
     assert call(wide[:, ::2]) is None  # last stride 2
     assert call(x[:4].to(torch.float64)) is None
@@ -121,7 +126,7 @@ def test_fast_path_declines_what_it_cannot_serve_and_the_python_path_serves_it(k
     assert call(x[:4], b=store[1:]) is None  # 2-byte offset: not 16-byte aligned
     assert call(x[:4].cpu()) is None
     # the layer serves each declined case through its Python path, same numbers as a fresh contiguous input
-    for xi in ((x,) if not fp8 else ()) + (wide[:, ::2],):  # (fp8 at M = 17 is a CUTLASS kernel: a JIT build)
+    for xi in (wide[:, ::2],):
         served = spy.served
         y = layer(xi)
         assert spy.served == served
@@ -130,11 +135,14 @@ def test_fast_path_declines_what_it_cannot_serve_and_the_python_path_serves_it(k
         _check(y.reshape(m, -1), pre, absum, torch.bfloat16, None, f"{kind} declined {tuple(xi.shape)}")
 
 
+@pytest.mark.parametrize("m", [5, 40])
 @pytest.mark.parametrize("kind", ["fp8", "int864"])
-def test_fast_path_no_host_sync_and_cuda_graph(kind):
-    _ext()
+def test_fast_path_no_host_sync_and_cuda_graph(kind, m, monkeypatch):
+    spy = _Spy(monkeypatch)
     layer, _ = _layer(kind, 2048, 392, True, "silu", torch.bfloat16, seed=3)
-    x = torch.randn(5, 2048, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(m, 2048, device="cuda", dtype=torch.bfloat16)
+    layer(x)  # the first call plans (fp8 above M 16: looks up the CUTLASS kernel)
+    served = spy.served
     y = layer(x)
     assert torch.equal(without_sync(lambda: layer(x)), y)
     static_x = x.clone()
@@ -143,3 +151,4 @@ def test_fast_path_no_host_sync_and_cuda_graph(kind):
     static_x.copy_(x2)
     graph.replay()
     assert torch.equal(static_y, layer(x2))
+    assert spy.served > served  # the fast path served the calls timed for syncs and captured

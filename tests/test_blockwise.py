@@ -13,7 +13,7 @@ import cutlass_gemm.nn as cnn
 from cutlass_gemm.errors import InvalidArgumentError
 from cutlass_gemm.kernels import activations
 from cutlass_gemm.kernels.blockwise import (BLOCKWISE_GENERATOR_VERSION, GENERATED_SUBDIR, BlockwiseConfig,
-                                            default_configs, select_config)
+                                            candidate_configs, default_configs, select_config)
 from cutlass_gemm.kernels.families import family_of
 from cutlass_gemm.kernels.mixed_input import parse_kernel_name
 from cutlass_gemm.quant import quantize_activation, quantize_weight
@@ -31,7 +31,7 @@ def test_names_round_trip_and_parse():
         assert BlockwiseConfig.from_name(cfg.name) == cfg == parse_kernel_name(cfg.name)
         assert family_of(cfg).name == "blockwise"
     assert select_config("bf16", 16, "silu").name == \
-        "sm90_blockwise_e4m3_bf16_silu_sfak_t64x128x128_c1x1x1_pingpong_persistent_s0"
+        "sm90_blockwise_e4m3_bf16_silu_sfak_t64x128x128_c1x1x1_pingpong_persistent_s0_ovl"
     with pytest.raises(ValueError):
         BlockwiseConfig.from_name("sm90_blockwise_e4m3_bf16_sfak_t128x128x128_c1x1x1_cooperative_s0")
 
@@ -41,17 +41,46 @@ def test_names_round_trip_and_parse():
     (dict(sfa_major="m"), "sfa_major"), (dict(tile=(128, 64, 128)), "tile"), (dict(tile=(128, 128, 64)), "tile"),
     (dict(tile=(64, 128, 128)), "tile"), (dict(schedule="pingpong", scheduler="streamk", tile=(64, 128, 128)),
                                           "scheduler"),
-    (dict(cluster=(1, 3, 1)), "cluster"), (dict(stages=1), "stages")])
+    (dict(cluster=(1, 3, 1)), "cluster"), (dict(stages=1), "stages"), (dict(mainloop="fast"), "mainloop"),
+    (dict(tile=(128, 256, 128), mainloop="overlap"), "mainloop"),
+    (dict(scheduler="streamk", mainloop="overlap"), "mainloop")])
 def test_config_validation_names_the_field(changes, field):
     with pytest.raises(ValueError, match=f"BlockwiseConfig.{field}"):
         BlockwiseConfig(**changes)
 
 
+def test_overlap_mainloop_name_and_source():
+    from cutlass_gemm.kernels.emit_blockwise import emit_blockwise_source
+    ovl = select_config("bf16", 4096, sfa_major="mn")
+    base = ovl.replace(mainloop="cutlass")
+    assert ovl.name == base.name + "_ovl" and BlockwiseConfig.from_name(ovl.name) == ovl != base
+    assert base.mainloop == "cutlass" and not base.name.endswith("_ovl")
+    src, plain = emit_blockwise_source(ovl), emit_blockwise_source(base)
+    assert "using CollectiveMainloop = cg_blockwise::OverlapPromotionMainloop<CollectiveMainloopBase>;" in src
+    assert "warpgroup_wait<1>()" in src and "#pragma once" not in src.split("Do not edit.")[1]
+    assert "OverlapPromotionMainloop" not in plain and "using CollectiveMainloop = typename" in plain
+    # every persistent candidate tile has its overlapped twin in the benchmark's set
+    cands = {c.name for c in candidate_configs("bf16")}
+    assert all(c.name + "_ovl" in cands for c in candidate_configs("bf16")
+               if c.scheduler == "persistent" and c.mainloop == "cutlass")
+
+
 def test_selection_by_m():
     assert (select_config("bf16", 1).tile, select_config("bf16", 1).schedule) == ((64, 128, 128), "pingpong")
-    assert select_config("bf16", 200).tile == (64, 128, 128)
+    assert select_config("bf16", 128).tile == (64, 128, 128)
+    mid = select_config("bf16", 200)
+    assert (mid.tile, mid.cluster, mid.schedule) == ((128, 128, 128), (1, 1, 1), "cooperative")
+    assert select_config("bf16", 1024).cluster == (1, 1, 1)
     big = select_config("f16", 8192)
     assert (big.tile, big.cluster, big.schedule) == ((128, 128, 128), (1, 2, 1), "cooperative")
+    assert {select_config("bf16", m).mainloop for m in (1, 200, 8192)} == {"overlap"}
+    # what a layer can select (each row, both scale_a layouts where the layer asks for them) is committed
+    defaults = set(default_configs())
+    for m in (1, 128, 129, 1024, 1025, 8192):
+        for act in ("none",) + activations.PUBLIC:
+            assert select_config("bf16", m, act) in defaults
+            if m >= 512:
+                assert select_config("bf16", m, act, sfa_major="mn") in defaults
 
 
 # ------------------------------------------------------------------------------------------- emission
@@ -65,10 +94,10 @@ def test_emitted_source_shape():
     assert "LinCombPerColBiasEltAct<CgReLu6" in src and "minimum_with_nan_propagation" in src
     assert "cg_blockwise_launch" in src and f'"{cfg.name}"' in src
     plain = emit_blockwise_source(select_config("f16", 16).replace(tile=(128, 128, 128), schedule="cooperative",
-                                                                   scheduler="streamk"))
+                                                                   scheduler="streamk", mainloop="cutlass"))
     assert "StreamKScheduler" in plain and "LinCombPerColBias<" in plain and "CgReLu6" not in plain
     assert "cute::GMMA::Major::MN" in emit_blockwise_source(cfg.replace(sfa_major="mn", activation="none"))
-    pp = emit_blockwise_source(select_config("bf16", 200))
+    pp = emit_blockwise_source(select_config("bf16", 100))
     assert "KernelTmaWarpSpecializedPingpongFP8Blockwise" in pp and "PersistentScheduler" in pp
 
 

@@ -1,26 +1,32 @@
 """GPU (SM90): the blockwise-scaled fp8 GEMM (`scaled_mm_blockwise`, kernels/blockwise.py) against float64, every
 output element, outputs poisoned with NaN first; every activation; scale_a in both layouts; NaN propagation; the
 outlier accuracy (per-block vs this library's per-token kernel); Fp8BlockLinear under torch.compile and CUDA graphs;
-opcheck. Not yet run on a GPU. Run with `pytest -m gpu tests/test_blockwise_gpu.py`.
+opcheck; every candidate kernel launched directly (the overlapped-promotion mainloop: same bits as CUTLASS's).
+Run with `pytest -m gpu tests/test_blockwise_gpu.py`.
 
-Kernels this file needs (build them first, about a minute each, in parallel; the rest of the 17 are benchmark tiles):
+Kernels this file needs (the committed set, 38; build them first, about a minute each, in parallel):
 
     python tools/generate_kernels.py --blockwise --compile --jobs 16
 """
+from unittest import mock
+
 import pytest
 import torch
 
 import cutlass_gemm
 from cutlass_gemm.kernels import activations
+from cutlass_gemm.kernels.blockwise import BlockwiseConfig, candidate_configs
+from cutlass_gemm.ops import blockwise as bops
 from cutlass_gemm.nn import Fp8BlockLinear
 from cutlass_gemm.quant import quantize_weight
 from cutlass_gemm.quant.blockwise import BLOCK, blockwise_reference, quantize_act_block, quantize_weight_block2d
 
 pytestmark = pytest.mark.gpu
 FP8 = torch.float8_e4m3fn
-# M across the three SELECTION rows (<= 64 stream-K, <= 256 pingpong, above: cooperative 1x2 cluster), odd and
-# unaligned; N below / at / above one 128-wide tile and not a multiple of it; K 1, 3 and 16 scale blocks.
-MS = (1, 7, 16, 63, 65, 200, 257, 1000)
+# M: the decode GEMV (<= 16) and the three SELECTION rows (<= 128 64x128 pingpong, <= 1024 128x128 cooperative,
+# above: 1x2 cluster), odd and unaligned; N below / at / above one 128-wide tile and not a multiple of it; K 1, 3
+# and 16 scale blocks.
+MS = (1, 7, 16, 63, 65, 128, 129, 200, 257, 1000, 1100)
 NKS = ((8, 128), (136, 384), (392, 2048))
 OPCHECK_UTILS = ("test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")  # no fp8 `mul`
 
@@ -52,9 +58,10 @@ def _bounds(aq, wq, bias, out_dtype):
     """float64 pre-activation value and its error bound per element: one rounding to the output dtype, and the
     fp8 wgmma's limited-precision accumulation inside each 128-deep block (bounded by 2^-12 of the sum of
     |products| times the scales; products of e4m3 values are exact)."""
-    ref = blockwise_reference(aq.q, wq.q.t(), aq.scale, wq.scale, torch.float64, bias)
-    mag = blockwise_reference(aq.q.float().abs().to(FP8), wq.q.float().abs().to(FP8).t(), aq.scale.abs(),
-                              wq.scale.abs(), torch.float64)
+    q, w, sa, sb = aq.q.cuda(), wq.q.cuda(), aq.scale.cuda(), wq.scale.cuda()  # float64 on the GPU: quicker
+    ref = blockwise_reference(q, w.t(), sa, sb, torch.float64, None if bias is None else bias.cuda()).cpu()
+    mag = blockwise_reference(q.float().abs().to(FP8), w.float().abs().to(FP8).t(), sa.abs(), sb.abs(),
+                              torch.float64).cpu()
     u = 2.0 ** -8 if out_dtype == torch.bfloat16 else 2.0 ** -11
     return ref, u * ref.abs() + 2.0 ** -12 * mag + 1e-30
 
@@ -78,6 +85,42 @@ def test_every_element_vs_float64(m, n, k):
     _check(y, ref, bound, f"{m}x{n}x{k}")
 
 
+# Every kernel the benchmark compares (SELECTION's tiles, the alternatives, the overlapped-promotion mainloop at each
+# persistent tile; scale_a column-major too for the large tile), launched directly. K of 1, 2, 3, 5 and 16 k-tiles
+# (each exit of the overlapped loop: an odd last k-tile, an even one, the loop never entered) and more output tiles
+# than SMs at 2048 x 1152 (a persistent CTA's second tile must start from a cleared sum). M > 16: no decode GEMV.
+CANDIDATE_SHAPES = ((65, 136, 128), (257, 264, 256), (200, 392, 384), (2048, 1152, 640), (1000, 392, 2048))
+CANDIDATES = sorted({c.name for c in candidate_configs("bf16")} | {
+    c.replace(sfa_major="mn").name for c in candidate_configs("bf16") if c.tile == (128, 128, 128)})
+
+
+def _with_kernel(cfg, fn):
+    """fn() with the op's kernel choice patched to `cfg` (its per-shape plans dropped before and after)."""
+    with mock.patch.object(bops, "select_config", lambda *a, **kw: cfg):
+        bops._plans.clear()
+        try:
+            return fn()
+        finally:
+            bops._plans.clear()
+
+
+@pytest.mark.parametrize("name", CANDIDATES)
+def test_each_candidate_kernel_every_element(name):
+    cfg = BlockwiseConfig.from_name(name)
+    for m, n, k in CANDIDATE_SHAPES:
+        if cfg.sfa_major == "mn" and m % 4:
+            continue  # the TMA-loaded layout needs M % 4 == 0 (the op then takes "k")
+        c, (aq, wq, b) = _case(m, n, k, seed=m + k)
+        if cfg.sfa_major == "mn":
+            c["scale_a"] = c["scale_a"].t().contiguous().t()
+        _poison(m * n, torch.bfloat16)
+        y = _with_kernel(cfg, lambda: cutlass_gemm.scaled_mm_blockwise(**c))
+        _check(y, *_bounds(aq, wq, b, torch.bfloat16), f"{name} {m}x{n}x{k}")
+        if cfg.mainloop == "overlap":  # the same FFMAs in the same order as CUTLASS's mainloop: the same bits
+            twin = _with_kernel(cfg.replace(mainloop="cutlass"), lambda: cutlass_gemm.scaled_mm_blockwise(**c))
+            assert torch.equal(y, twin), f"{name} {m}x{n}x{k}: differs from {cfg.replace(mainloop='cutlass').name}"
+
+
 @pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize("m", (16, 4096))
 def test_no_bias_and_fp16(out_dtype, m):
@@ -89,7 +132,7 @@ def test_no_bias_and_fp16(out_dtype, m):
 
 
 @pytest.mark.parametrize("act", activations.PUBLIC)
-@pytest.mark.parametrize("m", (16, 4096))
+@pytest.mark.parametrize("m", (16, 100, 200, 4096))
 def test_every_activation_vs_float64(act, m):
     """act(value) against float64: the pre-activation bound carried through (Lipschitz <= 1.2 for all four), plus
     2^-9 of |value| for GELU_taylor's tanh.approx and SiLu's fast exp."""

@@ -32,7 +32,7 @@ from typing import List, Optional, Tuple
 from .config import ACTIVATIONS, TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged BlockwiseConfig would change.
-BLOCKWISE_GENERATOR_VERSION = "2"
+BLOCKWISE_GENERATOR_VERSION = "3"
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_blockwise"
 
@@ -40,6 +40,9 @@ OUT_DTYPES = ("bf16", "f16")
 SFA_MAJORS = ("k", "mn")
 SCHEDULES = ("cooperative", "pingpong")
 SCHEDULERS = ("persistent", "streamk")
+#: "cutlass": CUTLASS's mainloop as built (each k-tile's wgmmas waited for, then promoted); "overlap": the same
+#: collective with k-tile k-1's promotion run while k-tile k's wgmmas execute (kernels/cxx/blockwise_overlap.hpp).
+MAINLOOPS = ("cutlass", "overlap")
 #: The scale granularity the family serves: per token (1) x 128 along K; weight 128 x 128 blocks.
 BLOCK = 128
 TILE_K = 128
@@ -62,6 +65,7 @@ class BlockwiseConfig(TemplateConfigMixin):
     schedule: str = "cooperative"
     scheduler: str = "persistent"
     stages: int = 0
+    mainloop: str = "cutlass"
 
     #: kernels/families.py row (class attribute: not a field, not in the name or equality)
     family = "blockwise"
@@ -107,23 +111,30 @@ class BlockwiseConfig(TemplateConfigMixin):
             bad("cluster", f"SM90 clusters are (m, n, 1) powers of two with m*n <= 8, got {self.cluster}")
         if self.stages != 0 and not 2 <= self.stages <= 8:
             bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
+        if self.mainloop not in MAINLOOPS:
+            bad("mainloop", f"must be one of {MAINLOOPS}, got {self.mainloop!r}")
+        if self.mainloop == "overlap" and tn != BLOCK:
+            # one weight scale per tile N: the overlapped promotion folds it into the per-row scales
+            bad("mainloop", f"the overlapped promotion needs tile N {BLOCK} (one weight block), got {tn}")
+        if self.mainloop == "overlap" and self.scheduler == "streamk":
+            bad("mainloop", "the overlapped promotion has run with the persistent scheduler only (stream-K: \"cutlass\")")
 
     # ----------------------------------------------------------------- naming
     @property
     def name(self) -> str:
         """e.g. sm90_blockwise_e4m3_bf16_sfak_t128x128x128_c1x2x1_cooperative_persistent_s0
-        (an activation follows the output dtype: ..._bf16_silu_sfak_...)."""
+        (an activation follows the output dtype: ..._bf16_silu_sfak_...; the overlapped mainloop ends it: ..._s0_ovl)."""
         t = "x".join(map(str, self.tile))
         c = "x".join(map(str, self.cluster))
         act = "" if self.activation == "none" else f"_{self.activation}"
         return (f"sm{self.sm}_blockwise_e4m3_{self.out_dtype}{act}_sfa{self.sfa_major}_t{t}_c{c}"
-                f"_{self.schedule}_{self.scheduler}_s{self.stages}")
+                f"_{self.schedule}_{self.scheduler}_s{self.stages}" + ("_ovl" if self.mainloop == "overlap" else ""))
 
     _NAME_RE = re.compile(
         r"^sm(?P<sm>\d+)_blockwise_e4m3_(?P<out>bf16|f16)"
         r"(?:_(?P<act>" + "|".join(sorted(ACTIVATIONS[1:], key=len, reverse=True)) + "))?"
         r"_sfa(?P<major>k|mn)_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)"
-        r"_(?P<schedule>[a-z]+)_(?P<scheduler>[a-z]+)_s(?P<stages>\d+)$")
+        r"_(?P<schedule>[a-z]+)_(?P<scheduler>[a-z]+)_s(?P<stages>\d+)(?P<ovl>_ovl)?$")
 
     @classmethod
     def from_name(cls, name: str) -> "BlockwiseConfig":
@@ -135,24 +146,31 @@ class BlockwiseConfig(TemplateConfigMixin):
         return cls(sm=int(g["sm"]), out_dtype=g["out"], activation=g["act"] or "none", sfa_major=g["major"],
                    tile=tuple(int(v) for v in g["tile"].split("x")),
                    cluster=tuple(int(v) for v in g["cluster"].split("x")), schedule=g["schedule"],
-                   scheduler=g["scheduler"], stages=int(g["stages"]))
+                   scheduler=g["scheduler"], stages=int(g["stages"]),
+                   mainloop="overlap" if g["ovl"] else "cutlass")
 
 
 # ----------------------------------------------------------------- selection (heuristics data)
-#: (largest M, (tile, cluster, schedule, scheduler)), first match wins. Not yet measured on a GPU:
-#: - decode (M <= 64): a 128 x 128 cooperative tile with stream-K. The weight streams once; with
-#:   N / 128 output tiles alone (56 for N = 7168) most of the 132 SMs would idle, so stream-K splits
-#:   the K loop over the SMs (the MMA work a 128-row tile wastes on 16 tokens is free: memory bound).
-#: - mid M: 64 x 128 pingpong (two consumer warpgroups on alternating tiles hide the epilogue).
-#: - large M: 128 x 128 cooperative with a 1 x 2 cluster (TMA multicast of the A tile; CUTLASS
-#:   example 67's tile). 128 x 256 would hold two 128-register accumulators per thread (the blockwise
-#:   mainloop keeps a per-block accumulator besides the running sum): it spills.
-#: Measured on the H100 (session6/call5/blockwise.md): at 16x7168x2048 the 64x128 pingpong tile took 10.75 us
-#: where the 128x128 stream-K tile first chosen for M <= 64 took 15.6, so 64x128 serves every M <= 256; above,
-#: 128x128 c1x2 was the fastest candidate (4096x7168x2048 113.8 us, 8192^3 1159 us against 1185 for c1x1).
+#: (largest M, (tile, cluster, schedule, scheduler, mainloop)), first match wins.
+#: - small M: 64 x 128 pingpong (session6/call5: at 16x7168x2048 10.75 us where a 128 x 128 stream-K tile took 15.6;
+#:   M <= 16 now goes to the decode GEMV unless CUTLASS_GEMM_GEMV=0);
+#: - mid M: 128 x 128 cooperative, no cluster; large M: the same with a 1 x 2 cluster (TMA multicast of the A tile;
+#:   CUTLASS example 67's tile). A 256 x 128 tile holds two 128-register accumulators per thread (the running sum
+#:   and the k-tile's): ptxas spills 592 bytes and it ran 2.5-3.3x slower (session24/call2);
+#: - every row with the overlapped-promotion mainloop (kernels/cxx/blockwise_overlap.hpp), the same bits.
+#: Measured on the H100, bf16 out, one process each (tools/results/h100-2026-11-27/session24/call1 and call2,
+#: `tools/benchmark.py blockwise --choices ...`), CUTLASS's mainloop -> overlapped, us:
+#:   64 / 128 x 7168 x 2048, 64x128 pingpong: 10.73 -> 10.40 / 10.74 -> 10.41 (128x128 c1x1 11.51 / 11.33);
+#:   256 x 7168 x 2048: 64x128 pingpong 14.44 -> 13.06, 128x128 c1x1 11.77 -> 11.52 (scale_a "mn");
+#:   512 / 1024 x 7168 x 2048, 128x128 c1x1 "mn": 18.58 -> 18.07 / 33.45 -> 32.46 (c1x2 19.85 / 36.03);
+#:   512 x 8192^2, c1x1 "mn": 54.44 overlapped (c1x2 60.89 -> 60.10);
+#:   4096 x 7168 x 2048, c1x2 "mn": 113.24 -> 109.45 (call 1: 111.18 -> 107.50; c1x1 114.73);
+#:   2048 x 8192^2, c1x2 "mn": 227.18 -> 218.31 (call 1: 223.73 -> 213.49; c1x1 214.66, call 1 228.64: a tie);
+#:   8192^3, c1x2 "mn": 1115.59 -> 1038.65 (call 1: 1108.91 -> 1044.94).
 SELECTION: Tuple[Tuple[Optional[int], tuple], ...] = (
-    (256, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent")),
-    (None, ((128, 128, 128), (1, 2, 1), "cooperative", "persistent")),
+    (128, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", "overlap")),
+    (1024, ((128, 128, 128), (1, 1, 1), "cooperative", "persistent", "overlap")),
+    (None, ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", "overlap")),
 )
 
 
@@ -170,34 +188,35 @@ def layer_sfa_major(m: int) -> str:
 
 def select_config(out_dtype: str, m: int, activation: str = "none", sfa_major: str = "k") -> BlockwiseConfig:
     """The kernel a call with `m` rows takes (SELECTION)."""
-    for limit, (tile, cluster, schedule, scheduler) in SELECTION:
+    for limit, (tile, cluster, schedule, scheduler, mainloop) in SELECTION:
         if limit is None or m <= limit:
             return BlockwiseConfig(out_dtype=out_dtype, activation=activation, sfa_major=sfa_major, tile=tile,
-                                   cluster=cluster, schedule=schedule, scheduler=scheduler)
+                                   cluster=cluster, schedule=schedule, scheduler=scheduler, mainloop=mainloop)
     raise AssertionError("SELECTION ends with a catch-all row")
 
 
 def candidate_configs(out_dtype: str = "bf16", activation: str = "none", sfa_major: str = "k") -> List[BlockwiseConfig]:
     """Every tile of SELECTION plus the alternatives the benchmark times against them (per M)."""
     rows = [row for _, row in SELECTION] + [
-        ((128, 128, 128), (1, 1, 1), "cooperative", "persistent"),
-        ((128, 128, 128), (1, 1, 1), "cooperative", "streamk"),
-        ((64, 128, 128), (1, 1, 1), "pingpong", "persistent"),
+        ((128, 128, 128), (1, 1, 1), "cooperative", "streamk", "cutlass"),
     ]
     out = {BlockwiseConfig(out_dtype=out_dtype, activation=activation, sfa_major=sfa_major, tile=t, cluster=c,
-                           schedule=s, scheduler=sc) for t, c, s, sc in rows}
+                           schedule=s, scheduler=sc, mainloop=ml) for t, c, s, sc, ml in rows}
+    # each persistent tile with both mainloops (stream-K is left to CUTLASS's)
+    out |= {cfg.replace(mainloop=ml) for cfg in out if cfg.scheduler == "persistent" for ml in MAINLOOPS}
     return sorted(out, key=lambda c: c.name)
 
 
 def default_configs() -> List[BlockwiseConfig]:
     """The committed set (generated/sm90_blockwise): the SELECTION tiles and the benchmark's alternatives
-    for bf16 and fp16 output without activation, the "mn" scale_a variant of the large tile, and every
-    activation at the large and decode tiles (bf16)."""
+    for bf16 and fp16 output without activation, the "mn" scale_a variants of the rows the layers ask it from
+    (layer_sfa_major: M >= 512), and every activation at each SELECTION row (bf16; "mn" too where it applies)."""
     cfgs = set(candidate_configs("bf16")) | set(candidate_configs("f16"))
-    for out in ("bf16", "f16"):  # what the layers select at large M (layer_sfa_major)
-        cfgs.add(select_config(out, 4096, sfa_major="mn"))
+    rows = [limit for limit, _ in SELECTION[:-1]] + [1 << 20]  # one M per row
+    mn_rows = [m for m in rows if m >= SFA_MN_MIN_M]
+    for out in ("bf16", "f16"):
+        cfgs.update(select_config(out, m, sfa_major="mn") for m in mn_rows)
     for act in ACTIVATIONS[1:]:
-        cfgs.add(select_config("bf16", 4096, act))
-        cfgs.add(select_config("bf16", 4096, act, sfa_major="mn"))
-        cfgs.add(select_config("bf16", 16, act))
+        cfgs.update(select_config("bf16", m, act) for m in rows)
+        cfgs.update(select_config("bf16", m, act, sfa_major="mn") for m in mn_rows)
     return sorted(cfgs, key=lambda c: c.name)

@@ -1,15 +1,19 @@
-"""The eager decode call of the per-block layers (`Int8BlockLinear`, `Fp8BlockLinear`): one C++ call.
+"""The eager call of the per-block layers (`Int8BlockLinear`, `Fp8BlockLinear`): one C++ call at every M.
 
-At M <= 16 both layers run two extension kernels, per-group activation quantization and the block-scaled
-GEMV. Through the Python ops (`quantize_per_group`, then `scaled_mm_blockwise` / `scaled_mm_blockwise_int8`,
-each validating its arguments and dispatching) an eager Fp8BlockLinear call took 70-114 us of wall clock at decode
-shapes whose GPU time is 9-46 us (H100, tools/results/h100-2026-11-27/session23/call3); through this path 39-45 us,
-on that host the cost of an `nn.Linear` module call (session23/call4/host.md). `block_linear_fast` hands the whole call to the extension's `block_linear_fast`,
-which checks what it relies on and returns None otherwise; the layers then take their Python path, which
-validates and raises the typed errors. Only plain eager tensors take it (torch.compile, dispatch modes and
-fake tensors trace the registered ops), and only where the Python path would run the same two kernels: the
-extension loaded, the GEMV on (CUTLASS_GEMM_GEMV, read per call), the fast path on (CUTLASS_GEMM_FAST_PATH, read
-at the first call, like the W8A8 layers' fast path).
+Both layers run per-group activation quantization, then a GEMM: at M <= 16 the block-scaled GEMV (extension),
+above it the extension's per-block int8 kernel or the CUTLASS blockwise fp8 kernel. Through the Python ops
+(`quantize_per_group`, then `scaled_mm_blockwise` / `scaled_mm_blockwise_int8`, each validating its arguments and
+dispatching) an eager Fp8BlockLinear call took 70-114 us of wall clock at decode shapes whose GPU time is 9-46 us (H100,
+tools/results/h100-2026-11-27/session23/call3), and 130-145 us at 256-4096 x 7168 x 2048 (session24/call3: the GPU
+waited on the host up to M = 1024); through this path 39-45 us at decode shapes, on that host the cost of an
+`nn.Linear` module call (session23/call4/host.md). `block_linear_fast` hands the whole call to the extension's
+`block_linear_fast`, which checks what it relies on and returns None otherwise; the layers then take their Python
+path, which validates and raises the typed errors. For fp8 above decode sizes the CUTLASS kernel is the one the op
+would take (`ops/blockwise.py` `_plan`: looked up, or built, once per shape), its C-ABI launcher called from C++ with
+the activation scales in the layout the layer asks for (kernels/blockwise.py layer_sfa_major). Only plain eager
+tensors take it (torch.compile, dispatch modes and fake tensors trace the registered ops), and only where the Python
+path would run the same kernels: the extension loaded, the fast path on (CUTLASS_GEMM_FAST_PATH, read at the first
+call, like the W8A8 layers' fast path); at M <= 16 also the GEMV on (CUTLASS_GEMM_GEMV, read per call).
 """
 from __future__ import annotations
 
@@ -19,7 +23,8 @@ import torch
 
 from ..kernels import activations, gemv
 from ..runtime import fastpath, gemv as gemv_runtime
-from .blockwise import is_sm90
+from ..kernels.blockwise import layer_sfa_major
+from .blockwise import _plan, is_sm90
 from .gemm import _eager_direct
 
 _ext = None  # the extension once loaded (False: unavailable)
@@ -36,9 +41,20 @@ def block_linear_fast(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch
         _ext = fastpath.module() or False
     if not _ext or type(x) is not torch.Tensor or not x.is_cuda or not _eager_direct(x):
         return None
-    if not gemv_runtime.enabled():  # read per call, as the ops' Python path reads it (gemv_runtime.block_module)
+    k = weight.shape[-1]
+    if weight.dim() != 2 or k == 0 or x.dim() < 1 or x.shape[-1] != k:
+        return None
+    m = x.numel() // k
+    # M <= 16 runs the GEMV, which CUTLASS_GEMM_GEMV=0 turns off (read per call, as the ops' Python path reads it)
+    max_m = gemv.MAX_M if gemv_runtime.enabled() else 0
+    if m == 0 or (m <= gemv.MAX_M and not max_m):
         return None
     if blockwise_fp8 and not is_sm90(x.get_device()):  # the fp8 family serves SM90 only: the Python path says so
         return None
+    fn, ws_bytes, col_major = 0, 0, False
+    if blockwise_fp8 and m > max_m:  # the CUTLASS kernel the op would run for this shape (planned once per shape)
+        major = layer_sfa_major(m)
+        lib, ws_bytes = _plan(x.get_device(), m, weight.shape[0], k, out_dtype, activation, major)
+        fn, col_major = lib.function_address, major == "mn"
     return _ext.block_linear_fast(x, weight, weight_scale, bias, block, 7 if blockwise_fp8 else 0, out_dtype,
-                                  activations.EXT_CODES[activation], gemv.MAX_M)
+                                  activations.EXT_CODES[activation], max_m, fn, ws_bytes, col_major)

@@ -1,6 +1,7 @@
 // Torch-facing launcher of the per-block int8 GEMM (bi8_launch.cuh): allocates the output and the
 // split-K workspace and launches on the current stream. No host synchronisation.
 #include <ATen/ATen.h>
+#include <algorithm>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
@@ -119,8 +120,9 @@ std::vector<int64_t> bi8_plan_info(int64_t m, int64_t n, int64_t k, int64_t bloc
 
 c10::optional<at::Tensor> block_linear_fast(at::Tensor const& x, at::Tensor const& weight, at::Tensor const& weight_scale,
                                             c10::optional<at::Tensor> const& bias, int64_t block, int64_t sb_shift,
-                                            at::ScalarType out_dtype, int64_t act, int64_t max_m) {
-  // Every condition the two calls below rely on; anything else is the Python path's to validate and refuse.
+                                            at::ScalarType out_dtype, int64_t act, int64_t max_m, int64_t gemm_fn,
+                                            int64_t gemm_ws_bytes, bool scale_col_major) {
+  // Every condition the calls below rely on; anything else is the Python path's to validate and refuse.
   if (!x.is_cuda() || x.dim() < 1 || !weight.is_cuda() || weight.dim() != 2 || !weight.is_contiguous()) return c10::nullopt;
   const at::ScalarType xt = x.scalar_type(), wt = weight.scalar_type();
   if ((xt != at::kBFloat16 && xt != at::kHalf && xt != at::kFloat) || (wt != at::kChar && wt != at::kFloat8_e4m3fn))
@@ -128,25 +130,49 @@ c10::optional<at::Tensor> block_linear_fast(at::Tensor const& x, at::Tensor cons
   if ((out_dtype != at::kBFloat16 && out_dtype != at::kHalf) || act < 0 || act > 4 || (block != 64 && block != 128))
     return c10::nullopt;
   if (sb_shift != 0 && (sb_shift != 7 || block != 128 || wt != at::kFloat8_e4m3fn)) return c10::nullopt;
+  if ((sb_shift == 7) != (wt == at::kFloat8_e4m3fn)) return c10::nullopt;  // int8: per row and block; fp8: 128 x 128
   const int device = x.get_device();
   const int64_t n = weight.size(0), k = weight.size(1);
   if (weight.get_device() != device || n == 0 || k == 0 || k % block || x.size(-1) != k || x.stride(-1) != 1)
     return c10::nullopt;
   if (reinterpret_cast<uintptr_t>(weight.data_ptr()) % 16 || k % 16) return c10::nullopt;  // 16-byte weight rows
   const int64_t m = x.numel() / k;
-  if (m < 1 || m > max_m) return c10::nullopt;
+  if (m < 1 || m >= (int64_t{1} << 31) || n >= (int64_t{1} << 31)) return c10::nullopt;
+  const bool decode = m <= max_m;
+  if (!decode && sb_shift == 7 && gemm_fn == 0) return c10::nullopt;  // no CUTLASS kernel looked up for this M
+  if (!decode && sb_shift == 7 && (gemm_ws_bytes < 0 || (scale_col_major && m % 4))) return c10::nullopt;
   const int64_t wrows = sb_shift == 7 ? (n + 127) / 128 : n;
   if (!weight_scale.is_cuda() || weight_scale.get_device() != device || weight_scale.scalar_type() != at::kFloat ||
       weight_scale.dim() != 2 || weight_scale.size(0) != wrows || weight_scale.size(1) != k / block)
     return c10::nullopt;
+  // the CUTLASS kernel reads a K-major weight scale with unit stride along K (its TMA / cp.async layout)
+  if (!decode && sb_shift == 7 && !weight_scale.is_contiguous()) return c10::nullopt;
   if (bias.has_value() && (!bias->is_cuda() || bias->get_device() != device || bias->scalar_type() != out_dtype ||
                            bias->numel() != n || !bias->is_contiguous() || reinterpret_cast<uintptr_t>(bias->data_ptr()) % 16))
     return c10::nullopt;
-  const std::vector<at::Tensor> qs = quant_groups(x.reshape({m, k}), block, wt, false);
-  at::Tensor y = block_gemv(qs[0], weight, qs[1], weight_scale, bias, out_dtype, block, sb_shift, act);
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape.back() = n;
-  return y.view(shape);
+  if (decode) {
+    const std::vector<at::Tensor> qs = quant_groups(x.reshape({m, k}), block, wt, false);
+    return block_gemv(qs[0], weight, qs[1], weight_scale, bias, out_dtype, block, sb_shift, act).view(shape);
+  }
+  if (sb_shift == 0) {  // per-block int8 above decode sizes: the extension's tiled kernel, as scaled_mm_blockwise_int8
+    const std::vector<at::Tensor> qs = quant_groups(x.reshape({m, k}), block, wt, false);
+    return bi8_gemm(qs[0], weight, qs[1], weight_scale, bias, out_dtype, block, act, 0).view(shape);
+  }
+  // blockwise fp8 above decode sizes: the CUTLASS kernel (ops/blockwise.py _run_cuda's launch, same arguments)
+  using BlockwiseLaunchFn = int (*)(void const*, void const*, void*, void const*, void const*, void const*, int64_t,
+                                    int64_t, int64_t, int64_t, int64_t, int64_t, void*, size_t, void*);
+  const c10::cuda::CUDAGuard guard(device);  // the launcher sets itself up for the current device
+  const std::vector<at::Tensor> qs = quant_groups(x.reshape({m, k}), block, wt, scale_col_major);
+  at::Tensor out = at::empty({m, n}, x.options().dtype(out_dtype));
+  at::Tensor ws = at::empty({std::max<int64_t>(gemm_ws_bytes, 1)}, x.options().dtype(at::kByte));
+  const int rc = reinterpret_cast<BlockwiseLaunchFn>(gemm_fn)(
+      qs[0].data_ptr(), weight.data_ptr(), out.data_ptr(), qs[1].data_ptr(), weight_scale.data_ptr(),
+      bias.has_value() ? bias->data_ptr() : nullptr, m, n, k, k, k, n, ws.data_ptr(), static_cast<size_t>(gemm_ws_bytes),
+      c10::cuda::getCurrentCUDAStream(device).stream());
+  if (rc != 0) return c10::nullopt;  // nothing launched: the Python path reports the launcher's error, typed
+  return out.view(shape);
 }
 
 }  // namespace cg

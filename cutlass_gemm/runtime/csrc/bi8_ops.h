@@ -27,13 +27,17 @@ at::Tensor block_gemv(at::Tensor const& a, at::Tensor const& w, at::Tensor const
 // The launch plan bi8_gemm makes, for reports and tests: (tile rows, tile columns, splits, CTAs).
 std::vector<int64_t> bi8_plan_info(int64_t m, int64_t n, int64_t k, int64_t block, bool bf16, int64_t split);
 
-// The eager call of a per-block int8 / blockwise fp8 layer at decode sizes (Int8BlockLinear, Fp8BlockLinear): x
-// (..., K) bf16/fp16/fp32 quantized per group of `block` along K (quant_groups, row-major scales) then block_gemv, from
-// one C++ call, on the current stream, no host synchronisation; the output (..., N) in out_dtype. nullopt (the Python
-// path takes the call, validates and raises typed errors) unless M = numel / K is 1..max_m and every tensor is what
-// the two kernels rely on (devices, dtypes, contiguity, 16-byte aligned weight rows and bias, scale shapes).
+// The eager call of a per-block int8 / blockwise fp8 layer (Int8BlockLinear, Fp8BlockLinear) from one C++ call: x
+// (..., K) bf16/fp16/fp32 quantized per group of `block` along K (quant_groups), then the GEMM the layer's Python path
+// runs: M <= max_m block_gemv (row-major scales); above, int8 bi8_gemm, fp8 the CUTLASS blockwise kernel whose C-ABI
+// launcher `gemm_fn` (cg_blockwise_launch) the caller looked up for this M (0: none), with `gemm_ws_bytes` of
+// workspace and column-major activation scales when `scale_col_major` (kernels/blockwise.py layer_sfa_major). On the
+// current stream, no host synchronisation; the output (..., N) in out_dtype. nullopt (the Python path takes the call,
+// validates and raises typed errors) unless every tensor is what the kernels rely on (devices, dtypes, contiguity,
+// 16-byte aligned weight rows and bias, scale shapes) and, for fp8 above max_m, the launcher accepted the call.
 c10::optional<at::Tensor> block_linear_fast(at::Tensor const& x, at::Tensor const& weight, at::Tensor const& weight_scale,
                                             c10::optional<at::Tensor> const& bias, int64_t block, int64_t sb_shift,
-                                            at::ScalarType out_dtype, int64_t act, int64_t max_m);
+                                            at::ScalarType out_dtype, int64_t act, int64_t max_m, int64_t gemm_fn,
+                                            int64_t gemm_ws_bytes, bool scale_col_major);
 
 }  // namespace cg

@@ -303,12 +303,14 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("block_gemv", &cg::block_gemv, "block-scaled W8A8 decode GEMV, M <= 16 (per-block int8, blockwise fp8)");
   m.def("block_linear_fast",
         [](at::Tensor const& x, at::Tensor const& weight, at::Tensor const& weight_scale, c10::optional<at::Tensor> const& bias,
-           int64_t block, int64_t sb_shift, at::ScalarType out_dtype, int64_t act, int64_t max_m) -> py::object {
-          auto out = cg::block_linear_fast(x, weight, weight_scale, bias, block, sb_shift, out_dtype, act, max_m);
+           int64_t block, int64_t sb_shift, at::ScalarType out_dtype, int64_t act, int64_t max_m, int64_t gemm_fn,
+           int64_t gemm_ws_bytes, bool scale_col_major) -> py::object {
+          auto out = cg::block_linear_fast(x, weight, weight_scale, bias, block, sb_shift, out_dtype, act, max_m, gemm_fn,
+                                           gemm_ws_bytes, scale_col_major);
           return out.has_value() ? py::cast(*out) : py::none();
         },
-        "eager per-block / blockwise layer call at M <= max_m (per-group quantization + block GEMV); None when the Python "
-        "path must take it");
+        "eager per-block / blockwise layer call (per-group quantization + block GEMV at M <= max_m, else the tiled "
+        "int8 kernel / the CUTLASS blockwise kernel at gemm_fn); None when the Python path must take it");
   m.def("gemv_w8a8_set_warps_k", &cg::gemv_w8a8_set_warps_k, "force the GEMV's warps per CTA (4/8/16; 0 = automatic)");
   m.def("run", &run, "fast eager path; None when the Python path must handle the call");
   m.def("register_plan", &register_plan);
