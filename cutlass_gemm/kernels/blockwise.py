@@ -117,13 +117,15 @@ class BlockwiseConfig(TemplateConfigMixin):
             # one weight scale per tile N: the overlapped promotion folds it into the per-row scales
             bad("mainloop", f"the overlapped promotion needs tile N {BLOCK} (one weight block), got {tn}")
         if self.mainloop == "overlap" and self.scheduler == "streamk":
-            bad("mainloop", "the overlapped promotion has run with the persistent scheduler only (stream-K: \"cutlass\")")
+            bad("mainloop", "the overlapped promotion has run with the persistent scheduler only "
+                            "(stream-K: \"cutlass\")")
 
     # ----------------------------------------------------------------- naming
     @property
     def name(self) -> str:
         """e.g. sm90_blockwise_e4m3_bf16_sfak_t128x128x128_c1x2x1_cooperative_persistent_s0
-        (an activation follows the output dtype: ..._bf16_silu_sfak_...; the overlapped mainloop ends it: ..._s0_ovl)."""
+        (an activation follows the output dtype: ..._bf16_silu_sfak_...; the overlapped mainloop ends it:
+        ..._s0_ovl)."""
         t = "x".join(map(str, self.tile))
         c = "x".join(map(str, self.cluster))
         act = "" if self.activation == "none" else f"_{self.activation}"

@@ -122,8 +122,10 @@ def _kernel_types(cfg: BlockwiseConfig) -> str:
               "    static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>")
     overlap = cfg.mainloop == "overlap"
     builder_name = "CollectiveMainloopBase" if overlap else "CollectiveMainloop"
-    wrap = ("\n// k-tile k-1's promotion runs while k-tile k's wgmmas execute (kernels/cxx/blockwise_overlap.hpp)\n"
-            "using CollectiveMainloop = cg_blockwise::OverlapPromotionMainloop<CollectiveMainloopBase>;") if overlap else ""
+    wrap = ""
+    if overlap:
+        wrap = ("\n// k-tile k-1's promotion runs while k-tile k's wgmmas execute (kernels/cxx/blockwise_overlap.hpp)\n"
+                "using CollectiveMainloop = cg_blockwise::OverlapPromotionMainloop<CollectiveMainloopBase>;")
     return f"""
 namespace {{
 using namespace cute;
@@ -218,6 +220,6 @@ def emit_blockwise_source(cfg: BlockwiseConfig) -> str:
               f"{cutlass_version()}). Do not edit.\n// Kernel {cfg.name}\n{fields}\n")
     relu6 = _RELU6 if cfg.activation == "relu6" else ""
     overlap = _overlap_text() if cfg.mainloop == "overlap" else ""
-    text = sm90_split_source(header, _SM90_DRIVER_SHIM + _COMMON_PRELUDE + _INCLUDES + overlap + relu6 + _kernel_types(cfg),
-                             _launcher(cfg))
+    body = _SM90_DRIVER_SHIM + _COMMON_PRELUDE + _INCLUDES + overlap + relu6 + _kernel_types(cfg)
+    text = sm90_split_source(header, body, _launcher(cfg))
     return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

@@ -91,7 +91,7 @@ class Int8BlockLinear(QuantizedBuffers):
         if not isinstance(x, torch.Tensor) or x.dim() < 1 or x.shape[-1] != self.in_features:
             got = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
             raise InvalidArgumentError("x", f"must be (..., {self.in_features}), got {got}")
-        # eager decode: quantization + GEMV from one C++ call (ops/block_linear.py); None: the path below
+        # eager: quantization + GEMV (M <= 16) or the tiled GEMM from one C++ call (ops/block_linear.py); None: below
         y = block_linear_fast(x, self.weight, self.weight_scale, self.bias, self.dtype, self.activation,
                               self.block_size, False)
         if y is not None:

@@ -91,7 +91,7 @@ class Fp8BlockLinear(QuantizedBuffers):
         if x.shape[-1] != self.in_features:
             raise InvalidArgumentError("x", f"last dimension must be in_features = {self.in_features}, "
                                             f"got {tuple(x.shape)}")
-        # eager decode: quantization + GEMV from one C++ call (ops/block_linear.py); None: the path below
+        # eager: quantization + GEMV (M <= 16) or the tiled GEMM from one C++ call (ops/block_linear.py); None: below
         y = block_linear_fast(x, self.weight, self.weight_scale, self.bias, self.dtype,
                               activations.canonical(self.activation), BLOCK, True)
         if y is not None:
