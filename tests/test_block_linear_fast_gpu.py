@@ -77,8 +77,8 @@ class _Spy:
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float32])
 def test_fast_path_every_element_vs_float64_and_same_bits_as_the_python_path(kind, dtype, monkeypatch):
     spy = _Spy(monkeypatch)
-    # leading dims: M = 1, 3, 8, 16, 12 (GEMV); 17, 200, 600, 1100 (fp8: the 64x128 pingpong, 128x128 and 128x128 1x2
-    # cluster rows, the last two with column-major activation scales; int8: the tiled per-block kernel)
+    # leading dims: M = 1, 3, 8, 16, 12 (GEMV); 17, 200, 600, 1100 (fp8: the 64x128 pingpong, 128x128 and 256x128
+    # rows, the last two with column-major activation scales; int8: the tiled per-block kernel)
     shapes = [(1,), (3,), (2, 4), (16,), (2, 3, 2), (17,), (2, 100), (600,), (1100,)]
     n, k = 392, 2304  # N not a multiple of 128 (a partial weight block row), K / 128 odd
     for i, lead in enumerate(shapes):

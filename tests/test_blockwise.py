@@ -43,7 +43,9 @@ def test_names_round_trip_and_parse():
                                           "scheduler"),
     (dict(cluster=(1, 3, 1)), "cluster"), (dict(stages=1), "stages"), (dict(mainloop="fast"), "mainloop"),
     (dict(tile=(128, 256, 128), mainloop="overlap"), "mainloop"),
-    (dict(scheduler="streamk", mainloop="overlap"), "mainloop")])
+    (dict(scheduler="streamk", mainloop="overlap"), "mainloop"),
+    (dict(tile=(256, 128, 128), mainloop="overlap"), "mainloop"), (dict(mainloop="atom"), "mainloop"),
+    (dict(tile=(256, 256, 128), mainloop="atom"), "mainloop")])
 def test_config_validation_names_the_field(changes, field):
     with pytest.raises(ValueError, match=f"BlockwiseConfig.{field}"):
         BlockwiseConfig(**changes)
@@ -51,7 +53,7 @@ def test_config_validation_names_the_field(changes, field):
 
 def test_overlap_mainloop_name_and_source():
     from cutlass_gemm.kernels.emit_blockwise import emit_blockwise_source
-    ovl = select_config("bf16", 4096, sfa_major="mn")
+    ovl = select_config("bf16", 1024, sfa_major="mn")
     base = ovl.replace(mainloop="cutlass")
     assert ovl.name == base.name + "_ovl" and BlockwiseConfig.from_name(ovl.name) == ovl != base
     assert base.mainloop == "cutlass" and not base.name.endswith("_ovl")
@@ -59,10 +61,24 @@ def test_overlap_mainloop_name_and_source():
     assert "using CollectiveMainloop = cg_blockwise::OverlapPromotionMainloop<CollectiveMainloopBase>;" in src
     assert "warpgroup_wait<1>()" in src and "#pragma once" not in src.split("Do not edit.")[1]
     assert "OverlapPromotionMainloop" not in plain and "using CollectiveMainloop = typename" in plain
-    # every persistent candidate tile has its overlapped twin in the benchmark's set
-    cands = {c.name for c in candidate_configs("bf16")}
-    assert all(c.name + "_ovl" in cands for c in candidate_configs("bf16")
-               if c.scheduler == "persistent" and c.mainloop == "cutlass")
+    # every persistent candidate tile with warpgroups of one atom has both mainloops in the benchmark's set; those
+    # of two atoms the per-atom one only (CUTLASS's spills there)
+    cands = candidate_configs("bf16")
+    for c in cands:
+        if c.scheduler != "persistent":
+            continue
+        two_atoms = c.tile[0] // (2 if c.schedule == "cooperative" else 1) == 128
+        want = {"atom"} if two_atoms else {"cutlass", "overlap"}
+        assert {o.mainloop for o in cands if o.replace(mainloop="cutlass") == c.replace(mainloop="cutlass")} == want
+
+
+def test_atom_mainloop_name_and_source():
+    from cutlass_gemm.kernels.emit_blockwise import emit_blockwise_source
+    atm = BlockwiseConfig(tile=(256, 128, 128), cluster=(1, 2, 1), sfa_major="mn", mainloop="atom")
+    assert atm.name.endswith("_c1x2x1_cooperative_persistent_s0_atm") and BlockwiseConfig.from_name(atm.name) == atm
+    src = emit_blockwise_source(atm)
+    assert "using CollectiveMainloop = cg_blockwise::AtomPromotionMainloop<CollectiveMainloopBase>;" in src
+    assert BlockwiseConfig(tile=(128, 128, 128), schedule="pingpong", mainloop="atom").mainloop == "atom"
 
 
 def test_selection_by_m():
@@ -72,8 +88,9 @@ def test_selection_by_m():
     assert (mid.tile, mid.cluster, mid.schedule) == ((128, 128, 128), (1, 1, 1), "cooperative")
     assert select_config("bf16", 1024).cluster == (1, 1, 1)
     big = select_config("f16", 8192)
-    assert (big.tile, big.cluster, big.schedule) == ((128, 128, 128), (1, 2, 1), "cooperative")
-    assert {select_config("bf16", m).mainloop for m in (1, 200, 8192)} == {"overlap"}
+    assert (big.tile, big.cluster, big.schedule, big.mainloop) == ((256, 128, 128), (1, 2, 1), "cooperative", "atom")
+    assert select_config("bf16", 1025).tile == (256, 128, 128)
+    assert {select_config("bf16", m).mainloop for m in (1, 200, 1024)} == {"overlap"}
     # what a layer can select (each row, both scale_a layouts where the layer asks for them) is committed
     defaults = set(default_configs())
     for m in (1, 128, 129, 1024, 1025, 8192):

@@ -161,7 +161,7 @@ def bench_blockwise_shape(m, n, k, bw, failures, choices=None, tiles=True):
         with mock.patch.object(bops, "select_config", lambda *a, cfg=cfg, **kw: cfg):
             bops._plans.clear()
             row(f"blockwise t{tile} c{'x'.join(map(str, cfg.cluster))} {cfg.schedule} {cfg.scheduler} "
-                f"sfa{cfg.sfa_major} s{cfg.stages}" + (" overlap" if cfg.mainloop == "overlap" else ""), run)
+                f"sfa{cfg.sfa_major} s{cfg.stages}" + ("" if cfg.mainloop == "cutlass" else f" {cfg.mainloop}"), run)
         bops._plans.clear()
     no_gemv.stop()
     torch_fn = _torch_blockwise(a8, blk[0].q.t(), sa, blk[0].scale, bias)

@@ -32,7 +32,7 @@ from typing import List, Optional, Tuple
 from .config import ACTIVATIONS, TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged BlockwiseConfig would change.
-BLOCKWISE_GENERATOR_VERSION = "3"
+BLOCKWISE_GENERATOR_VERSION = "4"
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_blockwise"
 
@@ -41,8 +41,12 @@ SFA_MAJORS = ("k", "mn")
 SCHEDULES = ("cooperative", "pingpong")
 SCHEDULERS = ("persistent", "streamk")
 #: "cutlass": CUTLASS's mainloop as built (each k-tile's wgmmas waited for, then promoted); "overlap": the same
-#: collective with k-tile k-1's promotion run while k-tile k's wgmmas execute (kernels/cxx/blockwise_overlap.hpp).
-MAINLOOPS = ("cutlass", "overlap")
+#: collective with k-tile k-1's promotion run while k-tile k's wgmmas execute; "atom": for tiles whose warpgroup
+#: holds two 64-row wgmma atoms (256 x 128 cooperative), one atom-sized temporary promoted atom by atom
+#: (kernels/cxx/blockwise_overlap.hpp).
+MAINLOOPS = ("cutlass", "overlap", "atom")
+#: Name suffix per mainloop (CUTLASS's has none).
+_MAINLOOP_SUFFIX = {"cutlass": "", "overlap": "_ovl", "atom": "_atm"}
 #: The scale granularity the family serves: per token (1) x 128 along K; weight 128 x 128 blocks.
 BLOCK = 128
 TILE_K = 128
@@ -113,30 +117,38 @@ class BlockwiseConfig(TemplateConfigMixin):
             bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
         if self.mainloop not in MAINLOOPS:
             bad("mainloop", f"must be one of {MAINLOOPS}, got {self.mainloop!r}")
-        if self.mainloop == "overlap" and tn != BLOCK:
-            # one weight scale per tile N: the overlapped promotion folds it into the per-row scales
-            bad("mainloop", f"the overlapped promotion needs tile N {BLOCK} (one weight block), got {tn}")
-        if self.mainloop == "overlap" and self.scheduler == "streamk":
-            bad("mainloop", "the overlapped promotion has run with the persistent scheduler only "
+        if self.mainloop != "cutlass" and tn != BLOCK:
+            # one weight scale per tile N: the promotion folds it into the per-row scales
+            bad("mainloop", f"the {self.mainloop!r} promotion needs tile N {BLOCK} (one weight block), got {tn}")
+        if self.mainloop != "cutlass" and self.scheduler == "streamk":
+            bad("mainloop", f"the {self.mainloop!r} promotion has run with the persistent scheduler only "
                             "(stream-K: \"cutlass\")")
+        rows_per_warpgroup = tm // 2 if self.schedule == "cooperative" else tm
+        if self.mainloop == "overlap" and rows_per_warpgroup != 64:
+            # a running sum and two temporaries of 128 registers each do not fit a thread
+            bad("mainloop", "the overlapped promotion is for warpgroups of one 64-row atom (cooperative tile M 128 "
+                            f"or pingpong 64), got {self.schedule} tile M {tm}: take \"atom\"")
+        if self.mainloop == "atom" and rows_per_warpgroup != 128:
+            bad("mainloop", "the per-atom promotion is for warpgroups of two 64-row atoms (cooperative tile M 256 "
+                            f"or pingpong 128), got {self.schedule} tile M {tm}")
 
     # ----------------------------------------------------------------- naming
     @property
     def name(self) -> str:
         """e.g. sm90_blockwise_e4m3_bf16_sfak_t128x128x128_c1x2x1_cooperative_persistent_s0
-        (an activation follows the output dtype: ..._bf16_silu_sfak_...; the overlapped mainloop ends it:
-        ..._s0_ovl)."""
+        (an activation follows the output dtype: ..._bf16_silu_sfak_...; a mainloop other than CUTLASS's ends it:
+        ..._s0_ovl, ..._s0_atm)."""
         t = "x".join(map(str, self.tile))
         c = "x".join(map(str, self.cluster))
         act = "" if self.activation == "none" else f"_{self.activation}"
         return (f"sm{self.sm}_blockwise_e4m3_{self.out_dtype}{act}_sfa{self.sfa_major}_t{t}_c{c}"
-                f"_{self.schedule}_{self.scheduler}_s{self.stages}" + ("_ovl" if self.mainloop == "overlap" else ""))
+                f"_{self.schedule}_{self.scheduler}_s{self.stages}{_MAINLOOP_SUFFIX[self.mainloop]}")
 
     _NAME_RE = re.compile(
         r"^sm(?P<sm>\d+)_blockwise_e4m3_(?P<out>bf16|f16)"
         r"(?:_(?P<act>" + "|".join(sorted(ACTIVATIONS[1:], key=len, reverse=True)) + "))?"
         r"_sfa(?P<major>k|mn)_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)"
-        r"_(?P<schedule>[a-z]+)_(?P<scheduler>[a-z]+)_s(?P<stages>\d+)(?P<ovl>_ovl)?$")
+        r"_(?P<schedule>[a-z]+)_(?P<scheduler>[a-z]+)_s(?P<stages>\d+)(?P<ml>_ovl|_atm)?$")
 
     @classmethod
     def from_name(cls, name: str) -> "BlockwiseConfig":
@@ -149,30 +161,34 @@ class BlockwiseConfig(TemplateConfigMixin):
                    tile=tuple(int(v) for v in g["tile"].split("x")),
                    cluster=tuple(int(v) for v in g["cluster"].split("x")), schedule=g["schedule"],
                    scheduler=g["scheduler"], stages=int(g["stages"]),
-                   mainloop="overlap" if g["ovl"] else "cutlass")
+                   mainloop={v: k for k, v in _MAINLOOP_SUFFIX.items()}[g["ml"] or ""])
 
 
 # ----------------------------------------------------------------- selection (heuristics data)
 #: (largest M, (tile, cluster, schedule, scheduler, mainloop)), first match wins.
 #: - small M: 64 x 128 pingpong (session6/call5: at 16x7168x2048 10.75 us where a 128 x 128 stream-K tile took 15.6;
 #:   M <= 16 now goes to the decode GEMV unless CUTLASS_GEMM_GEMV=0);
-#: - mid M: 128 x 128 cooperative, no cluster; large M: the same with a 1 x 2 cluster (TMA multicast of the A tile;
-#:   CUTLASS example 67's tile). A 256 x 128 tile holds two 128-register accumulators per thread (the running sum
-#:   and the k-tile's): ptxas spills 592 bytes and it ran 2.5-3.3x slower (session24/call2);
-#: - every row with the overlapped-promotion mainloop (kernels/cxx/blockwise_overlap.hpp), the same bits.
-#: Measured on the H100, bf16 out, one process each (tools/results/h100-2026-11-27/session24/call1 and call2,
-#: `tools/benchmark.py blockwise --choices ...`), CUTLASS's mainloop -> overlapped, us:
-#:   64 / 128 x 7168 x 2048, 64x128 pingpong: 10.73 -> 10.40 / 10.74 -> 10.41 (128x128 c1x1 11.51 / 11.33);
+#: - mid M: 128 x 128 cooperative, no cluster; both with the overlapped-promotion mainloop;
+#: - large M: 256 x 128 cooperative with a 1 x 2 cluster (the per-token fp8 kernel's tile) and the per-atom
+#:   promotion: with CUTLASS's mainloop that tile holds two 128-register accumulators per thread, ptxas spills
+#:   592 bytes and it ran 2.5-3.3x slower (session24/call2).
+#: Every derived mainloop gives CUTLASS's bits (kernels/cxx/blockwise_overlap.hpp).
+#: Measured on the H100, bf16 out, one process each (tools/results/h100-2026-11-27/session24/call1-2 and
+#: session25/call1-2, `tools/benchmark.py blockwise --choices ...`), us:
+#:   64 / 128 x 7168 x 2048, 64x128 pingpong, CUTLASS -> overlapped: 10.73 -> 10.40 / 10.74 -> 10.41 (128x128 c1x1
+#:   11.51 / 11.33);
 #:   256 x 7168 x 2048: 64x128 pingpong 14.44 -> 13.06, 128x128 c1x1 11.77 -> 11.52 (scale_a "mn");
-#:   512 / 1024 x 7168 x 2048, 128x128 c1x1 "mn": 18.58 -> 18.07 / 33.45 -> 32.46 (c1x2 19.85 / 36.03);
+#:   512 / 1024 x 7168 x 2048, 128x128 c1x1 "mn": 18.58 -> 18.07 / 33.45 -> 32.46 (c1x2 19.85 / 36.03); at 1024 the
+#:   256x128 per-atom tile ties (32.0-32.3 against 32.04, session25/call1);
 #:   512 x 8192^2, c1x1 "mn": 54.44 overlapped (c1x2 60.89 -> 60.10);
-#:   4096 x 7168 x 2048, c1x2 "mn": 113.24 -> 109.45 (call 1: 111.18 -> 107.50; c1x1 114.73);
-#:   2048 x 8192^2, c1x2 "mn": 227.18 -> 218.31 (call 1: 223.73 -> 213.49; c1x1 214.66, call 1 228.64: a tie);
-#:   8192^3, c1x2 "mn": 1115.59 -> 1038.65 (call 1: 1108.91 -> 1044.94).
+#:   4096 x 7168 x 2048, "mn": 128x128 c1x2 overlapped 106.7-106.8, 256x128 c1x2 per-atom 101.5-102.0 (c2x1 102.9-103.1,
+#:   c1x1 103.7);
+#:   2048 x 8192^2: 128x128 c1x2 overlapped 212.5-212.7, 256x128 c1x2 per-atom 208.2-215.2 (c2x1 209.7-210.9);
+#:   8192^3: 128x128 c1x2 overlapped 1010-1041, 256x128 c1x2 per-atom 915.7-999.4 (c2x1 929.9-972.7).
 SELECTION: Tuple[Tuple[Optional[int], tuple], ...] = (
     (128, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", "overlap")),
     (1024, ((128, 128, 128), (1, 1, 1), "cooperative", "persistent", "overlap")),
-    (None, ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", "overlap")),
+    (None, ((256, 128, 128), (1, 2, 1), "cooperative", "persistent", "atom")),
 )
 
 
@@ -197,15 +213,26 @@ def select_config(out_dtype: str, m: int, activation: str = "none", sfa_major: s
     raise AssertionError("SELECTION ends with a catch-all row")
 
 
+def _serves(cfg: BlockwiseConfig, mainloop: str) -> bool:
+    try:
+        cfg.replace(mainloop=mainloop)
+    except ValueError:
+        return False
+    return True
+
+
 def candidate_configs(out_dtype: str = "bf16", activation: str = "none", sfa_major: str = "k") -> List[BlockwiseConfig]:
     """Every tile of SELECTION plus the alternatives the benchmark times against them (per M)."""
     rows = [row for _, row in SELECTION] + [
         ((128, 128, 128), (1, 1, 1), "cooperative", "streamk", "cutlass"),
+        ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", "overlap"),
     ]
     out = {BlockwiseConfig(out_dtype=out_dtype, activation=activation, sfa_major=sfa_major, tile=t, cluster=c,
                            schedule=s, scheduler=sc, mainloop=ml) for t, c, s, sc, ml in rows}
-    # each persistent tile with both mainloops (stream-K is left to CUTLASS's)
-    out |= {cfg.replace(mainloop=ml) for cfg in out if cfg.scheduler == "persistent" for ml in MAINLOOPS}
+    # each persistent tile with every mainloop that serves it (stream-K is left to CUTLASS's), but CUTLASS's
+    # where a warpgroup holds two atoms: it spills (SELECTION's note)
+    out |= {cfg.replace(mainloop=ml) for cfg in out if cfg.scheduler == "persistent" for ml in MAINLOOPS
+            if _serves(cfg, ml) and not (ml == "cutlass" and _serves(cfg, "atom"))}
     return sorted(out, key=lambda c: c.name)
 
 

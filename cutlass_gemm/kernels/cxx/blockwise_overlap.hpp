@@ -1,22 +1,29 @@
-// cutlass_gemm: CUTLASS's SM90 FP8 blockwise mainloop with the scale promotion of k-tile k-1 overlapped with
-// the wgmmas of k-tile k (inlined by kernels/emit_blockwise.py into each kernel whose mainloop is "overlap").
+// cutlass_gemm: two mainloops derived from CUTLASS's SM90 FP8 blockwise collective, inlined by
+// kernels/emit_blockwise.py into each kernel whose mainloop is "overlap" or "atom".
 //
 // CUTLASS's collective (MainloopSm90TmaGmmaWarpSpecializedBlockwiseFP8) issues a k-tile's wgmmas into a temporary
 // accumulator, waits for them (warpgroup_wait<0>), then multiplies the temporary by the two block scales and adds
 // it to the running sum: the tensor cores idle while the FFMAs run (64 per thread per 128-deep k-tile at a 128 x 128
-// cooperative tile). Here two temporaries alternate: k-tile k's wgmmas are issued into one before k-tile k-1's
-// result, in the other, is waited for (warpgroup_wait<1>) and promoted, so the FFMAs of k-1 run while the tensor
-// cores work on k. Cost: one more accumulator set (64 registers per thread at 128 x 128 cooperative or 64 x 128
-// pingpong), and each smem stage stays held one k-tile longer. Measured (H100, tools/results/h100-2026-11-27/
-// session24/call1-2): 3-7% less time at the large shapes, 9-11% for the 64 x 128 pingpong tile at 256-1024 rows.
-// Everything else (TMA loads, scale gathers, pipeline, shared storage, params) is the base collective's.
+// cooperative tile).
+// - OverlapPromotionMainloop (warpgroups of one 64-row atom): two temporaries alternate: k-tile k's wgmmas are
+//   issued into one before k-tile k-1's result, in the other, is waited for (warpgroup_wait<1>) and promoted, so
+//   the FFMAs of k-1 run while the tensor cores work on k. Cost: one more accumulator set (64 registers per thread
+//   at 128 x 128 cooperative or 64 x 128 pingpong), and each smem stage stays held one k-tile longer. Measured
+//   (H100, tools/results/h100-2026-11-27/session24/call1-2): 3-7% less time at the large shapes, 9-11% for the
+//   64 x 128 pingpong tile at 256-1024 rows.
+// - AtomPromotionMainloop (warpgroups of two atoms: the 256 x 128 cooperative tile, the per-token fp8 kernel's):
+//   one atom-sized temporary, promoted atom by atom (below). Measured (session25/call1-2): 4096 x 7168 x 2048
+//   101.5-102.0 us against 106.7-106.8 for the 128 x 128 overlapped tile, 8192^3 915.7-999.4 against 1010-1041.
+// Everything else (TMA loads, scale gathers, pipeline, shared storage, params) is the base collective's; both
+// give the bits of CUTLASS's mainloop (the same wgmmas and the same FFMA per element and k-tile).
 #pragma once
 #include "cutlass/gemm/collective/collective_builder.hpp"
 
 namespace cg_blockwise {
 
+// The members both mainloops below share with the base collective, and the views of its shared storage they read.
 template <class Base>
-struct OverlapPromotionMainloop : Base {
+struct PromotionMainloopBase : Base {
   using MainloopPipeline = typename Base::MainloopPipeline;
   using PipelineState = typename Base::PipelineState;
   using TensorStorage = typename Base::TensorStorage;
@@ -32,18 +39,15 @@ struct OverlapPromotionMainloop : Base {
   // The form served: per-row activation scales (several per tile along M), one weight block per tile along N,
   // and one promotion per k-tile (scale K granularity == tile K == 4 wgmma atoms of K 32).
   static_assert(Base::ScaleMsPerTile > 1 && Base::ScaleNsPerTile == 1,
-                "overlapped promotion: per-row scale_a and one 128-wide weight block per tile N");
-  static_assert(Base::ScalePromotionInterval == 4, "overlapped promotion: one scale block per k-tile");
+                "promotion mainloops: per-row scale_a and one 128-wide weight block per tile N");
+  static_assert(Base::ScalePromotionInterval == 4, "promotion mainloops: one scale block per k-tile");
 
-  template <class FrgTensorC>
-  CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
-                          int thread_idx, TensorStorage& shared_tensors, Params const& /*mainloop_params*/) {
+  // (tiled_mma, tCsSFA, tCsSFB, tCrA, tCrB): the thread's MMA and its partitions of the scales, seen as
+  // (BLK_M, BLK_N, (BLK_K, PIPE)) tensors broadcast along the other mode (the base's views), and of A and B.
+  CUTLASS_DEVICE static auto views(TensorStorage& shared_tensors, int thread_idx) {
     using namespace cute;
-    static_assert(is_rmem<FrgTensorC>::value, "C tensor must be rmem resident.");
-
     Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});  // (BLK_M,BLK_K,PIPE)
     Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});  // (BLK_N,BLK_K,PIPE)
-    // The scales seen as (BLK_M, BLK_N, (BLK_K, PIPE)) tensors broadcast along the other mode (the base's views).
     Tensor sSFA = make_tensor(make_smem_ptr(shared_tensors.smem_SFA.data()),
                               make_layout(make_shape(get<0>(shape(SmemLayoutSFA{})), get<1>(TileShape{}),
                                                      make_shape(get<1>(shape(SmemLayoutSFA{})),
@@ -58,7 +62,6 @@ struct OverlapPromotionMainloop : Base {
                                           make_stride(_0{}, get<0>(stride(SmemLayoutSFB{})),
                                                       make_stride(get<1>(stride(SmemLayoutSFB{})),
                                                                   get<2>(stride(SmemLayoutSFB{}))))));
-
     constexpr int kMmaWarpGroups = size(TiledMma{}) / cutlass::NumThreadsPerWarpGroup;
     Layout warp_group_thread_layout = make_layout(Int<kMmaWarpGroups>{}, Int<cutlass::NumThreadsPerWarpGroup>{});
     int warp_group_idx = __shfl_sync(0xFFFFFFFF, thread_idx / cutlass::NumThreadsPerWarpGroup, 0);
@@ -67,7 +70,35 @@ struct OverlapPromotionMainloop : Base {
     Tensor tCsSFA = tiled_mma.get_slice(thread_idx).partition_C(sSFA);  // (MMA,MMA_M,MMA_N,(MMA_K,PIPE))
     Tensor tCsSFB = tiled_mma.get_slice(thread_idx).partition_C(sSFB);
     Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA,MMA_M,MMA_K,PIPE)
-    Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));
+    Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE)
+    return cute::make_tuple(tiled_mma, tCsSFA, tCsSFB, tCrA, tCrB);
+  }
+
+  // Every stage is released inside mma.
+  CUTLASS_DEVICE void mma_tail(MainloopPipeline, PipelineState, int) {}
+};
+
+template <class Base>
+struct OverlapPromotionMainloop : PromotionMainloopBase<Base> {
+  using Common = PromotionMainloopBase<Base>;
+  using typename Common::MainloopPipeline;
+  using typename Common::PipelineState;
+  using typename Common::TensorStorage;
+  using typename Common::Params;
+  using typename Common::ElementBlockScale;
+
+  template <class FrgTensorC>
+  CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
+                          int thread_idx, TensorStorage& shared_tensors, Params const& /*mainloop_params*/) {
+    using namespace cute;
+    static_assert(is_rmem<FrgTensorC>::value, "C tensor must be rmem resident.");
+    // (named, not structured bindings: C++17 lambdas cannot capture those)
+    auto v = Common::views(shared_tensors, thread_idx);
+    auto& tiled_mma = get<0>(v);
+    auto& tCsSFA = get<1>(v);
+    auto& tCsSFB = get<2>(v);
+    auto& tCrA = get<3>(v);
+    auto& tCrB = get<4>(v);
 
     // Two wgmma targets and their per-row scales (scale_a * scale_b of their k-tile), used alternately.
     Tensor part0 = make_fragment_like(accum);
@@ -135,9 +166,86 @@ struct OverlapPromotionMainloop : Base {
       promote(part0, sf0);
     }
   }
+};
 
-  // mma released every stage it read.
-  CUTLASS_DEVICE void mma_tail(MainloopPipeline, PipelineState, int) {}
+// For tiles whose warpgroup holds two 64-row wgmma atoms of the 128-row running sum (256 x 128 cooperative):
+// two full temporaries would need 256 registers per thread (ptxas spills), so one temporary of one atom
+// (64 registers) serves both atoms in turn: atom 0's wgmmas, wait, promote, atom 1's, wait, promote. Within a
+// warpgroup the tensor cores idle during each promotion; the other warpgroup's wgmmas can fill that time. Making
+// the two warpgroups issue their atom batches strictly in turn (two named barriers), so that one would promote
+// while the other's batch runs, was slower (8192^3: 1006.8 / 1065.2 us against 915.7 / 929.9; session25/call2).
+template <class Base>
+struct AtomPromotionMainloop : PromotionMainloopBase<Base> {
+  using Common = PromotionMainloopBase<Base>;
+  using typename Common::MainloopPipeline;
+  using typename Common::PipelineState;
+  using typename Common::TensorStorage;
+  using typename Common::Params;
+  using typename Common::ElementBlockScale;
+
+  template <class FrgTensorC>
+  CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
+                          int thread_idx, TensorStorage& shared_tensors, Params const& /*mainloop_params*/) {
+    using namespace cute;
+    static_assert(is_rmem<FrgTensorC>::value, "C tensor must be rmem resident.");
+    // (named, not structured bindings: C++17 lambdas cannot capture those)
+    auto v = Common::views(shared_tensors, thread_idx);
+    auto& tiled_mma = get<0>(v);
+    auto& tCsSFA = get<1>(v);
+    auto& tCsSFB = get<2>(v);
+    auto& tCrA = get<3>(v);
+    auto& tCrB = get<4>(v);
+    constexpr int kAtomsM = decltype(size<1>(accum))::value;  // (MMA,MMA_M,MMA_N)
+    static_assert(kAtomsM >= 2, "per-atom promotion: a warpgroup holding one atom has no use for it");
+
+    // One atom's wgmma target, viewed (MMA,1,MMA_N) for cute::gemm's (V,M) x (V,N) => (V,M,N) dispatch.
+    Tensor part2 = make_fragment_like(accum(_, 0, _));                                           // (MMA,MMA_N)
+    Tensor part = make_tensor(part2.data(), make_layout(layout<0>(part2), Layout<_1, _0>{}, layout<1>(part2)));
+    Tensor sf = make_tensor_like<ElementBlockScale>(tCsSFA(_, _, _, _0{}));  // this k-tile's per-row scales
+    Tensor sfb = make_tensor_like<ElementBlockScale>(tCsSFB(_, _, _, _0{}));
+
+    clear(accum);
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (; k_tile_count > 0; --k_tile_count) {
+      auto token = pipeline.consumer_try_wait(smem_pipe_read);
+      pipeline.consumer_wait(smem_pipe_read, token);
+      const int stage = smem_pipe_read.index();
+      CUTLASS_PRAGMA_UNROLL
+      for (int m = 0; m < kAtomsM; ++m) {
+        Tensor a = tCrA(_, m, _, stage);  // (MMA,MMA_K)
+        tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+        warpgroup_fence_operand(part2);
+        warpgroup_arrive();
+        CUTLASS_PRAGMA_UNROLL
+        for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
+          Tensor a_k = a(_, k_block);
+          cute::gemm(tiled_mma, make_tensor(a_k.data(), make_layout(a_k.layout(), Layout<_1, _0>{})),
+                     tCrB(_, _, k_block, stage), part);
+          tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+        }
+        warpgroup_commit_batch();
+        if (m == 0) {  // the scales are read while the first atom's wgmmas run
+          copy(tCsSFA(_, _, _, make_coord(_0{}, stage)), sf);
+          copy(tCsSFB(_, _, _, make_coord(_0{}, stage)), sfb);
+          const ElementBlockScale scale_b = sfb(_0{});
+          CUTLASS_PRAGMA_UNROLL
+          for (int i = 0; i < size(filter_zeros(sf)); ++i) filter_zeros(sf)(i) = filter_zeros(sf)(i) * scale_b;
+        }
+        warpgroup_wait<0>();
+        warpgroup_fence_operand(part2);
+        if (m == kAtomsM - 1) {  // every wgmma reading this stage is done
+          pipeline.consumer_release(smem_pipe_read);
+        }
+        Tensor acc_m = accum(_, m, _);
+        Tensor sf_m = sf(_, m, _);
+        warpgroup_fence_operand(accum);
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < size(acc_m); ++i) acc_m(i) += part2(i) * sf_m(i);
+        warpgroup_fence_operand(accum);
+      }
+      ++smem_pipe_read;
+    }
+  }
 };
 
 }  // namespace cg_blockwise
