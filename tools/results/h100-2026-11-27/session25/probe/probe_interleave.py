@@ -4,7 +4,10 @@ this library's per-token fp8 kernel, timed in alternation, so that both see the 
 For each shape: R rounds, each round one batch of `batch` per-token calls then one of blockwise calls (each batch
 queued behind a GPU sleep, timed with events); reports the median of each and the median of the per-round
 ratios (per-token us / blockwise us, the done-when's ">= 0.9"). Weights rotate over copies larger than L2.
+`probe_interleave.py ROUNDS [KERNEL_NAME ...]`: with names, each named blockwise kernel takes a batch in every round
+too (the op's choice patched as the GPU tests do), each against the same round's per-token batch.
 """
+from unittest import mock
 import statistics
 import sys
 
@@ -12,6 +15,7 @@ import torch
 
 import cutlass_gemm
 from cutlass_gemm.kernels import blockwise as bk
+from cutlass_gemm.ops import blockwise as bops
 from cutlass_gemm.quant import quantize_weight
 from cutlass_gemm.quant.blockwise import quantize_weight_block2d
 
@@ -29,7 +33,7 @@ def batch_us(fn, batch):
     return start.elapsed_time(end) * 1e3 / batch
 
 
-def main(shapes, rounds):
+def main(shapes, rounds, names=()):
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}")
     print("| M x N x K | per-token us | blockwise us | ratio (median of rounds) | min / max ratio | kernel |")
     print("|---|---|---|---|---|---|")
@@ -55,20 +59,27 @@ def main(shapes, rounds):
             t = tok[i["t"] % copies]
             i["t"] += 1
             return cutlass_gemm.scaled_mm(at, t.b, st, t.scale_b, torch.bfloat16, bias)
+        selected = bk.select_config("bf16", m, sfa_major="mn" if m % 4 == 0 else "k")
+        cfgs = [selected] + [bk.BlockwiseConfig.from_name(nm) for nm in names]
         batch = max(3, min(20, int(2e4 / (2 * m * n * k / 1.2e12 * 1e6))))  # ~20 ms of work per batch
-        for _ in range(3):
-            blockwise(), per_token()
-        torch.cuda.synchronize()
-        tt, tb, ratios = [], [], []
-        for _ in range(rounds):
+        tt, tb, ratios = [], [[] for _ in cfgs], [[] for _ in cfgs]
+        for rnd in range(rounds + 1):  # round 0 warms every kernel up (and builds any not in the cache)
             t = batch_us(per_token, batch)
-            b = batch_us(blockwise, batch)
-            tt.append(t), tb.append(b), ratios.append(t / b)
-        print(f"| {m} x {n} x {k} | {statistics.median(tt):.2f} | {statistics.median(tb):.2f} | "
-              f"{statistics.median(ratios):.3f} | {min(ratios):.3f} / {max(ratios):.3f} | "
-              f"{bk.select_config('bf16', m, sfa_major='mn' if m % 4 == 0 else 'k').name} |", flush=True)
+            for j, cfg in enumerate(cfgs):
+                with mock.patch.object(bops, "select_config", lambda *a, cfg=cfg, **kw: cfg):
+                    bops._plans.clear()
+                    b = batch_us(blockwise, batch)
+                bops._plans.clear()
+                if rnd:
+                    tb[j].append(b), ratios[j].append(t / b)
+            if rnd:
+                tt.append(t)
+        for j, cfg in enumerate(cfgs):
+            print(f"| {m} x {n} x {k} | {statistics.median(tt):.2f} | {statistics.median(tb[j]):.2f} | "
+                  f"{statistics.median(ratios[j]):.3f} | {min(ratios[j]):.3f} / {max(ratios[j]):.3f} | "
+                  f"{cfg.name}{' (selected)' if j == 0 else ''} |", flush=True)
 
 
 if __name__ == "__main__":
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 15
-    main([(4096, 7168, 2048), (2048, 8192, 8192), (8192, 8192, 8192)], rounds)
+    main([(4096, 7168, 2048), (2048, 8192, 8192), (8192, 8192, 8192)], rounds, sys.argv[2:])

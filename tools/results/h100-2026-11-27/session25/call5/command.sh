@@ -1,0 +1,25 @@
+# Session 25 call 5 (2026-11-27), carry [".whl"]: the cluster of the large-M per-atom tile, timed in alternation
+# (probe/probe_interleave.py as revised after call 4: kernel names as arguments, each named kernel takes a batch in
+# every round beside the selected one and the per-token kernel): 256x128 per-atom with 1x2 (selected), 2x2, 2x1 and
+# 1x1 clusters. EMPTY cache: the extension (background) and the 5 kernels, prebuilt.
+set -u
+SECONDS=0
+export PYTHONUNBUFFERED=1 CUTLASS_GEMM_CACHE_DIR=/tmp/cgc_s25e
+rm -rf $CUTLASS_GEMM_CACHE_DIR; mkdir -p $CUTLASS_GEMM_CACHE_DIR
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site25 .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site25:$PWD
+nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv > $OUT/gpu.txt 2>&1
+(python3 -c "from cutlass_gemm.runtime import extension; extension.build_extension()" > $OUT/extension.log 2>&1; echo "extension rc=$?" >> $OUT/extension.log) &
+EXT=$!
+timeout 200 python3 tools/generate_kernels.py --sm 90 --out /tmp/gen25t --compile --name sm90_e4m3_bf16_scaled_bias_token_channel_t256x128x128_c1x2x1_cooperative_s0_a16x16x8 > $OUT/kernel_token.log 2>&1 &
+TOK=$!
+P=sm90_blockwise_e4m3_bf16_sfamn_t256x128x128
+CH="${P}_c2x2x1_cooperative_persistent_s0_atm ${P}_c2x1x1_cooperative_persistent_s0_atm ${P}_c1x1x1_cooperative_persistent_s0_atm"
+ARGS="--name ${P}_c1x2x1_cooperative_persistent_s0_atm"; for n in $CH; do ARGS="$ARGS --name $n"; done
+timeout 250 python3 tools/generate_kernels.py --blockwise --out /tmp/gen25 --compile --jobs 4 $ARGS > $OUT/kernels.log 2>&1
+echo "kernels rc=$? at ${SECONDS}s: $(tail -n 1 $OUT/kernels.log)"; grep -E "FAILED|error" $OUT/kernels.log | head -5
+wait $EXT; echo "extension done at ${SECONDS}s: $(tail -n 1 $OUT/extension.log)"
+wait $TOK; echo "token kernel: $(tail -n 1 $OUT/kernel_token.log)"
+timeout $((585 - SECONDS)) python3 tools/results/h100-2026-11-27/session25/probe/probe_interleave.py 15 $CH > $OUT/probe_interleave.md 2>&1
+echo "probe rc=$? at ${SECONDS}s"; cat $OUT/probe_interleave.md
+cd $OUT && tar czf all.tgz --remove-files * ; ls
