@@ -24,8 +24,8 @@ from cutlass_gemm.quant.blockwise import BLOCK, blockwise_reference, quantize_ac
 pytestmark = pytest.mark.gpu
 FP8 = torch.float8_e4m3fn
 # M: the decode GEMV (<= 16) and the three SELECTION rows (<= 128 64x128 pingpong, <= 1024 128x128 cooperative,
-# above: 256x128, 1x2 cluster), odd and unaligned; N below / at / above one 128-wide tile and not a multiple of it; K 1, 3
-# and 16 scale blocks.
+# above: 256x128, 1x2 cluster), odd and unaligned; N below / at / above one 128-wide tile and not a multiple of it;
+# K 1, 3 and 16 scale blocks.
 MS = (1, 7, 16, 63, 65, 128, 129, 200, 257, 1000, 1100)
 NKS = ((8, 128), (136, 384), (392, 2048))
 OPCHECK_UTILS = ("test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")  # no fp8 `mul`

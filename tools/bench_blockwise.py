@@ -29,8 +29,8 @@ import torch.nn.functional as F
 from cutlass_gemm.kernels.gemv import MAX_M
 from cutlass_gemm.runtime.gemv import GEMV_ENV
 from cutlass_gemm.runtime.gemv import enabled as gemv_enabled
-from bench_common import (bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail, gpu_time_us, md_table,
-                          parse_shapes, pdl_off, report, wall_time_us, write_results)
+from bench_common import (alternating_time_us, bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail,
+                          gpu_time_us, md_table, parse_shapes, pdl_off, report, wall_time_us, write_results)
 
 SHAPES = [(16, 7168, 2048), (16, 8192, 8192), (128, 7168, 2048), (1024, 7168, 2048), (4096, 7168, 2048),
           (2048, 8192, 8192), (8192, 8192, 8192)]
@@ -39,6 +39,8 @@ ERR_LIMIT = 5e-2
 BLOCKWISE = "cutlass_gemm blockwise (selected)"
 BLOCKWISE_MN = "cutlass_gemm blockwise (selected), scale_a column-major"
 PER_TOKEN = "cutlass_gemm fp8 per-token"
+ALTERNATING = "alternating: "  # prefix of the rows timed in alternation
+TORCH = "torch._scaled_mm blockwise"
 
 
 def _rel(y, ref):
@@ -147,6 +149,21 @@ def bench_blockwise_shape(m, n, k, bw, failures, choices=None, tiles=True):
         sa_mn = sa.t().contiguous().t()
         row(BLOCKWISE_MN, lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa_mn, q.scale, bias),
             note=bk.select_config("bf16", m, sfa_major="mn").name)
+    torch_fn = _torch_blockwise(a8, blk[0].q.t(), sa, blk[0].scale, bias)
+    if not decode and {PER_TOKEN, BLOCKWISE} <= {r["impl"] for r in rows}:
+        # the done-when ratios: the per-token kernel, the selected blockwise ones and torch's blockwise path timed in
+        # alternation (same clock)
+        fns = {PER_TOKEN: per_token,
+               BLOCKWISE: lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa, q.scale, bias)}
+        if m % 4 == 0:
+            fns[BLOCKWISE_MN] = lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa_mn, q.scale, bias)
+        if not isinstance(torch_fn, str):
+            fns[TORCH] = torch_fn
+        rotate["on"] = True
+        for name, us in zip(fns, alternating_time_us(list(fns.values()))):
+            rows.append({"m": m, "n": n, "k": k, "impl": ALTERNATING + name, "us": round(us, 2),
+                         "tflops": round(2 * m * n * k / us / 1e6, 1), "pct_floor": round(100 * floor_us / us, 1),
+                         "rel_err": "", "note": "timed in alternating batches with the rows above it marked so"})
     for cfg in (choices or bk.candidate_configs("bf16")) if tiles or not decode else ():
         if cfg.sfa_major == "mn" and m % 4:
             continue
@@ -164,12 +181,11 @@ def bench_blockwise_shape(m, n, k, bw, failures, choices=None, tiles=True):
                 f"sfa{cfg.sfa_major} s{cfg.stages}" + ("" if cfg.mainloop == "cutlass" else f" {cfg.mainloop}"), run)
         bops._plans.clear()
     no_gemv.stop()
-    torch_fn = _torch_blockwise(a8, blk[0].q.t(), sa, blk[0].scale, bias)
     if isinstance(torch_fn, str):
-        rows.append({"m": m, "n": n, "k": k, "impl": "torch._scaled_mm blockwise", "us": "", "tflops": "",
+        rows.append({"m": m, "n": n, "k": k, "impl": TORCH, "us": "", "tflops": "",
                      "pct_floor": "", "rel_err": "", "note": torch_fn})
     else:
-        row("torch._scaled_mm blockwise", torch_fn, note="1x128 x 128x128, torch " + torch.__version__)
+        row(TORCH, torch_fn, note="1x128 x 128x128, torch " + torch.__version__)
     layer = Fp8BlockLinear(k, n, dtype=torch.bfloat16, device="cuda")
     with torch.no_grad():
         layer.weight.copy_(blk[0].q), layer.weight_scale.copy_(blk[0].scale), layer.bias.copy_(bias)
@@ -197,15 +213,21 @@ def cmd_blockwise(args):
     lines += md_table(["M", "N", "K", "impl", "us", "TFLOP/s", "% floor", "rel err", "note"],
                       [[r["m"], r["n"], r["k"], r["impl"], r["us"], r["tflops"], r["pct_floor"], r["rel_err"],
                         r["note"]] for r in rows])
-    lines += ["", "blockwise (selected) / per-token fp8 time ratio (done-when: per-token / blockwise >= 0.9):"]
+    lines += ["", "blockwise (selected) / per-token fp8 time ratio (done-when: per-token / blockwise >= 0.9); "
+                  "\"alternating\": timed in alternating batches (same clock), else rows in turn:"]
     for m, n, k in shapes:
         t = {r["impl"]: r["us"] for r in rows if (r["m"], r["n"], r["k"]) == (m, n, k) and r["us"] != ""}
-        if BLOCKWISE in t and PER_TOKEN in t:
-            lines.append(f"  {m}x{n}x{k}: per-token {t[PER_TOKEN]} us, blockwise {t[BLOCKWISE]} us, "
-                         f"speed {t[PER_TOKEN] / t[BLOCKWISE]:.2f}x of per-token")
-        if BLOCKWISE_MN in t and PER_TOKEN in t:
-            lines.append(f"  {m}x{n}x{k}: scale_a column-major {t[BLOCKWISE_MN]} us, "
-                         f"speed {t[PER_TOKEN] / t[BLOCKWISE_MN]:.2f}x of per-token")
+        for how, pre in (("", ""), ("alternating, ", ALTERNATING)):
+            tok, sel, mn = (t.get(pre + name) for name in (PER_TOKEN, BLOCKWISE, BLOCKWISE_MN))
+            if tok and sel:
+                lines.append(f"  {m}x{n}x{k}: {how}per-token {tok} us, blockwise {sel} us, "
+                             f"speed {tok / sel:.2f}x of per-token")
+            if tok and mn:
+                lines.append(f"  {m}x{n}x{k}: {how}scale_a column-major {mn} us, speed {tok / mn:.2f}x of per-token")
+            ref = t.get(pre + TORCH)
+            if ref and (mn or sel):
+                lines.append(f"  {m}x{n}x{k}: {how}torch blockwise {ref} us, this library's "
+                             f"{'column-major scale_a ' if mn else ''}{ref / (mn or sel):.2f}x of its speed")
     if failures:
         lines += ["", "FAILURES:"] + [f"  {f}" for f in failures]
     report(args.out, "blockwise", lines)

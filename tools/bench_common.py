@@ -59,6 +59,29 @@ def gpu_time_us(fn, batch=20, batches=7, warmup=3):
     return statistics.median(times)
 
 
+def alternating_time_us(fns, batch=20, rounds=9, warmup=3):
+    """Median GPU time per call (us) of each of `fns`, timed in alternating batches: round r times a batch of
+    fns[0], then one of fns[1], ... (each queued behind a sleep, events). A GPU under sustained load lowers its
+    clock over seconds, so rows timed one after another (gpu_time_us) drift apart by several % at the largest
+    shapes; here every function sees the same clock, which is what a ratio between them needs."""
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    torch.cuda.synchronize()
+    times = [[] for _ in fns]
+    for _ in range(rounds):
+        for j, fn in enumerate(fns):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda._sleep(3_000_000)
+            start.record()
+            for _ in range(batch):
+                fn()
+            end.record()
+            end.synchronize()
+            times[j].append(start.elapsed_time(end) * 1e3 / batch)
+    return [statistics.median(t) for t in times]
+
+
 def graph_time_us(fn, calls=20, replays=7, warmup=3):
     """Median GPU time per call (us) with no host cost in it: `calls` calls captured into one CUDA graph
     (warmed up on a side stream first, as capture requires), each replay queued behind a sleep and timed with
