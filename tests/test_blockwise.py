@@ -100,6 +100,14 @@ def test_selection_by_m():
                 assert select_config("bf16", m, act, sfa_major="mn") in defaults
 
 
+def test_relayout_rule():
+    from cutlass_gemm.kernels.blockwise import SFA_MN_MIN_M, SFA_RELAYOUT_MIN_K, relayout_sfa
+    assert relayout_sfa(SFA_MN_MIN_M, SFA_RELAYOUT_MIN_K) and relayout_sfa(8192, 8192)
+    assert not relayout_sfa(SFA_MN_MIN_M - 4, 8192)  # below the M the column-major layout pays from
+    assert not relayout_sfa(1026, 8192)  # M % 4: the TMA-loaded layout cannot serve it
+    assert not relayout_sfa(4096, SFA_RELAYOUT_MIN_K - 128)  # shallow K: the copy costs what it saves
+
+
 # ------------------------------------------------------------------------------------------- emission
 def test_emitted_source_shape():
     from cutlass_gemm.kernels.emit_blockwise import emit_blockwise_source

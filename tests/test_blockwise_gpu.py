@@ -128,6 +128,20 @@ def test_each_candidate_kernel_every_element(name):
             assert torch.equal(y, twin), f"{name} {m}x{n}x{k}: differs from {twin_cfg.name}"
 
 
+@pytest.mark.parametrize("m", (600, 602))
+def test_row_major_scale_a_relaid_at_deep_k(m):
+    """From K = 4096 and M = 512 (M % 4 == 0) the op copies a row-major scale_a to column-major and runs that kernel
+    (kernels/blockwise.relayout_sfa): the same bits as passing the column-major one; M = 602 keeps row-major."""
+    c, (aq, wq, b) = _case(m, 136, 4096, seed=m)
+    _poison(m * 136, torch.bfloat16)
+    y = cutlass_gemm.scaled_mm_blockwise(**c)
+    _check(y, *_bounds(aq, wq, b, torch.bfloat16), f"{m} row-major scale_a, K 4096")
+    if m % 4 == 0:
+        c["scale_a"] = c["scale_a"].t().contiguous().t()
+        assert torch.equal(y, cutlass_gemm.scaled_mm_blockwise(**c))
+    assert {key[-1] for key in bops._plans if key[1:4] == (m, 136, 4096)} == {"mn" if m % 4 == 0 else "k"}
+
+
 @pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize("m", (16, 4096))
 def test_no_bias_and_fp16(out_dtype, m):

@@ -199,6 +199,18 @@ SELECTION: Tuple[Tuple[Optional[int], tuple], ...] = (
 SFA_MN_MIN_M = 512
 
 
+#: From this K on (and M >= SFA_MN_MIN_M, M % 4 == 0) the op copies a row-major scale_a to column-major itself: the
+#: TMA-loaded layout is ~10% faster at K = 8192 (session25/call12, "k" -> "mn": 2048 x 8192^2 221.6 -> 201.6 us, 8192^3
+#: 992.1 -> 890.9) while the copy of M * K / 128 floats costs a few us; at K = 2048 the gain is 1-2 us (4096 x 7168 x
+#: 2048 100.1 -> 98.4, 1024 x 7168 x 2048 33.4 -> 32.3), about what the copy costs.
+SFA_RELAYOUT_MIN_K = 4096
+
+
+def relayout_sfa(m: int, k: int) -> bool:
+    """Whether the op turns a row-major scale_a of an (m, k) call into the column-major layout before the GEMM."""
+    return m >= SFA_MN_MIN_M and m % 4 == 0 and k >= SFA_RELAYOUT_MIN_K
+
+
 def layer_sfa_major(m: int) -> str:
     """The activation-scale layout a layer requests from quantize_per_group for `m` rows."""
     return "mn" if m >= SFA_MN_MIN_M and m % 4 == 0 else "k"

@@ -10,7 +10,8 @@
   store of 16-byte bf16/fp16 rows).
 - scale_a: float32 (M, K // 128), one scale per token per 128-wide K group. Row-major (what
   `cutlass_gemm.quantize_per_group(x, 128, torch.float8_e4m3fn)` returns: no copy), or its column-major
-  transpose (stride (1, M), M % 4 == 0: the collective then loads it with TMA).
+  transpose (stride (1, M), M % 4 == 0: the collective then loads it with TMA; from K = 4096 and M = 512 the op
+  makes that copy itself when given the row-major one: kernels/blockwise.relayout_sfa).
 - scale_b: float32 (ceil(N / 128), K // 128) contiguous, one scale per 128 x 128 weight block.
 - bias: None or (N,) in out_dtype; out_dtype bfloat16 or float16.
 - activation: None, "relu", "relu6", "gelu_tanh", "silu" (float32, after the bias, before the conversion).
@@ -29,7 +30,7 @@ import torch
 
 from ..errors import InvalidArgumentError, UnsupportedDeviceError
 from ..kernels import activations, gemv
-from ..kernels.blockwise import BLOCK, select_config
+from ..kernels.blockwise import BLOCK, relayout_sfa, select_config
 from ..runtime import gemv as gemv_runtime
 from ..quant.blockwise import blockwise_reference
 
@@ -171,6 +172,8 @@ def _run_cuda(a, b, scale_a, scale_b, bias, out_dtype, act, m, n, k, major) -> T
     out = torch.empty((m, n), dtype=out_dtype, device=a.device)
     if m == 0:
         return out
+    if major == "k" and relayout_sfa(m, k):  # the TMA-loaded layout, worth its copy at deep K (kernels/blockwise.py)
+        scale_a, major = scale_a.t().contiguous().t(), "mn"
     lib, ws_bytes = _plan(dev, m, n, k, out_dtype, act, major)
     ws = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=a.device)
     lda = a.stride(0) if m > 1 else k
