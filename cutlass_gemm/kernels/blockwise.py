@@ -184,7 +184,9 @@ class BlockwiseConfig(TemplateConfigMixin):
 #:   4096 x 7168 x 2048, "mn": 128x128 c1x2 overlapped 106.7-106.8, 256x128 c1x2 per-atom 101.5-102.0 (c2x1 102.9-103.1,
 #:   c1x1 103.7);
 #:   2048 x 8192^2: 128x128 c1x2 overlapped 212.5-212.7, 256x128 c1x2 per-atom 208.2-215.2 (c2x1 209.7-210.9);
-#:   8192^3: 128x128 c1x2 overlapped 1010-1041, 256x128 c1x2 per-atom 915.7-999.4 (c2x1 929.9-972.7).
+#:   8192^3: 128x128 c1x2 overlapped 1010-1041, 256x128 c1x2 per-atom 915.7-999.4 (c2x1 929.9-972.7);
+#:   the per-atom loop with its early barrier poll, timed in alternation with the per-token kernel (session25/call12):
+#:   98.44 / 201.61 / 890.9 at the last three (0.94x / 0.92x / 0.94x of per-token; 1x2 ahead of 2x1, 1x1, 2x2: call 5).
 SELECTION: Tuple[Tuple[Optional[int], tuple], ...] = (
     (128, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", "overlap")),
     (1024, ((128, 128, 128), (1, 1, 1), "cooperative", "persistent", "overlap")),
