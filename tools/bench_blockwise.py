@@ -163,7 +163,7 @@ def bench_blockwise_shape(m, n, k, bw, failures, choices=None, tiles=True):
         for name, us in zip(fns, alternating_time_us(list(fns.values()))):
             rows.append({"m": m, "n": n, "k": k, "impl": ALTERNATING + name, "us": round(us, 2),
                          "tflops": round(2 * m * n * k / us / 1e6, 1), "pct_floor": round(100 * floor_us / us, 1),
-                         "rel_err": "", "note": "timed in alternating batches with the rows above it marked so"})
+                         "rel_err": "", "note": "timed in alternating batches with this shape's other \"alternating:\" rows"})
     for cfg in (choices or bk.candidate_configs("bf16")) if tiles or not decode else ():
         if cfg.sfa_major == "mn" and m % 4:
             continue

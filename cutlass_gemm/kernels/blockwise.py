@@ -128,9 +128,11 @@ class BlockwiseConfig(TemplateConfigMixin):
             # a running sum and two temporaries of 128 registers each do not fit a thread
             bad("mainloop", "the overlapped promotion is for warpgroups of one 64-row atom (cooperative tile M 128 "
                             f"or pingpong 64), got {self.schedule} tile M {tm}: take \"atom\"")
-        if self.mainloop == "atom" and rows_per_warpgroup != 128:
-            bad("mainloop", "the per-atom promotion is for warpgroups of two 64-row atoms (cooperative tile M 256 "
-                            f"or pingpong 128), got {self.schedule} tile M {tm}")
+        if self.mainloop == "atom" and (self.schedule, tm) != ("cooperative", 256):
+            # warpgroups of two 64-row atoms; a pingpong 128-row tile has them too, but its warpgroups' mainloops
+            # run in turn (the tensor cores would idle through every promotion) and it has never been built or run
+            bad("mainloop", "the per-atom promotion runs the cooperative 256-row tile (two 64-row atoms per "
+                            f"warpgroup), got {self.schedule} tile M {tm}")
 
     # ----------------------------------------------------------------- naming
     @property
