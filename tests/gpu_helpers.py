@@ -1,8 +1,13 @@
 """Shared GPU-test steps: a call that must not synchronise the host, and a CUDA-graph capture with its side-stream
 warm-up (what torch's CUDA-graph notes ask before capturing)."""
-from typing import Callable, Tuple
+from typing import Callable, List, Tuple
 
 import torch
+
+
+def assert_same_bits(y: torch.Tensor, want: torch.Tensor, what: str) -> None:
+    """torch.equal, with the count of differing elements in the message (a stale read shows as many)."""
+    assert torch.equal(y, want), f"{what}: {int((y != want).sum())} of {want.numel()} elements differ"
 
 
 def without_sync(fn: Callable[[], torch.Tensor]) -> torch.Tensor:
@@ -27,3 +32,23 @@ def capture(fn: Callable[[torch.Tensor], torch.Tensor], static_x: torch.Tensor) 
     with torch.cuda.graph(graph):
         static_y = fn(static_x)
     return graph, static_y
+
+
+def layer_chain(make: Callable[[int, torch.nn.Linear], torch.nn.Module], width: int, depth: int, seed: int = 0
+                ) -> Tuple[Callable[[torch.Tensor], torch.Tensor], List[torch.nn.Module], torch.Generator]:
+    """`depth` square bf16 layers of `width` (random weights scaled by 1/sqrt(width), so that the activations keep
+    their size), layer i converted by make(i, linear); returns run(x) (each layer reads the last one's output), the
+    layers and the seeded generator, for the input."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    layers = []
+    for i in range(depth):
+        lin = torch.nn.Linear(width, width, device="cuda", dtype=torch.bfloat16)
+        with torch.no_grad():
+            lin.weight.copy_(torch.randn(width, width, generator=g, device="cuda") / width ** 0.5)
+        layers.append(make(i, lin))
+
+    def run(x: torch.Tensor) -> torch.Tensor:
+        for layer in layers:
+            x = layer(x)
+        return x
+    return run, layers, g

@@ -9,7 +9,7 @@ import torch
 import cutlass_gemm
 from cutlass_gemm.nn import Int8Linear, WeightOnlyLinear
 from cutlass_gemm.runtime import extension
-from gpu_helpers import capture
+from gpu_helpers import assert_same_bits, capture, layer_chain
 
 pytestmark = pytest.mark.gpu
 
@@ -24,26 +24,11 @@ def ext():
     e.pdl_set(before)
 
 
-def _same(y, want, what):
-    """torch.equal, with the count of differing elements in the message (a stale read shows as many)."""
-    assert torch.equal(y, want), f"{what}: {int((y != want).sum())} of {want.numel()} elements differ"
-
-
 def _chain(width=2048, depth=8, m=16, seed=0):
     """Alternating Int8Linear (dynamic per-token: quant kernel + GEMV) and WeightOnlyLinear (int4 g128) layers of
     one width: each layer's input is the previous layer's output."""
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    layers = []
-    for i in range(depth):
-        lin = torch.nn.Linear(width, width, device="cuda", dtype=torch.bfloat16)
-        with torch.no_grad():
-            lin.weight.copy_(torch.randn(width, width, generator=g, device="cuda") / width ** 0.5)
-        layers.append(Int8Linear.from_float(lin, act="dynamic") if i % 2 == 0 else WeightOnlyLinear.from_float(lin))
-
-    def run(x):  # only the library's kernels, back to back (the weights keep the activations' size)
-        for layer in layers:
-            x = layer(x)
-        return x
+    run, _, g = layer_chain(lambda i, lin: Int8Linear.from_float(lin, act="dynamic") if i % 2 == 0
+                            else WeightOnlyLinear.from_float(lin), width, depth, seed)
     x = torch.randn(m, width, generator=g, device="cuda").bfloat16()
     return run, x
 
@@ -63,17 +48,17 @@ def test_chain_of_dependent_layers_same_bits_with_and_without_pdl(ext, m):
     graph_off, y_off = capture(run, x_off)
     for i in range(3):
         graph_off.replay()
-        _same(y_off, plain, f"graph replay {i} of the chain without PDL")
+        assert_same_bits(y_off, plain, f"graph replay {i} of the chain without PDL")
     ext.pdl_set(1)
     for i in range(3):  # back-to-back calls: each kernel may start under the last one's tail
-        _same(run(x), plain, f"eager chain {i} with PDL")
+        assert_same_bits(run(x), plain, f"eager chain {i} with PDL")
     x_on = x.clone()
     graph_on, y_on = capture(run, x_on)
     # Replayed, the kernels run back to back with no host gap, so early starts overlap the most here; many
     # replays, since a stale read would depend on which CTAs share an SM.
     for i in range(20):
         graph_on.replay()
-        _same(y_on, plain, f"graph replay {i} of the chain with PDL")
+        assert_same_bits(y_on, plain, f"graph replay {i} of the chain with PDL")
 
 
 def test_weight_rewritten_just_before_the_call_is_read_as_written(ext):

@@ -41,6 +41,20 @@ def pdl_off():
         switch(before)
 
 
+def plain_launch(fn):
+    """`fn` with the kernel libraries' programmatic dependent launches off during each call (runtime/loader.py
+    set_programmatic_launch; restored after), for a row beside the default launch in one process."""
+    from cutlass_gemm.runtime import loader
+
+    def run():
+        before = loader.set_programmatic_launch(False)
+        try:
+            return fn()
+        finally:
+            loader.set_programmatic_launch(before)
+    return run
+
+
 def gpu_time_us(fn, batch=20, batches=7, warmup=3):
     """Median GPU time per call (us) over batches queued behind a sleep."""
     for _ in range(warmup):

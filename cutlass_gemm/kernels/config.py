@@ -13,8 +13,9 @@ from typing import Tuple
 
 from ..errors import InvalidArgumentError
 
-#: Bumped whenever the emitted source for an unchanged config would change.
-GENERATOR_VERSION = "3"
+#: Bumped whenever the emitted source for an unchanged config would change (4: SM90 per-token / per-channel kernels
+#: launched as programmatic dependents, emit.programmatic_launch).
+GENERATOR_VERSION = "4"
 
 SUPPORTED_SMS = (80, 89, 90)
 INPUT_DTYPES = ("int8", "e4m3")

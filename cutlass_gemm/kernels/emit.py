@@ -20,8 +20,8 @@ from ..errors import BuildError
 from .config import GENERATOR_VERSION, KernelConfig
 from . import activations, emit_streamk
 from .epilogues import EPILOGUES, LAUNCH_INPUTS, SCALE_A_SCALAR, SCALE_B_SCALAR, input_shapes
-from .launcher_text import (_COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP, _SM90_DRIVER_SHIM, _SM90_RUN_ARGS,
-                            sm90_split_source)
+from .launcher_text import (PROGRAMMATIC_DEFINE, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DRIVER_SHIM, _SM90_RUN_ARGS,
+                            sm90_device_setup, sm90_split_source)
 
 #: cutlass_cppgen consults the nvcc version for a few emission choices; pin it so output is reproducible.
 EMIT_NVCC_VERSION = "13.0"
@@ -284,21 +284,27 @@ _LAUNCH_FUNCTIONS = _ENTRY_POINTS + """\
 """
 
 
-_SM90_LAUNCH_FUNCTIONS = (
-    _SM90_DEVICE_SETUP + _ENTRY_POINTS + _SM90_DEVICE_LOOKUP
-    + "  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,\n"
-    + "                        scale_flags);\n"
-    + _SM90_RUN_ARGS)
+def programmatic_launch(cfg: KernelConfig) -> bool:
+    """Whether `cfg`'s kernel is launched as a programmatic dependent (PDL: it may start while the kernel ahead of
+    it in the stream finishes; launcher_text.sm90_device_setup). SM90 persistent kernels whose every global read
+    comes after CUTLASS's griddepcontrol.wait: the producer warps wait before their first load and the consumers
+    read the epilogue's vectors only after the mainloop those loads feed. Left out: per-tensor scale kinds, whose
+    Sm90ScalarBroadcast reads the scale when the kernel starts (its constructor), before any wait (a scale the kernel
+    ahead writes, as the dynamic per-tensor quantizer does, could be read stale); the stream-K / split-K
+    schedulers, whose workspace is zeroed by a memset ahead of the kernel."""
+    return (cfg.sm >= 90 and cfg.scheduler == "persistent" and cfg.scale_a != "tensor"
+            and cfg.scale_b != "tensor")
 
 
 def _sm90_launch_functions(cfg: KernelConfig) -> str:
     """The SM90 entry points; stream-K / split-K kernels size their workspace with the device's hw_info."""
+    make_args = ("  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj,"
+                 " bias,\n                        scale_flags);\n")
+    setup = sm90_device_setup(programmatic_launch(cfg))
     if cfg.scheduler == "persistent":
-        return _SM90_LAUNCH_FUNCTIONS
+        return setup + _ENTRY_POINTS + _SM90_DEVICE_LOOKUP + make_args + _SM90_RUN_ARGS
     entry = _ENTRY_POINTS.split("\n\n", 1)[1]  # cg_launch's head, without the hw_info-less cg_workspace_size
-    return (_SM90_DEVICE_SETUP + emit_streamk.SM90_STREAMK_WORKSPACE + "\n" + entry + _SM90_DEVICE_LOOKUP
-            + "  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,\n"
-    + "                        scale_flags);\n"
+    return (setup + emit_streamk.SM90_STREAMK_WORKSPACE + "\n" + entry + _SM90_DEVICE_LOOKUP + make_args
             + _SM90_RUN_ARGS)
 
 
@@ -397,7 +403,9 @@ using Gemm = cutlass::gemm::device::GemmUniversalAdapter<{match.group(1)}>;
 }}  // namespace
 """
     if cfg.sm >= 90:
-        text = sm90_split_source(header, _SM90_DRIVER_SHIM + _COMMON_PRELUDE + includes + kernel_src + gemm, launcher)
+        define = PROGRAMMATIC_DEFINE if programmatic_launch(cfg) else ""
+        text = sm90_split_source(header, define + _SM90_DRIVER_SHIM + _COMMON_PRELUDE + includes + kernel_src + gemm,
+                                 launcher)
     else:
         text = header + _COMMON_PRELUDE + includes + kernel_src + gemm + launcher
     return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

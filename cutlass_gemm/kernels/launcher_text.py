@@ -80,8 +80,7 @@ def sm90_split_source(header: str, types: str, launcher: str) -> str:
             + "\n" + _SM90_DEVICE_ENTRY + launcher + "\n#endif  // CG_DEVICE_PASS\n#endif\n")
 
 
-#: Per-device setup shared by every SM90 launcher (this family's and the mixed-input one's).
-_SM90_DEVICE_SETUP = """\
+_SETUP_HEAD = """\
 // The kernel's cubin, linked into this library by the build (runtime/nvcc.py).
 extern "C" char const cg_cubin_image[];
 
@@ -146,18 +145,49 @@ int cg_run(void const* kernel, typename Gemm::GemmKernel::Params& params, cudaSt
   dim3 cluster = cluster_dims();
   if (grid.x % cluster.x || grid.y % cluster.y || grid.z % cluster.z)
     return cg_fail(4, "launch", "the grid is not a whole number of clusters");
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = cluster.x;
-  attribute[0].val.clusterDim.y = cluster.y;
-  attribute[0].val.clusterDim.z = cluster.z;
+"""
+
+#: The launch configuration of cg_run: a plain launch for a 1x1x1 cluster, a cluster launch otherwise.
+_LAUNCH_CONFIG = """\
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = GemmKernel::get_block_shape();
   config.dynamicSmemBytes = GemmKernel::SharedStorageSize;
   config.stream = stream;
   config.attrs = attribute;
+"""
+
+_LAUNCH_PLAIN = """\
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = cluster.x;
+  attribute[0].val.clusterDim.y = cluster.y;
+  attribute[0].val.clusterDim.z = cluster.z;
+""" + _LAUNCH_CONFIG + """\
   config.numAttrs = cluster.x * cluster.y * cluster.z > 1 ? 1 : 0;
+"""
+
+#: The same, with the programmatic-stream-serialization attribute added while cg_programmatic_on() (below).
+_LAUNCH_PROGRAMMATIC = """\
+  cudaLaunchAttribute attribute[2];
+  unsigned int attributes = 0;
+  if (cluster.x * cluster.y * cluster.z > 1) {
+    attribute[attributes].id = cudaLaunchAttributeClusterDimension;
+    attribute[attributes].val.clusterDim.x = cluster.x;
+    attribute[attributes].val.clusterDim.y = cluster.y;
+    attribute[attributes].val.clusterDim.z = cluster.z;
+    ++attributes;
+  }
+  if (cg_programmatic_on()) {
+    attribute[attributes].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[attributes].val.programmaticStreamSerializationAllowed = 1;
+    ++attributes;
+  }
+""" + _LAUNCH_CONFIG + """\
+  config.numAttrs = attributes;
+"""
+
+_SETUP_TAIL = """\
   void* kernel_params[] = {&params};
   cudaError_t err = cudaLaunchKernelExC(&config, kernel, kernel_params);
   if (err != cudaSuccess) return cg_fail(4, "launch", cudaGetErrorString(err));
@@ -166,6 +196,52 @@ int cg_run(void const* kernel, typename Gemm::GemmKernel::Params& params, cudaSt
 }  // namespace
 
 """
+
+#: Per-device setup shared by every SM90 launcher (every family's), launching plainly.
+_SM90_DEVICE_SETUP = _SETUP_HEAD + _LAUNCH_PLAIN + _SETUP_TAIL
+
+#: What a source launched as a programmatic dependent defines before any CUTLASS header: CUTLASS's grid-dependency
+#: hooks (cutlass/arch/grid_dependency_control.h) are compiled in only with it. Without it they are empty, and a
+#: kernel launched with the attribute would read its inputs before the kernel ahead of it finished writing them.
+PROGRAMMATIC_DEFINE = "#define CUTLASS_ENABLE_GDC_FOR_SM90 1\n"
+
+#: The switch of a programmatic source (exported: runtime/loader.py sets it; CUTLASS_GEMM_PDL=0 is its default off,
+#: the variable the extension's kernels read too, runtime/csrc/pdl.cuh).
+_PROGRAMMATIC_SWITCH = """\
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+namespace {
+// -1: not decided (CUTLASS_GEMM_PDL decides at the first launch: on unless it is "0"), 0: off, 1: on.
+std::atomic<int> cg_programmatic{-1};
+bool cg_programmatic_on() {
+  int mode = cg_programmatic.load(std::memory_order_relaxed);
+  if (mode < 0) {
+    char const* env = std::getenv("CUTLASS_GEMM_PDL");
+    mode = env != nullptr && std::strcmp(env, "0") == 0 ? 0 : 1;
+    cg_programmatic.store(mode, std::memory_order_relaxed);
+  }
+  return mode == 1;
+}
+}  // namespace
+// 0: plain launches, 1: programmatic dependents, other: unchanged. Returns the previous setting (0 or 1).
+CG_EXPORT int cg_set_programmatic_launch(int on) {
+  int before = cg_programmatic_on() ? 1 : 0;
+  if (on == 0 || on == 1) cg_programmatic.store(on, std::memory_order_relaxed);
+  return before;
+}
+
+"""
+
+
+def sm90_device_setup(programmatic: bool = False) -> str:
+    """The per-device setup and cg_run of an SM90 launcher. `programmatic`: cg_run adds the
+    programmatic-stream-serialization attribute (switchable at run time through the exported
+    cg_set_programmatic_launch); only for a source that defines PROGRAMMATIC_DEFINE first and whose kernel reads no
+    global memory before CUTLASS's griddepcontrol.wait (emit.programmatic_launch says which)."""
+    if not programmatic:
+        return _SM90_DEVICE_SETUP
+    return _PROGRAMMATIC_SWITCH + _SETUP_HEAD + _LAUNCH_PROGRAMMATIC + _SETUP_TAIL
 
 #: The SM90 device lookup before `args` is made, and the launch after: checks, workspace, params, run
 #: (shared with emit_mixed.py, whose entry point has its own signature and make_args).

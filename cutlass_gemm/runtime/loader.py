@@ -78,6 +78,7 @@ class KernelLibrary:
             raise KernelNotBuiltError(f"{path} holds kernel {name}, expected {config.name}")
         self._lib = lib
         self._bind(lib)
+        self._bind_programmatic(lib)
         #: address of the launch entry, for callers that launch without ctypes (the C++ fast path)
         self.function_address = ctypes.cast(self._launch, ctypes.c_void_p).value
 
@@ -96,6 +97,25 @@ class KernelLibrary:
 
     def workspace_size(self, m: int, n: int, k: int) -> int:
         return int(self._lib.cg_workspace_size(m, n, k))
+
+    def _bind_programmatic(self, lib) -> None:
+        # Kernels launched as programmatic dependents (emit.programmatic_launch) export their switch; the others,
+        # and libraries built before it existed, have none and launch plainly.
+        try:
+            switch = lib.cg_set_programmatic_launch
+        except AttributeError:
+            switch = None
+        if switch is not None:
+            switch.restype = ctypes.c_int
+            switch.argtypes = [ctypes.c_int]
+            if _programmatic is not None:
+                switch(int(_programmatic))
+        self._programmatic_switch = switch
+
+    @property
+    def programmatic(self) -> bool:
+        """Whether this kernel is launched as a programmatic dependent now (False: it has no such launch)."""
+        return bool(self._programmatic_switch is not None and self._programmatic_switch(-1))
 
     @property
     def scalar_scales_served(self) -> int:
@@ -231,6 +251,28 @@ def jit_enabled() -> bool:
 
 _loaded: Dict[KernelConfig, KernelLibrary] = {}
 _lock = threading.Lock()
+#: The process-wide programmatic-launch setting pushed into every library that has the switch; None: each keeps
+#: its own default (on unless CUTLASS_GEMM_PDL=0).
+_programmatic: Optional[bool] = None
+
+
+def set_programmatic_launch(enabled: bool) -> bool:
+    """Launch the kernels that allow it (kernels/emit.programmatic_launch: the SM90 scaled GEMMs with per-token /
+    per-channel scales) as programmatic dependents (True, the default unless CUTLASS_GEMM_PDL=0) or plainly (False),
+    from now on, in this process: loaded kernels and those loaded later. Returns the setting before. The switch
+    exists for side-by-side measurements and as a way out; the extension's kernels have their own
+    (`extension.load().pdl_set`)."""
+    global _programmatic
+    with _lock:
+        before = _programmatic
+        if before is None:
+            before = os.environ.get("CUTLASS_GEMM_PDL", "1") != "0"
+        _programmatic = bool(enabled)
+        for lib in _loaded.values():
+            switch = getattr(lib, "_programmatic_switch", None)
+            if switch is not None:
+                switch(int(enabled))
+    return before
 #: (config name, seconds) of every kernel this process had to compile; read by the benchmark.
 jit_builds = []
 

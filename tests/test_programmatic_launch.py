@@ -1,0 +1,137 @@
+"""Programmatic dependent launches of the CUTLASS GEMMs, CPU side: which kernels are launched so
+(kernels/emit.programmatic_launch), what their sources carry (CUTLASS's grid-dependency hooks compiled in, the
+launch attribute, the exported switch) and the loader's process-wide switch. The GPU side is
+tests/test_pdl_gemm_gpu.py."""
+import json
+from pathlib import Path
+
+import pytest
+
+from cutlass_gemm.kernels.config import KernelConfig
+from cutlass_gemm.kernels.emit import programmatic_launch
+from cutlass_gemm.kernels.launcher_text import PROGRAMMATIC_DEFINE, _SM90_DEVICE_SETUP, sm90_device_setup
+from cutlass_gemm.runtime import loader
+
+ROOT = Path(__file__).resolve().parents[1]
+ATTRIBUTE = "cudaLaunchAttributeProgrammaticStreamSerialization"
+SWITCH = "CG_EXPORT int cg_set_programmatic_launch(int on)"
+TOKEN = "sm90_e4m3_bf16_scaled_bias_token_channel_t128x128x128_c1x1x1_pingpong_s0_a16x16x8"
+
+
+@pytest.mark.parametrize("change, expected", [
+    ({}, True),
+    ({"a_dtype": "int8", "variant": "scaled_azp"}, True),
+    ({"scale_a": "tensor"}, False),                        # Sm90ScalarBroadcast reads its scale at kernel start
+    ({"scale_b": "tensor"}, False),
+    ({"schedule": "cooperative", "tile": (128, 128, 128), "scheduler": "streamk"}, False),  # memset workspace
+])
+def test_which_kernels_are_launched_as_programmatic_dependents(change, expected):
+    cfg = KernelConfig.from_name(TOKEN).replace(**change)
+    assert programmatic_launch(cfg) is expected
+
+
+def test_sm80_kernels_are_never_programmatic():
+    cfg = KernelConfig(sm=80, a_dtype="int8", out_dtype="bf16", variant="scaled", scale_a="token",
+                       scale_b="channel", tile=(128, 128, 64), cluster=(1, 1, 1), schedule="multistage", stages=5)
+    assert not programmatic_launch(cfg)
+
+
+def _committed_gemm_sources(sm):
+    manifest = json.loads((ROOT / "generated" / f"sm{sm}" / "manifest.json").read_text())
+    names = sorted(manifest["kernels"]) if isinstance(manifest.get("kernels"), dict) else None
+    paths = sorted((ROOT / "generated" / f"sm{sm}").glob("*.cu"))
+    assert paths and (names is None or len(names) == len(paths))
+    return paths
+
+
+@pytest.mark.parametrize("sm", [90, 80])
+def test_committed_sources_carry_the_hooks_exactly_when_launched_so(sm):
+    """A programmatic source defines CUTLASS_ENABLE_GDC_FOR_SM90 before any CUTLASS header (else the kernel's
+    griddepcontrol.wait is compiled out and an early start reads unfinished inputs), exports the switch and adds
+    the attribute; every other source has none of the three."""
+    seen = {True: 0, False: 0}
+    for path in _committed_gemm_sources(sm):
+        text = path.read_text()
+        cfg = KernelConfig.from_name(path.stem)
+        on = programmatic_launch(cfg)
+        seen[on] += 1
+        assert (PROGRAMMATIC_DEFINE in text) is on, path.name
+        assert (SWITCH in text) is on, path.name
+        assert (ATTRIBUTE in text) is on, path.name
+        if on:
+            assert text.index(PROGRAMMATIC_DEFINE) < text.index('#include "cutlass/'), path.name
+            assert text.count(PROGRAMMATIC_DEFINE) == 1
+    if sm == 90:
+        assert seen[True] and seen[False], seen  # both kinds are in the committed set
+    else:
+        assert not seen[True]
+
+
+@pytest.mark.parametrize("folder", ["sm90_mixed", "sm90_blockwise", "sm90_conv"])
+def test_other_families_launch_plainly(folder):
+    for path in sorted((ROOT / "generated" / folder).glob("*.cu")):
+        text = path.read_text()
+        assert PROGRAMMATIC_DEFINE not in text and ATTRIBUTE not in text and SWITCH not in text, path.name
+
+
+def test_the_plain_setup_is_the_shared_text_and_the_programmatic_one_differs_only_in_the_launch():
+    plain, prog = sm90_device_setup(False), sm90_device_setup(True)
+    assert plain == _SM90_DEVICE_SETUP
+    assert ATTRIBUTE not in plain and ATTRIBUTE in prog and SWITCH in prog
+    # both keep the cluster attribute for clusters larger than one CTA
+    assert plain.count("cudaLaunchAttributeClusterDimension") == prog.count("cudaLaunchAttributeClusterDimension") == 1
+
+
+class _FakeLib:
+    def __init__(self, state=1):
+        self.state = state
+        self.calls = []
+
+    def _programmatic_switch(self, on):
+        self.calls.append(on)
+        before = self.state
+        if on in (0, 1):
+            self.state = on
+        return before
+
+
+def test_loader_switch_reaches_every_loaded_kernel_and_returns_the_previous_setting(monkeypatch):
+    libs = {"a": _FakeLib(), "b": _FakeLib(), "plain": type("Plain", (), {"_programmatic_switch": None})()}
+    monkeypatch.setattr(loader, "_loaded", libs)
+    monkeypatch.setattr(loader, "_programmatic", None)
+    monkeypatch.delenv("CUTLASS_GEMM_PDL", raising=False)
+    assert loader.set_programmatic_launch(False) is True  # the default: on
+    assert libs["a"].state == libs["b"].state == 0
+    assert loader.set_programmatic_launch(True) is False
+    assert libs["a"].state == libs["b"].state == 1
+    monkeypatch.setattr(loader, "_programmatic", None)
+    monkeypatch.setenv("CUTLASS_GEMM_PDL", "0")
+    assert loader.set_programmatic_launch(True) is False  # the variable's default: off
+
+
+class _Switch:
+    """A ctypes function's stand-in (restype / argtypes settable, callable)."""
+
+    def __init__(self):
+        self.calls = []
+        self.restype = self.argtypes = None
+
+    def __call__(self, on):
+        self.calls.append(on)
+        return 1
+
+
+def test_a_library_loaded_later_takes_the_process_setting(monkeypatch):
+    monkeypatch.setattr(loader, "_programmatic", False)
+    native = type("Native", (), {})()
+    native.cg_set_programmatic_launch = _Switch()
+    lib = object.__new__(loader.KernelLibrary)
+    lib._bind_programmatic(native)
+    assert native.cg_set_programmatic_launch.calls == [0]
+    assert lib._programmatic_switch is native.cg_set_programmatic_launch
+
+
+def test_a_library_without_the_switch_launches_plainly():
+    lib = object.__new__(loader.KernelLibrary)
+    lib._bind_programmatic(object())
+    assert lib._programmatic_switch is None and lib.programmatic is False
