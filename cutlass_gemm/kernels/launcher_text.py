@@ -80,6 +80,7 @@ def sm90_split_source(header: str, types: str, launcher: str) -> str:
             + "\n" + _SM90_DEVICE_ENTRY + launcher + "\n#endif  // CG_DEVICE_PASS\n#endif\n")
 
 
+#: The SM90 launchers' per-device setup up to cg_run's launch configuration (_SM90_DEVICE_SETUP assembles the parts).
 _SETUP_HEAD = """\
 // The kernel's cubin, linked into this library by the build (runtime/nvcc.py).
 extern "C" char const cg_cubin_image[];
@@ -147,7 +148,7 @@ int cg_run(void const* kernel, typename Gemm::GemmKernel::Params& params, cudaSt
     return cg_fail(4, "launch", "the grid is not a whole number of clusters");
 """
 
-#: The launch configuration of cg_run: a plain launch for a 1x1x1 cluster, a cluster launch otherwise.
+#: cg_run's launch configuration, after its attributes.
 _LAUNCH_CONFIG = """\
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
@@ -157,6 +158,7 @@ _LAUNCH_CONFIG = """\
   config.attrs = attribute;
 """
 
+#: cg_run's attributes: a plain launch for a 1x1x1 cluster, a cluster launch otherwise.
 _LAUNCH_PLAIN = """\
   cudaLaunchAttribute attribute[1];
   attribute[0].id = cudaLaunchAttributeClusterDimension;
@@ -187,6 +189,7 @@ _LAUNCH_PROGRAMMATIC = """\
   config.numAttrs = attributes;
 """
 
+#: cg_run's launch and the end of the setup.
 _SETUP_TAIL = """\
   void* kernel_params[] = {&params};
   cudaError_t err = cudaLaunchKernelExC(&config, kernel, kernel_params);
