@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The whole GPU test suite from an empty kernel cache, over as many device calls as it takes.
 
-  python tools/gpu_suite.py OUT [--state DIR] [--deadline SECONDS] [--jobs N] [--list]
+  python tools/gpu_suite.py OUT [--state DIR] [--deadline SECONDS] [--jobs N] [--per-gpu N] [--list]
 
 Tasks, in order: the torch extension (built beside everything else), every kernel the suite can be known to use
 (one pool of N nvcc jobs over the SM90 default set, the blockwise, mixed-input and conv sets from their committed
 sources in generated/, the SM80 family with sm_90 code, and the extra kernels the activation, stream-K and conv
-tests list), then every tests/*_gpu.py file, one pytest process each. A call stops starting tasks when its deadline
+tests list), then every tests/*_gpu.py file: one pytest process per file, or per shard of a slow file
+(CUTLASS_GEMM_TEST_SHARD, tests/conftest.py), --per-gpu processes at once on each visible GPU, slowest first. A call stops starting tasks when its deadline
 (seconds from the call's start, default 570) is near; a finished task is marked in --state (default
 /tmp/cutlass_gemm_suite, which lives as long as the device machine stays warm), so the next call continues where
 this one stopped; on a fresh machine everything runs again (built kernels are cache hits only on a warm machine).
@@ -23,6 +24,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from queue import Queue
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tools")]
@@ -57,6 +59,80 @@ def test_files():
     return sorted(p.name for p in (ROOT / "tests").glob("test_*_gpu.py"))
 
 
+#: Seconds each slow file took alone on one H100 (session 13 and later logs) and the shards it is split into, so
+#: the longest runs start first and no single file holds the suite up; unlisted files are quick (one process).
+SLOW_FILES = {
+    "test_conv_gpu.py": (300, 4), "test_block_gemv_gpu.py": (200, 3), "test_sm80_on_sm90_gpu.py": (105, 2),
+    "test_conv_int8_gpu.py": (85, 2), "test_nn_gpu.py": (62, 2), "test_ops_gpu.py": (60, 2),
+    "test_blockwise_gpu.py": (58, 2), "test_block_linear_fast_gpu.py": (60, 2), "test_pdl_gemm_gpu.py": (60, 2),
+}
+
+
+def test_tasks():
+    """[(task name, (file, shard index, shard count))], slowest (per shard) first."""
+    tasks = []
+    for name in test_files():
+        seconds, count = SLOW_FILES.get(name, (20, 1))
+        for index in range(count):
+            task = name if count == 1 else f"{name}[{index}/{count}]"
+            tasks.append((seconds / count, task, (name, index, count)))
+    return [(task, spec) for _, task, spec in sorted(tasks, key=lambda t: (-t[0], t[1]))]
+
+
+def marker(state: Path, task: str) -> Path:
+    """The file that marks `task` done ("test_x_gpu.py[1/4]" -> test_x_gpu.py.1of4.done)."""
+    return state / (re.sub(r"\[(\d+)/(\d+)\]", r".\1of\2", task) + ".done")
+
+
+def gpu_slots(per_gpu: int):
+    import torch
+    return [g for g in range(max(1, torch.cuda.device_count())) for _ in range(per_gpu)]
+
+
+def run_tests(args, note) -> None:
+    """Each test task not yet marked done, in its own pytest process pinned to one GPU (CUDA_VISIBLE_DEVICES),
+    len(slots) at once; a task marks itself done when pytest returns 0 (or 5: nothing collected)."""
+    slots = Queue()
+    for gpu in gpu_slots(args.per_gpu):
+        slots.put(gpu)
+
+    def one(task, spec):
+        name, index, count = spec
+        gpu = slots.get()
+        try:
+            limit = left(args.deadline) - 5
+            if limit < 60:
+                return f"stopped before {task}: {left(args.deadline):.0f} s left; run again on this machine"
+            env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu))
+            if count > 1:
+                env["CUTLASS_GEMM_TEST_SHARD"] = f"{index}/{count}"
+            log_path = args.out / (name[:-3] + ("" if count == 1 else f".{index}of{count}") + ".log")
+            cmd = [sys.executable, "-m", "pytest", "-m", "gpu", "-q", "-rfEs", "--durations=10",
+                   "-p", "no:cacheprovider", f"tests/{name}"]
+            t0 = time.monotonic()
+            try:
+                proc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=open(log_path, "w"),
+                                      stderr=subprocess.STDOUT, timeout=limit)
+            except subprocess.TimeoutExpired:
+                return f"{task}: cut at {limit:.0f} s (not marked done); run again on this machine"
+            lines = [line for line in log_path.read_text().splitlines() if line.strip()]
+            if proc.returncode in (0, 5):  # 5: nothing collected (every test deselected or skipped)
+                marker(args.state, task).touch()
+            return (f"{task} rc={proc.returncode}: {(lines or ['(no output)'])[-1]} "
+                    f"[gpu {gpu}, {time.monotonic() - t0:.0f} s]")
+        finally:
+            slots.put(gpu)
+
+    todo = [(task, spec) for task, spec in test_tasks() if not marker(args.state, task).exists()]
+    with ThreadPoolExecutor(max_workers=slots.qsize()) as pool:
+        futures = {pool.submit(one, task, spec): task for task, spec in todo}
+        for fut in as_completed(futures):
+            try:
+                note(fut.result())
+            except Exception as exc:  # the runner's own fault: reported, the task stays not done
+                note(f"{futures[fut]}: runner failed: {exc!r}")
+
+
 def left(deadline: float) -> float:
     return deadline - (time.monotonic() - T0)
 
@@ -66,9 +142,9 @@ def build_kernels(kernels, jobs: int, deadline: float, log) -> bool:
     once; stops submitting when the deadline is near. True when every kernel is built."""
     from cutlass_gemm.kernels.families import family_of
     from cutlass_gemm.runtime import build
-    todo = []
-    for cfg, source in kernels:
-        todo.append((cfg, source if source is not None else family_of(cfg).emit(cfg)))
+    # Kernels with committed sources first; the others are emitted here, in this thread (emission is not
+    # thread-safe), while the pool already compiles.
+    todo = sorted(kernels, key=lambda item: item[1] is None)
     done, failed = 0, []
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {}
@@ -76,6 +152,12 @@ def build_kernels(kernels, jobs: int, deadline: float, log) -> bool:
         while queue or futures:
             while queue and len(futures) < jobs and left(deadline) > 90:  # ~one nvcc run must still fit
                 cfg, source = queue.pop(0)
+                try:
+                    source = source if source is not None else family_of(cfg).emit(cfg)
+                except Exception as exc:
+                    failed.append(cfg.name)
+                    log.write(f"FAILED  {cfg.name} (emission): {exc}\n")
+                    continue
                 futures[pool.submit(build.build, cfg, source)] = cfg
             if not futures:
                 break
@@ -100,13 +182,14 @@ def main(argv=None) -> int:
     ap.add_argument("--state", type=Path, default=Path("/tmp/cutlass_gemm_suite"))
     ap.add_argument("--deadline", type=float, default=570.0)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--per-gpu", type=int, default=2, help="test processes at once on each GPU")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args(argv)
     os.environ.setdefault("CUTLASS_GEMM_SM80_ARCHS", "80,90")  # the SM80 family runs on the H100 from sm_90 code
     kernels = suite_kernels()
     if args.list:
         print("\n".join(c.name for c, _ in kernels))
-        print("\n".join(test_files()))
+        print("\n".join(task for task, _ in test_tasks()))
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     args.state.mkdir(parents=True, exist_ok=True)
@@ -140,35 +223,19 @@ def main(argv=None) -> int:
     if not (args.state / "kernels.done").exists():
         note("stopped: kernels not all built; run again on this machine")
         return 0
-    for name in test_files():
-        if (args.state / f"{name}.done").exists():
-            continue
-        limit = left(args.deadline) - 5
-        if limit < 60:
-            note(f"stopped before {name}: {left(args.deadline):.0f} s left; run again on this machine")
-            return 0
-        log_path = args.out / f"{name[:-3]}.log"
-        cmd = [sys.executable, "-m", "pytest", "-m", "gpu", "-q", "-rfEs", "-p", "no:cacheprovider", f"tests/{name}"]
-        try:
-            proc = subprocess.run(cmd, cwd=ROOT, stdout=open(log_path, "w"), stderr=subprocess.STDOUT, timeout=limit)
-            rc = proc.returncode
-        except subprocess.TimeoutExpired:
-            note(f"{name}: cut at {limit:.0f} s (not marked done); run again on this machine")
-            return 0
-        tail = [line for line in log_path.read_text().splitlines() if line.strip()][-1:] or ["(no output)"]
-        note(f"{name} rc={rc}: {tail[0]}")
-        if rc in (0, 5):  # 5: nothing collected (every test deselected or skipped at collection)
-            (args.state / f"{name}.done").touch()
+    run_tests(args, note)
+    if any(not marker(args.state, task).exists() for task, _ in test_tasks()):
+        return 0
     last = {}  # each file's latest result line (a rerun on a later call replaces the earlier one)
     for line in (args.out / "suite.md").read_text().splitlines():
-        m = re.match(r"(test_\w+\.py) rc=", line)
+        m = re.match(r"(test_\w+\.py(?:\[\d+/\d+\])?) rc=", line)
         if m:
             last[m.group(1)] = line
     counts = {}
     for line in last.values():
         for n, what in re.findall(r"(\d+) (passed|failed|skipped|errors?)", line):
             counts[what] = counts.get(what, 0) + int(n)
-    note(f"all tasks done: {len(last)} files, {counts}")
+    note(f"all tasks done: {len(last)} test tasks, {counts}")
     return 0
 
 
