@@ -176,9 +176,12 @@ def test_functional_form_allocates_and_matches_out_form():
 def test_runs_on_the_current_stream():
     """Queued on a side stream behind a long sleep, the GEMM has not run when the default stream,
     which does not wait for side streams, snapshots the output; a launch on the legacy default
-    stream would have written it already."""
+    stream would have written it already. The kernel is used once first: its first use loads its library, and
+    that load waited for the side stream's sleep (the check failed so when the file ran in shards, session 27),
+    which says nothing about the stream the launch goes to."""
     p = make_problem("scaled_bias", 512, 1024, 1024, torch.bfloat16)
     out = torch.full((512, 1024), float("nan"), dtype=torch.bfloat16, device="cuda")
+    run_op("scaled_bias", p, torch.empty_like(out))
     torch.cuda.synchronize()
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):

@@ -1,4 +1,5 @@
-# Session 27 (2026-11-27), carry [".whl"], run from the repository root:
+# Session 27 (2026-11-27), carry [".whl"] (nvidia-cutlass 4.2.0.0, pydot 4.0.1, treelib 1.8.0; calls 1-3 lacked nvmath-python
+# 1.0.0, which the cuBLASLt tests need: add it to .whl), run from the repository root:
 #   bash tools/results/h100-2026-11-27/session27/suite.sh STATE [fresh]
 # The whole GPU suite through tools/gpu_suite.py on one machine of 4 H100s (64 cores): every kernel the suite uses
 # (349, 40 builds at once, each two nvcc passes) beside the torch extension, then every tests/*_gpu.py file (slow
