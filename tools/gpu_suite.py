@@ -11,7 +11,7 @@ tests list), then every tests/*_gpu.py file: one pytest process per file, or per
 (seconds from the call's start, default 570) is near; a finished task is marked in --state (default
 /tmp/cutlass_gemm_suite, which lives as long as the device machine stays warm), so the next call continues where
 this one stopped; on a fresh machine everything runs again (built kernels are cache hits only on a warm machine).
-Logs go to OUT, one per task, and `suite.md` sums them. `--list` prints the kernels and test files and exits.
+Logs go to OUT, one per task, and `suite.md` sums them, ending with the kernels the tests built on first use (ones suite_kernels() should list). `--list` prints the kernels and test files and exits.
 Session 13's resumable step.sh (tools/results/h100-2026-11-26/session13/full/) is where this comes from.
 """
 from __future__ import annotations
@@ -77,6 +77,13 @@ def test_tasks():
             task = name if count == 1 else f"{name}[{index}/{count}]"
             tasks.append((seconds / count, task, (name, index, count)))
     return [(task, spec) for _, task, spec in sorted(tasks, key=lambda t: (-t[0], t[1]))]
+
+
+def cache_libraries():
+    """Kernel libraries in the kernel cache, as sm../NAME (the key dropped), sorted."""
+    from cutlass_gemm.runtime import build
+    root = build.cache_root()
+    return sorted({f"{p.parent.name}/{p.name.rsplit('-', 1)[0]}" for p in root.glob("sm*/*.so")})
 
 
 def marker(state: Path, task: str) -> Path:
@@ -223,9 +230,16 @@ def main(argv=None) -> int:
     if not (args.state / "kernels.done").exists():
         note("stopped: kernels not all built; run again on this machine")
         return 0
+    listed = args.state / "libraries_before_tests.txt"
+    if not listed.exists():
+        listed.write_text("\n".join(cache_libraries()))
     run_tests(args, note)
     if any(not marker(args.state, task).exists() for task, _ in test_tasks()):
         return 0
+    before = set(listed.read_text().split())
+    built = [name for name in cache_libraries() if name not in before]
+    # Kernels the tests built on first use: the next suite_kernels() should list them (session 27: 7 unnamed).
+    note(f"kernels the tests built on first use: {len(built)}" + "".join(f"\n  {name}" for name in built))
     last = {}  # each file's latest result line (a rerun on a later call replaces the earlier one)
     for line in (args.out / "suite.md").read_text().splitlines():
         m = re.match(r"(test_\w+\.py(?:\[\d+/\d+\])?) rc=", line)

@@ -1,0 +1,62 @@
+"""tools/gpu_suite.py's test plan and the test-shard option of tests/conftest.py (CPU only)."""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import gpu_suite  # noqa: E402
+
+
+def test_every_gpu_file_is_planned_and_every_shard_once():
+    tasks = gpu_suite.test_tasks()
+    names = [task for task, _ in tasks]
+    assert len(names) == len(set(names))
+    by_file = {}
+    for task, (name, index, count) in tasks:
+        by_file.setdefault(name, []).append((index, count))
+    assert sorted(by_file) == gpu_suite.test_files()
+    for name, shards in by_file.items():
+        count = shards[0][1]
+        assert sorted(shards) == [(i, count) for i in range(count)], name
+    assert set(gpu_suite.SLOW_FILES) <= set(by_file), "a slow-file entry names no test file"
+
+
+def test_slowest_shards_start_first():
+    per_shard = [gpu_suite.SLOW_FILES.get(name, (20, 1)) for _, (name, _, _) in gpu_suite.test_tasks()]
+    seconds = [s / c for s, c in per_shard]
+    assert seconds == sorted(seconds, reverse=True)
+
+
+def test_markers_are_plain_file_names_and_distinct(tmp_path):
+    tasks = [task for task, _ in gpu_suite.test_tasks()]
+    paths = {gpu_suite.marker(tmp_path, task) for task in tasks}
+    assert len(paths) == len(tasks)
+    assert all(p.parent == tmp_path and re.fullmatch(r"[\w.]+\.done", p.name) for p in paths)
+
+
+def _collected(shard):
+    env = dict(os.environ)
+    env.pop("CUTLASS_GEMM_TEST_SHARD", None)
+    if shard is not None:
+        env["CUTLASS_GEMM_TEST_SHARD"] = shard
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                          "tests/test_gpu_suite.py"], cwd=ROOT, env=env, capture_output=True, text=True)
+    return out.returncode, [line for line in out.stdout.splitlines() if "::" in line]
+
+
+def test_shards_partition_a_file():
+    rc, everything = _collected(None)
+    assert rc == 0 and len(everything) > 3
+    parts = [_collected(f"{i}/3") for i in range(3)]
+    assert all(rc == 0 and items for rc, items in parts)
+    joined = [item for _, items in parts for item in items]
+    assert sorted(joined) == sorted(everything)
+
+
+def test_a_bad_shard_is_a_usage_error():
+    for bad in ("3/3", "x"):
+        rc, _ = _collected(bad)
+        assert rc == 4, bad  # pytest's usage-error exit code
