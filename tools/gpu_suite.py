@@ -59,24 +59,29 @@ def test_files():
     return sorted(p.name for p in (ROOT / "tests").glob("test_*_gpu.py"))
 
 
-#: Seconds each slow file took alone on one H100 (session 13 and later logs) and the shards it is split into, so
-#: the longest runs start first and no single file holds the suite up; unlisted files are quick (one process).
+#: Seconds of pytest each slow file took on a prebuilt cache, two processes per GPU on 4 H100s (session 27 call 3,
+#: shards summed), and the shards it is split into, so the longest runs start first and none holds the suite up.
 SLOW_FILES = {
-    "test_conv_gpu.py": (300, 4), "test_block_gemv_gpu.py": (200, 3), "test_sm80_on_sm90_gpu.py": (105, 2),
-    "test_conv_int8_gpu.py": (85, 2), "test_nn_gpu.py": (62, 2), "test_ops_gpu.py": (60, 2),
-    "test_blockwise_gpu.py": (58, 2), "test_block_linear_fast_gpu.py": (60, 2), "test_pdl_gemm_gpu.py": (60, 2),
+    "test_wo_variants_gpu.py": (231, 4), "test_weight_only_mixed_gpu.py": (222, 4), "test_quant_ops_gpu.py": (185, 4),
+    "test_weight_only_gpu.py": (154, 3), "test_conv_gpu.py": (126, 3), "test_block_gemv_gpu.py": (89, 2),
+    "test_blockwise_gpu.py": (80, 2),
 }
+QUICK_FILE = (40, 1)  # every other file took 10-41 s there
 
 
 def test_tasks():
     """[(task name, (file, shard index, shard count))], slowest (per shard) first."""
     tasks = []
     for name in test_files():
-        seconds, count = SLOW_FILES.get(name, (20, 1))
+        seconds, count = SLOW_FILES.get(name, QUICK_FILE)
         for index in range(count):
-            task = name if count == 1 else f"{name}[{index}/{count}]"
-            tasks.append((seconds / count, task, (name, index, count)))
+            tasks.append((seconds / count, task_name(name, index, count), (name, index, count)))
     return [(task, spec) for _, task, spec in sorted(tasks, key=lambda t: (-t[0], t[1]))]
+
+
+def task_name(name: str, index: int, count: int) -> str:
+    """"test_x_gpu.py", or "test_x_gpu.py.1of4" for a shard: the name of its log (.log for .py) and marker."""
+    return name if count == 1 else f"{name}.{index}of{count}"
 
 
 def cache_libraries():
@@ -87,8 +92,8 @@ def cache_libraries():
 
 
 def marker(state: Path, task: str) -> Path:
-    """The file that marks `task` done ("test_x_gpu.py[1/4]" -> test_x_gpu.py.1of4.done)."""
-    return state / (re.sub(r"\[(\d+)/(\d+)\]", r".\1of\2", task) + ".done")
+    """The file that marks `task` done."""
+    return state / f"{task}.done"
 
 
 def gpu_slots(per_gpu: int):
@@ -113,7 +118,7 @@ def run_tests(args, note) -> None:
             env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu))
             if count > 1:
                 env["CUTLASS_GEMM_TEST_SHARD"] = f"{index}/{count}"
-            log_path = args.out / (name[:-3] + ("" if count == 1 else f".{index}of{count}") + ".log")
+            log_path = args.out / (task.replace(".py", "", 1) + ".log")
             cmd = [sys.executable, "-m", "pytest", "-m", "gpu", "-q", "-rfEs", "--durations=10",
                    "-p", "no:cacheprovider", f"tests/{name}"]
             t0 = time.monotonic()
@@ -242,7 +247,7 @@ def main(argv=None) -> int:
     note(f"kernels the tests built on first use: {len(built)}" + "".join(f"\n  {name}" for name in built))
     last = {}  # each file's latest result line (a rerun on a later call replaces the earlier one)
     for line in (args.out / "suite.md").read_text().splitlines():
-        m = re.match(r"(test_\w+\.py(?:\[\d+/\d+\])?) rc=", line)
+        m = re.match(r"(test_\w+\.py(?:\.\d+of\d+)?) rc=", line)
         if m:
             last[m.group(1)] = line
     counts = {}
