@@ -336,11 +336,11 @@ def test_cuda_plan_cache_keys_and_bound(monkeypatch):
     monkeypatch.setattr(bops.torch.cuda, "device", lambda dev: contextlib.nullcontext())
     monkeypatch.setattr(bops, "_plans", {})
     monkeypatch.setattr(bops, "_MAX_PLANS", 3)
-    lib, ws = bops._plan(0, 16, 256, 512, torch.bfloat16, "none", "k")
-    assert ws == 64 * 16 and bops._plan(0, 16, 256, 512, torch.bfloat16, "none", "k")[0] is lib and len(asked) == 1
-    bops._plan(0, 4096, 256, 512, torch.bfloat16, "none", "mn")  # another M and layout: a new plan, its own kernel
+    lib, ws = bops._plan(0, 16, 256, 512, torch.bfloat16, "none", "k", "e4m3")
+    assert ws == 64 * 16 and bops._plan(0, 16, 256, 512, torch.bfloat16, "none", "k", "e4m3")[0] is lib and len(asked) == 1
+    bops._plan(0, 4096, 256, 512, torch.bfloat16, "none", "mn", "e4m3")  # another M and layout: a new plan, its own kernel
     assert len(asked) == 2 and asked[1].sfa_major == "mn" and asked[1].tile != asked[0].tile
-    bops._plan(0, 16, 256, 512, torch.bfloat16, "relu", "k")
+    bops._plan(0, 16, 256, 512, torch.bfloat16, "relu", "k", "e4m3")
     assert len(bops._plans) == 3
-    bops._plan(1, 16, 256, 512, torch.bfloat16, "none", "k")  # at the bound: the cache starts over
+    bops._plan(1, 16, 256, 512, torch.bfloat16, "none", "k", "e4m3")  # at the bound: the cache starts over
     assert len(bops._plans) == 1 and len(asked) == 4

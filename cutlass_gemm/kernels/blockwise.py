@@ -1,4 +1,13 @@
-"""The SM90 blockwise-scaled fp8 GEMM family (DeepSeek-V3 style): CUTLASS's FP8 blockwise mainloop.
+"""The SM90 blockwise-scaled GEMM family: fp8 (DeepSeek-V3 style, CUTLASS's FP8 blockwise mainloop) and int8 ("s8").
+
+int8 kernels (`ab="s8"`, kernels/cxx/blockwise_int8.hpp) compute the per-block int8 W8A8 product of
+`scaled_mm_blockwise_int8` (block 128): one scale per token and one per output channel for each 128-wide K block,
+
+    out[m, n] = act( sum_kb scale_a[m, kb] * scale_b[n, kb] * (a[m, kb-block] . b[n, kb-block]) + bias[n] )
+
+with b the (N, K) int8 weight and scale_b (N, K // 128) row-major; the rest of this docstring describes the fp8 kernels,
+whose layout rules the int8 ones share for scale_a.
+
 
 One kernel computes, for fp8 e4m3 a (M, K) row-major and b (K, N) column-major (the `.t()` of a
 contiguous (N, K) weight),
@@ -32,11 +41,14 @@ from typing import List, Optional, Tuple
 from .config import ACTIVATIONS, TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged BlockwiseConfig would change.
-BLOCKWISE_GENERATOR_VERSION = "5"
+BLOCKWISE_GENERATOR_VERSION = "6"
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_blockwise"
 
 OUT_DTYPES = ("bf16", "f16")
+#: Operand types: fp8 e4m3 (weight scales per 128 x 128 block) or int8 "s8" (weight scales per channel per 128-wide
+#: K block, kernels/cxx/blockwise_int8.hpp).
+AB_TYPES = ("e4m3", "s8")
 SFA_MAJORS = ("k", "mn")
 SCHEDULES = ("cooperative", "pingpong")
 SCHEDULERS = ("persistent", "streamk")
@@ -61,6 +73,7 @@ class BlockwiseConfig(TemplateConfigMixin):
     """One blockwise-scaled fp8 GEMM kernel (see the module docstring). `tile` is (M, N, K) of one CTA."""
 
     sm: int = 90
+    ab: str = "e4m3"
     out_dtype: str = "bf16"
     activation: str = "none"
     sfa_major: str = "k"
@@ -88,6 +101,8 @@ class BlockwiseConfig(TemplateConfigMixin):
 
         if self.sm != 90:
             bad("sm", f"the FP8 blockwise (wgmma) mainloop needs SM90, got {self.sm}")
+        if self.ab not in AB_TYPES:
+            bad("ab", f"must be one of {AB_TYPES}, got {self.ab!r}")
         if self.out_dtype not in OUT_DTYPES:
             bad("out_dtype", f"must be one of {OUT_DTYPES}, got {self.out_dtype!r}")
         if self.activation not in ACTIVATIONS:
@@ -117,6 +132,9 @@ class BlockwiseConfig(TemplateConfigMixin):
             bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
         if self.mainloop not in MAINLOOPS:
             bad("mainloop", f"must be one of {MAINLOOPS}, got {self.mainloop!r}")
+        if self.ab == "s8" and self.mainloop != "overlap":
+            # the int8 mainloop (kMagic temporaries, per-column scales) exists in the overlapped form only
+            bad("mainloop", f"int8 operands run the overlapped int8 promotion (\"overlap\"), got {self.mainloop!r}")
         if self.mainloop != "cutlass" and tn != BLOCK:
             # one weight scale per tile N: the promotion folds it into the per-row scales
             bad("mainloop", f"the {self.mainloop!r} promotion needs tile N {BLOCK} (one weight block), got {tn}")
@@ -143,11 +161,11 @@ class BlockwiseConfig(TemplateConfigMixin):
         t = "x".join(map(str, self.tile))
         c = "x".join(map(str, self.cluster))
         act = "" if self.activation == "none" else f"_{self.activation}"
-        return (f"sm{self.sm}_blockwise_e4m3_{self.out_dtype}{act}_sfa{self.sfa_major}_t{t}_c{c}"
+        return (f"sm{self.sm}_blockwise_{self.ab}_{self.out_dtype}{act}_sfa{self.sfa_major}_t{t}_c{c}"
                 f"_{self.schedule}_{self.scheduler}_s{self.stages}{_MAINLOOP_SUFFIX[self.mainloop]}")
 
     _NAME_RE = re.compile(
-        r"^sm(?P<sm>\d+)_blockwise_e4m3_(?P<out>bf16|f16)"
+        r"^sm(?P<sm>\d+)_blockwise_(?P<ab>e4m3|s8)_(?P<out>bf16|f16)"
         r"(?:_(?P<act>" + "|".join(sorted(ACTIVATIONS[1:], key=len, reverse=True)) + "))?"
         r"_sfa(?P<major>k|mn)_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)"
         r"_(?P<schedule>[a-z]+)_(?P<scheduler>[a-z]+)_s(?P<stages>\d+)(?P<ml>_ovl|_atm)?$")
@@ -159,7 +177,7 @@ class BlockwiseConfig(TemplateConfigMixin):
         if not m:
             raise ValueError(f"not a cutlass_gemm blockwise kernel name: {name!r}")
         g = m.groupdict()
-        return cls(sm=int(g["sm"]), out_dtype=g["out"], activation=g["act"] or "none", sfa_major=g["major"],
+        return cls(sm=int(g["sm"]), ab=g["ab"], out_dtype=g["out"], activation=g["act"] or "none", sfa_major=g["major"],
                    tile=tuple(int(v) for v in g["tile"].split("x")),
                    cluster=tuple(int(v) for v in g["cluster"].split("x")), schedule=g["schedule"],
                    scheduler=g["scheduler"], stages=int(g["stages"]),
@@ -220,13 +238,48 @@ def layer_sfa_major(m: int) -> str:
     return "mn" if m >= SFA_MN_MIN_M and m % 4 == 0 else "k"
 
 
-def select_config(out_dtype: str, m: int, activation: str = "none", sfa_major: str = "k") -> BlockwiseConfig:
-    """The kernel a call with `m` rows takes (SELECTION)."""
-    for limit, (tile, cluster, schedule, scheduler, mainloop) in SELECTION:
+#: The int8 kernels (ab "s8": per-token and per-channel scales per 128-wide K block, kernels/cxx/blockwise_int8.hpp),
+#: as SELECTION. Only the overlapped int8 promotion exists, so warpgroups of one 64-row atom: 128 x 128 cooperative or
+#: 64 x 128 pingpong.
+#: Measured on the H100 (session28/call1, `tools/bench_blockint8.py --choices`, bf16 out, us; scale_a "k" / "mn"):
+#:   64 x 8192^2: 64x128 pingpong 39.7 / 38.8, 128x128 c1x1 54.1 / 52.7, c2x1 52.0 / 51.0 (extension kernel 46.5);
+#:   256 x 8192^2: pingpong 71.3 / 72.0, 128x128 c1x1 58.6 / 54.3, c1x2 57.2 / 53.6, c2x1 56.4 / 51.7;
+#:   1024 x 8192^2: c1x1 211.5 / 197.6, c1x2 201.2 / 193.9, c2x1 197.8 / 182.8;
+#:   2048 x 8192^2: c1x1 418.3 / 387.6, c1x2 405.0 / 374.9, c2x1 392.0 / 360.1 (pingpong 522);
+#:   4096 x 8192^2: c1x1 838.6 / 773.7, c1x2 816.4 / 780.2, c2x1 816.1 / 829.5;
+#:   8192^3: c1x1 1825 / 1678, c1x2 1732 / 1638, c2x1 1769 / 1634;
+#:   4096 x 7168 x 2048: c2x1 175.4 / 172.0 (c1x2 177.2 / 174.6); 2048 x 28672 x 4096: c2x1 715.7 / 653.6.
+#: "mn" (coalesced gathers of the per-token scales) is ahead everywhere above 64 rows: the op turns a row-major scale_a
+#: column-major where the fp8 op does (relayout_sfa).
+SELECTION_S8: Tuple[Tuple[Optional[int], tuple], ...] = (
+    (128, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", "overlap")),
+    (None, ((128, 128, 128), (2, 1, 1), "cooperative", "persistent", "overlap")),
+)
+#: From this M on the per-block int8 op (block 128, SM90) runs the kernels of SELECTION_S8 instead of the extension's
+#: mma.sync kernel (ops/blockwise_int8.py sm90_route); below it the decode GEMV (M <= 16) or the extension's kernel.
+S8_MIN_M = 17
+#: The alternatives the benchmark times against SELECTION_S8.
+CANDIDATES_S8 = (
+    ((128, 128, 128), (1, 1, 1), "cooperative", "persistent", "overlap"),
+    ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", "overlap"),
+)
+
+
+def select_config(out_dtype: str, m: int, activation: str = "none", sfa_major: str = "k",
+                  ab: str = "e4m3") -> BlockwiseConfig:
+    """The kernel a call with `m` rows takes (SELECTION, or SELECTION_S8 for int8 operands)."""
+    for limit, (tile, cluster, schedule, scheduler, mainloop) in (SELECTION_S8 if ab == "s8" else SELECTION):
         if limit is None or m <= limit:
-            return BlockwiseConfig(out_dtype=out_dtype, activation=activation, sfa_major=sfa_major, tile=tile,
+            return BlockwiseConfig(ab=ab, out_dtype=out_dtype, activation=activation, sfa_major=sfa_major, tile=tile,
                                    cluster=cluster, schedule=schedule, scheduler=scheduler, mainloop=mainloop)
     raise AssertionError("SELECTION ends with a catch-all row")
+
+
+def s8_candidate_configs(out_dtype: str = "bf16", sfa_major: str = "k") -> List[BlockwiseConfig]:
+    """The int8 kernels of SELECTION_S8 and CANDIDATES_S8."""
+    rows = {row for _, row in SELECTION_S8} | set(CANDIDATES_S8)
+    return sorted((BlockwiseConfig(ab="s8", out_dtype=out_dtype, sfa_major=sfa_major, tile=t, cluster=c, schedule=s,
+                                   scheduler=sc, mainloop=ml) for t, c, s, sc, ml in rows), key=lambda c: c.name)
 
 
 def _serves(cfg: BlockwiseConfig, mainloop: str) -> bool:
@@ -264,4 +317,10 @@ def default_configs() -> List[BlockwiseConfig]:
     for act in ACTIVATIONS[1:]:
         cfgs.update(select_config("bf16", m, act) for m in rows)
         cfgs.update(select_config("bf16", m, act, sfa_major="mn") for m in mn_rows)
+    # int8: each SELECTION_S8 row in both scale_a layouts (the op serves either), fp16 and bf16 out, and every
+    # activation with bf16
+    s8_rows = [limit for limit, _ in SELECTION_S8[:-1]] + [1 << 20]
+    for major in SFA_MAJORS:
+        cfgs.update(select_config(out, m, sfa_major=major, ab="s8") for out in OUT_DTYPES for m in s8_rows)
+        cfgs.update(select_config("bf16", m, act, major, "s8") for act in ACTIVATIONS[1:] for m in s8_rows)
     return sorted(cfgs, key=lambda c: c.name)

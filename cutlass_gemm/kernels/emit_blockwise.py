@@ -1,4 +1,5 @@
-"""Emit one SM90 blockwise-scaled fp8 GEMM (kernels/blockwise.py) as a self-contained .cu with a C-ABI launcher.
+"""Emit one SM90 blockwise-scaled GEMM (kernels/blockwise.py: fp8, or int8 "s8") as a self-contained .cu with a
+C-ABI launcher. The int8 kernels write their mainloop out (CUTLASS's builder takes fp8 only): _int8_mainloop.
 
 The kernel types are written from a template (cutlass_cppgen has no blockwise front end): CUTLASS's
 CollectiveBuilder with `tuple<layout, scale layout>` operands and the `KernelTmaWarpSpecialized*FP8Blockwise`
@@ -15,8 +16,8 @@ fails the symbol check instead of being called with the wrong arguments):
 
 a: e4m3 (m, k) row stride lda; b: e4m3 (n, k) row stride ldb (the weight; CUTLASS's column-major B);
 d: (m, n) row stride ldd; scale_a float32 (m, k / 128) contiguous row-major ("k" major) or its
-column-major transpose ("mn" major, stride (1, m)); scale_b float32 (ceil(n / 128), k / 128) row-major;
-bias (n,) in the output dtype or null.
+column-major transpose ("mn" major, stride (1, m)); scale_b float32 (ceil(n / 128), k / 128) row-major (int8:
+(n, k / 128) row-major); bias (n,) in the output dtype or null. int8 kernels: a and b int8.
 """
 from __future__ import annotations
 
@@ -28,6 +29,17 @@ from .launcher_text import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_
                             _SM90_DRIVER_SHIM, _SM90_RUN_ARGS, sm90_split_source)
 
 _OUT_TYPES = {"bf16": "cutlass::bfloat16_t", "f16": "cutlass::half_t"}
+_AB_TYPES = {"e4m3": "cutlass::float_e4m3_t", "s8": "int8_t"}
+#: scale_b's N granularity: a 128 x 128 weight block (fp8) or one output channel per K block (int8).
+_SFB_GRANULARITY = {"e4m3": BLOCK, "s8": 1}
+
+
+def _scale_comment(cfg: BlockwiseConfig) -> str:
+    if cfg.ab == "s8":
+        return (f"// One scale per token (M granularity 1) and one per output channel (N granularity 1) per {BLOCK} K.\n"
+                f"// scale_a is \"{cfg.sfa_major}\" major; scale_b (n, k / {BLOCK}) row-major is K major.")
+    return (f"// One scale per token (M granularity 1) per {BLOCK} K; one per {BLOCK} x {BLOCK} weight block. scale_a is\n"
+            f"// \"{cfg.sfa_major}\" major; scale_b (n / {BLOCK}, k / {BLOCK}) row-major is K major.")
 _SCHEDULES = {"cooperative": ("cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8Blockwise",
                               "cutlass::epilogue::TmaWarpSpecializedCooperative"),
               "pingpong": ("cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8Blockwise",
@@ -100,6 +112,8 @@ CG_EXPORT int cg_blockwise_launch(void const* a, void const* b, void* d, void co
 #: The overlapped-promotion mainloop (a collective derived from CUTLASS's), inlined so that the source stays
 #: self-contained and its text is part of the kernel's cache key.
 _OVERLAP_HPP = Path(__file__).with_name("cxx") / "blockwise_overlap.hpp"
+#: The int8 mainloop (after the overlap header, whose views it shares).
+_INT8_HPP = Path(__file__).with_name("cxx") / "blockwise_int8.hpp"
 
 
 #: mainloop -> (what it does, the collective of blockwise_overlap.hpp derived from the builder's).
@@ -110,8 +124,42 @@ _DERIVED_MAINLOOPS = {
 }
 
 
-def _overlap_text() -> str:
-    return _OVERLAP_HPP.read_text().replace("#pragma once\n", "")
+def _overlap_text(cfg: BlockwiseConfig) -> str:
+    paths = (_OVERLAP_HPP, _INT8_HPP) if cfg.ab == "s8" else (_OVERLAP_HPP,)
+    return "".join(p.read_text().replace("#pragma once\n", "") for p in paths)
+
+
+def _int8_mainloop(cfg: BlockwiseConfig, kernel_schedule: str, stages: str) -> str:
+    """The int8 collective, written out: CUTLASS's builder takes fp8 operands only. The same pieces as the builder's
+    (TMA atoms per cluster, the GMMA smem layout atoms, the stage count with the scales' bytes), with the int8
+    wgmma typed float (S8AsF32Bits, kernels/cxx/blockwise_int8.hpp) and its mainloop."""
+    atoms = "Layout<Shape<_2, _1, _1>>" if cfg.schedule == "cooperative" else "Layout<Shape<_1, _1, _1>>"
+    count = (f"{cfg.stages}" if cfg.stages else
+             "cutlass::gemm::collective::detail::compute_stage_count_with_blockwise_scale<\n"
+             "    cutlass::gemm::collective::detail::sm90_smem_capacity_bytes, ElementAB, ElementAB, float, TileShape,\n"
+             f"    {cfg.tile[0]}, {cfg.tile[1]}>(\n"
+             f"    {stages}{{}})")
+    return f"""
+namespace detail_ = cutlass::gemm::collective::detail;
+using GmmaOp = decltype(cute::GMMA::ss_op_selector<ElementAB, ElementAB, int32_t, TileShape, cute::GMMA::Major::K,
+                                                   cute::GMMA::Major::K>());
+using TiledMma = decltype(cute::make_tiled_mma(cg_blockwise::S8AsF32Bits<GmmaOp>{{}}, {atoms}{{}}));
+using GmemTiledCopyA = decltype(detail_::sm90_cluster_shape_to_tma_atom(shape<1>(ClusterShape{{}})));
+using GmemTiledCopyB = decltype(detail_::sm90_cluster_shape_to_tma_atom(shape<0>(ClusterShape{{}})));
+using SmemLayoutAtomA = decltype(detail_::ss_smem_selector<cute::GMMA::Major::K, ElementAB,
+                                                           decltype(get<0>(TileShape{{}})), decltype(get<2>(TileShape{{}}))>());
+using SmemLayoutAtomB = decltype(detail_::ss_smem_selector<cute::GMMA::Major::K, ElementAB,
+                                                           decltype(get<1>(TileShape{{}})), decltype(get<2>(TileShape{{}}))>());
+constexpr int kStages = {count};
+using CollectiveMainloopBase = cutlass::gemm::collective::CollectiveMma<
+    cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedBlockwiseFP8<kStages, ClusterShape, {kernel_schedule}>,
+    TileShape,
+    ElementAB, cute::tuple<cutlass::gemm::TagToStrideA_t<LayoutA>, LayoutSFA>,
+    ElementAB, cute::tuple<cutlass::gemm::TagToStrideB_t<LayoutB>, LayoutSFB>,
+    TiledMma, GmemTiledCopyA, SmemLayoutAtomA, void, cute::identity,
+    GmemTiledCopyB, SmemLayoutAtomB, void, cute::identity>;
+// k-tile k-1's int8 promotion runs while k-tile k's wgmmas execute (kernels/cxx/blockwise_int8.hpp)
+using CollectiveMainloop = cg_blockwise::Int8PromotionMainloop<CollectiveMainloopBase>;"""
 
 
 def _fusion(cfg: BlockwiseConfig) -> str:
@@ -135,10 +183,21 @@ def _kernel_types(cfg: BlockwiseConfig) -> str:
         what, collective = derived
         wrap = (f"\n// {what} (kernels/cxx/blockwise_overlap.hpp)\n"
                 f"using CollectiveMainloop = cg_blockwise::{collective};")
+    if cfg.ab == "s8":
+        mainloop = _int8_mainloop(cfg, kernel_schedule, stages.replace("\n", "\n    "))
+    else:
+        mainloop = f"""
+using {builder_name} = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+    ElementAB, cute::tuple<LayoutA, LayoutSFA>, kAlignAB,
+    ElementAB, cute::tuple<LayoutB, LayoutSFB>, kAlignAB,
+    float, TileShape, ClusterShape,
+    {stages},
+    {kernel_schedule}>::CollectiveOp;{wrap}"""
     return f"""
 namespace {{
 using namespace cute;
-using ElementAB = cutlass::float_e4m3_t;
+using ElementAB = {_AB_TYPES[cfg.ab]};
 using ElementOut = {_OUT_TYPES[cfg.out_dtype]};
 using LayoutA = cutlass::layout::RowMajor;     // a (m, k), k contiguous
 using LayoutB = cutlass::layout::ColumnMajor;  // b (k, n) column-major = the (n, k) weight, k contiguous
@@ -148,9 +207,8 @@ constexpr int kAlignOut = 128 / cutlass::sizeof_bits<ElementOut>::value;
 using TileShape = Shape<{tile}>;
 using ClusterShape = Shape<{cluster}>;
 
-// One scale per token (M granularity 1) per {BLOCK} K; one per {BLOCK} x {BLOCK} weight block. scale_a is
-// "{cfg.sfa_major}" major; scale_b (n / {BLOCK}, k / {BLOCK}) row-major is K major.
-using ScaleConfig = cutlass::detail::Sm90BlockwiseScaleConfig<1, {BLOCK}, {BLOCK}, {_MAJORS[cfg.sfa_major]},
+{_scale_comment(cfg)}
+using ScaleConfig = cutlass::detail::Sm90BlockwiseScaleConfig<1, {_SFB_GRANULARITY[cfg.ab]}, {BLOCK}, {_MAJORS[cfg.sfa_major]},
                                                               cute::GMMA::Major::K>;
 using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());
 using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());
@@ -161,14 +219,7 @@ using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBui
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
     cutlass::epilogue::collective::EpilogueTileAuto, float, float,
     void, LayoutD, kAlignOut, ElementOut, LayoutD, kAlignOut,
-    {epilogue_schedule}, FusionOp>::CollectiveOp;
-using {builder_name} = typename cutlass::gemm::collective::CollectiveBuilder<
-    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
-    ElementAB, cute::tuple<LayoutA, LayoutSFA>, kAlignAB,
-    ElementAB, cute::tuple<LayoutB, LayoutSFB>, kAlignAB,
-    float, TileShape, ClusterShape,
-    {stages},
-    {kernel_schedule}>::CollectiveOp;{wrap}
+    {epilogue_schedule}, FusionOp>::CollectiveOp;{mainloop}
 using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
                                                         CollectiveEpilogue, {_SCHEDULERS[cfg.scheduler]}>;
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
@@ -228,7 +279,7 @@ def emit_blockwise_source(cfg: BlockwiseConfig) -> str:
     header = (f"// Generated by cutlass_gemm (blockwise generator {BLOCKWISE_GENERATOR_VERSION}, nvidia-cutlass "
               f"{cutlass_version()}). Do not edit.\n// Kernel {cfg.name}\n{fields}\n")
     relu6 = _RELU6 if cfg.activation == "relu6" else ""
-    overlap = _overlap_text() if cfg.mainloop in _DERIVED_MAINLOOPS else ""
+    overlap = _overlap_text(cfg) if cfg.mainloop in _DERIVED_MAINLOOPS else ""
     body = _SM90_DRIVER_SHIM + _COMMON_PRELUDE + _INCLUDES + overlap + relu6 + _kernel_types(cfg)
     text = sm90_split_source(header, body, _launcher(cfg))
     return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

@@ -17,17 +17,30 @@ call, like the W8A8 layers' fast path); at M <= 16 also the GEMV on (CUTLASS_GEM
 """
 from __future__ import annotations
 
+import os
 from typing import Optional
 
 import torch
 
 from ..kernels import activations, gemv
 from ..runtime import fastpath, gemv as gemv_runtime
-from ..kernels.blockwise import layer_sfa_major
+from ..kernels.blockwise import BLOCK, S8_MIN_M, layer_sfa_major
 from .blockwise import _plan, is_sm90
+from .blockwise_int8 import CUTLASS_ENV
 from .gemm import _eager_direct
 
 _ext = None  # the extension once loaded (False: unavailable)
+
+
+def _int8_cutlass(x, weight, weight_scale, bias, m: int, block: int) -> bool:
+    """Whether scaled_mm_blockwise_int8 would run the SM90 CUTLASS kernel for this layer call (sm90_route's
+    conditions on the operands the C++ call makes: its quantized activations are contiguous and aligned)."""
+    n, k = weight.shape
+    if block != BLOCK or m < S8_MIN_M or n % 8 or os.environ.get(CUTLASS_ENV) == "0" or not weight.is_contiguous():
+        return False
+    if weight.data_ptr() % 16 or (bias is not None and bias.data_ptr() % 16) or not weight_scale.is_contiguous():
+        return False
+    return is_sm90(x.get_device())
 
 
 def block_linear_fast(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tensor,
@@ -52,9 +65,11 @@ def block_linear_fast(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch
     if blockwise_fp8 and not is_sm90(x.get_device()):  # the fp8 family serves SM90 only: the Python path says so
         return None
     fn, ws_bytes, col_major = 0, 0, False
-    if blockwise_fp8 and m > max_m:  # the CUTLASS kernel the op would run for this shape (planned once per shape)
+    if m > max_m and (blockwise_fp8 or _int8_cutlass(x, weight, weight_scale, bias, m, block)):
+        # the CUTLASS kernel the op would run for this shape (planned once per shape)
         major = layer_sfa_major(m)
-        lib, ws_bytes = _plan(x.get_device(), m, weight.shape[0], k, out_dtype, activation, major)
+        lib, ws_bytes = _plan(x.get_device(), m, weight.shape[0], k, out_dtype, activation, major,
+                              "e4m3" if blockwise_fp8 else "s8")
         fn, col_major = lib.function_address, major == "mn"
     return _ext.block_linear_fast(x, weight, weight_scale, bias, block, 7 if blockwise_fp8 else 0, out_dtype,
                                   activations.EXT_CODES[activation], max_m, fn, ws_bytes, col_major)

@@ -140,19 +140,19 @@ def _check_device(dev: int) -> None:
                                      f"mainloop); device {dev} is SM{major}{minor} (capability matrix in the README)")
 
 
-#: (device, M, N, K, out dtype, activation, scale_a major) -> (kernel, workspace bytes): the per-call Python
+#: (device, M, N, K, out dtype, activation, scale_a major, operand type) -> (kernel, workspace bytes): the per-call Python
 #: work (config, loader lookup, a ctypes workspace query) done once per shape; eager calls at decode sizes
 #: are host-bound otherwise.
 _plans: Dict[tuple, tuple] = {}
 _MAX_PLANS = 1 << 14  # a serving process sees many M: start over rather than grow without bound (as ops/gemm.py)
 
 
-def _plan(dev, m, n, k, out_dtype, act, major):
-    key = (dev, m, n, k, out_dtype, act, major)
+def _plan(dev, m, n, k, out_dtype, act, major, ab):
+    key = (dev, m, n, k, out_dtype, act, major, ab)
     plan = _plans.get(key)
     if plan is None:
         from ..runtime import loader
-        lib = loader.get_kernel(select_config(_OUT[out_dtype], m, act, major))
+        lib = loader.get_kernel(select_config(_OUT[out_dtype], m, act, major, ab))
         with torch.cuda.device(dev):  # the stream-K workspace is sized for this device's SMs
             plan = (lib, lib.workspace_size(m, n, k))
         if len(_plans) >= _MAX_PLANS:
@@ -169,16 +169,25 @@ def _run_cuda(a, b, scale_a, scale_b, bias, out_dtype, act, m, n, k, major) -> T
         ext = gemv_runtime.block_module()
         if ext is not None:  # decode: the block-scaled GEMV streams the weight (runtime/csrc/gemv_w8a8.cuh)
             return ext.block_gemv(a, b.t(), scale_a, scale_b, bias, out_dtype, BLOCK, 7, activations.EXT_CODES[act])
-    out = torch.empty((m, n), dtype=out_dtype, device=a.device)
     if m == 0:
-        return out
+        return torch.empty((m, n), dtype=out_dtype, device=a.device)
     if major == "k" and relayout_sfa(m, k):  # the TMA-loaded layout, worth its copy at deep K (kernels/blockwise.py)
         scale_a, major = scale_a.t().contiguous().t(), "mn"
-    lib, ws_bytes = _plan(dev, m, n, k, out_dtype, act, major)
+    return launch(a, b.stride(1) if n > 1 else k, b, scale_a, scale_b, bias, out_dtype, act, m, n, k, major, "e4m3")
+
+
+def launch(a: Tensor, ldb: int, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Optional[Tensor],
+           out_dtype: torch.dtype, act: str, m: int, n: int, k: int, major: str, ab: str) -> Tensor:
+    """Run the family's kernel for the call (select_config) on the current stream: the caller checked every
+    argument, layout and pointer; b's K-contiguous rows are ldb elements apart (the fp8 op's (K, N) column-major
+    operand, the int8 op's (N, K) row-major one). Returns the (m, n) output."""
+    dev = a.get_device()
+    out = torch.empty((m, n), dtype=out_dtype, device=a.device)
+    lib, ws_bytes = _plan(dev, m, n, k, out_dtype, act, major, ab)
     ws = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=a.device)
     lda = a.stride(0) if m > 1 else k
     args = (a.data_ptr(), b.data_ptr(), out.data_ptr(), scale_a.data_ptr(), scale_b.data_ptr(),
-            None if bias is None else bias.data_ptr(), m, n, k, lda, b.stride(1) if n > 1 else k, n,
+            None if bias is None else bias.data_ptr(), m, n, k, lda, ldb, n,
             ws.data_ptr(), ws_bytes, torch.cuda.current_stream(dev).cuda_stream)
     if dev == torch.cuda.current_device():  # the launcher reads the current device: skip the context (~10 us)
         lib.launch(*args)

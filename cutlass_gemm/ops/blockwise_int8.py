@@ -12,7 +12,11 @@ a transposed (K/B, N) weight-scale table, or a per-token (M, 1) scale expanded t
 the formulas of the CUTLASS epilogues (kernels/activations.py).
 
 Backends (`blockwise_int8_backend(device)` says which one a call takes):
-- "cuda_kernel": CUDA with the extension built: runtime/csrc/bi8_gemm.cuh, one kernel for every M (int8
+- "cuda_kernel": CUDA with the extension built. On SM90 with block 128 from M = 17 (`sm90_route`: N % 8 == 0,
+  16-byte aligned rows; CUTLASS_GEMM_BI8_CUTLASS=0 turns it off) the CUTLASS int8 kernels of the blockwise family
+  (kernels/cxx/blockwise_int8.hpp: int8 wgmma per K block, the scales applied per element into a float32 sum in the
+  mainloop; 2.1-2.5x faster than the kernel below from 1024 rows, 0.45-0.56x of the per-token int8 GEMM: H100,
+  tools/results/h100-2026-11-27/session28). Otherwise runtime/csrc/bi8_gemm.cuh, one kernel for every M (int8
   mma.sync per K block, int32 inside a block, fp32 across blocks, no int32 partial tensor in memory),
   small M with a deterministic in-kernel split-K; at M <= 16 the block-scaled decode GEMV instead
   (runtime/csrc/gemv_w8a8.cuh: the weight streamed with 16-byte loads, K split over warps in whole blocks;
@@ -23,20 +27,28 @@ Every argument is checked before any kernel runs; problems raise `InvalidArgumen
 """
 from __future__ import annotations
 
+import os
 import warnings
-from typing import Optional
+from typing import Optional, Tuple
 
 import torch
 
 from ..errors import InvalidArgumentError
 from ..kernels import activations, gemv
+from ..kernels.blockwise import BLOCK, S8_MIN_M, relayout_sfa
 from ..runtime import extension
 from ..runtime import gemv as gemv_runtime
+from . import blockwise as _blockwise_op
 
 Tensor = torch.Tensor
 BLOCK_SIZES = (64, 128)
 _HALF = (torch.float16, torch.bfloat16)
 _I32 = 2 ** 31
+
+
+#: "0" keeps the extension's mma.sync kernel where the SM90 CUTLASS kernel would serve a call (for comparison; read
+#: per call).
+CUTLASS_ENV = "CUTLASS_GEMM_BI8_CUTLASS"
 
 
 class BlockwiseInt8FallbackWarning(UserWarning):
@@ -123,6 +135,31 @@ def _aligned_rows(t: Tensor) -> Tensor:
     return t.contiguous() if not t.is_contiguous() else t.clone()
 
 
+def sm90_route(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Optional[Tensor],
+               block_size: int) -> Optional[Tuple[Tensor, Tensor, str]]:
+    """(scale_a, scale_b, scale_a major) for the SM90 CUTLASS kernel (kernels/cxx/blockwise_int8.hpp), or None where
+    it does not serve a (validated, CUDA) call: block 128, M >= S8_MIN_M, N % 8 == 0 (the TMA store), 16-byte aligned
+    operand rows and bias, an SM90 GPU, CUTLASS_GEMM_BI8_CUTLASS not "0". Scales of other strides are made
+    contiguous (the kernel gathers (M, K/128) row-major or its column-major transpose, and (N, K/128) row-major)."""
+    m, k = a.shape
+    n = b.shape[0]
+    if block_size != BLOCK or m < S8_MIN_M or n % 8 or os.environ.get(CUTLASS_ENV) == "0":
+        return None
+    if a.data_ptr() % 16 or b.data_ptr() % 16 or (m > 1 and a.stride(0) % 16) or (n > 1 and b.stride(0) % 16):
+        return None
+    if (bias is not None and bias.data_ptr() % 16) or not _blockwise_op.is_sm90(a.get_device()):
+        return None
+    if scale_a.is_contiguous():
+        major = "k"
+        if relayout_sfa(m, k):  # coalesced gathers of the per-token scales, worth the copy (kernels/blockwise.py)
+            scale_a, major = scale_a.t().contiguous().t(), "mn"
+    elif scale_a.stride() == (1, m):
+        major = "mn"
+    else:
+        scale_a, major = scale_a.contiguous(), "k"
+    return scale_a, scale_b.contiguous(), major
+
+
 def blockwise_int8_backend(device: torch.device) -> str:
     """"cuda_kernel" or "torch_reference" for a call on `device` (see the module docstring). On CUDA this
     loads (first use: builds) the extension."""
@@ -150,6 +187,12 @@ def _impl(a, b, scale_a, scale_b, bias, out_dtype, activation, block_size):
         # the tiled kernel (for comparison)
         return ext.block_gemv(_aligned_rows(a), _aligned_rows(b), scale_a, scale_b, bias, out_dtype, block_size, 0,
                               activations.EXT_CODES[act])
+    route = sm90_route(a, b, scale_a, scale_b, bias, block_size)
+    if route is not None:  # SM90: int8 wgmma per K block with the scales applied in the mainloop (CUTLASS)
+        sa, sb, major = route
+        m, k = a.shape
+        return _blockwise_op.launch(a, b.stride(0) if b.shape[0] > 1 else k, b, sa, sb, bias, out_dtype, act, m,
+                                    b.shape[0], k, major, "s8")
     return ext.bi8_gemm(_aligned_rows(a), _aligned_rows(b), scale_a, scale_b, bias, out_dtype, block_size,
                         activations.EXT_CODES[act], 0)
 

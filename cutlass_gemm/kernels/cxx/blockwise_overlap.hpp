@@ -36,10 +36,7 @@ struct PromotionMainloopBase : Base {
   using SmemLayoutSFB = typename Base::SmemLayoutSFB;
   using ElementBlockScale = typename Base::ElementBlockScale;
 
-  // The form served: per-row activation scales (several per tile along M), one weight block per tile along N,
-  // and one promotion per k-tile (scale K granularity == tile K == 4 wgmma atoms of K 32).
-  static_assert(Base::ScaleMsPerTile > 1 && Base::ScaleNsPerTile == 1,
-                "promotion mainloops: per-row scale_a and one 128-wide weight block per tile N");
+  // Every derived mainloop promotes once per k-tile (scale K granularity == tile K == 4 wgmma atoms of K 32).
   static_assert(Base::ScalePromotionInterval == 4, "promotion mainloops: one scale block per k-tile");
 
   // (tiled_mma, tCsSFA, tCsSFB, tCrA, tCrB): the thread's MMA and its partitions of the scales, seen as
@@ -86,6 +83,10 @@ struct OverlapPromotionMainloop : PromotionMainloopBase<Base> {
   using typename Common::TensorStorage;
   using typename Common::Params;
   using typename Common::ElementBlockScale;
+  // The fp8 form: per-row activation scales (several per tile along M), one 128-wide weight block per tile N
+  // (folded into the per-row scales once per k-tile).
+  static_assert(Base::ScaleMsPerTile > 1 && Base::ScaleNsPerTile == 1,
+                "fp8 promotion mainloops: per-row scale_a and one 128-wide weight block per tile N");
 
   template <class FrgTensorC>
   CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
@@ -182,6 +183,10 @@ struct AtomPromotionMainloop : PromotionMainloopBase<Base> {
   using typename Common::TensorStorage;
   using typename Common::Params;
   using typename Common::ElementBlockScale;
+  // The fp8 form: per-row activation scales (several per tile along M), one 128-wide weight block per tile N
+  // (folded into the per-row scales once per k-tile).
+  static_assert(Base::ScaleMsPerTile > 1 && Base::ScaleNsPerTile == 1,
+                "fp8 promotion mainloops: per-row scale_a and one 128-wide weight block per tile N");
 
   template <class FrgTensorC>
   CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,

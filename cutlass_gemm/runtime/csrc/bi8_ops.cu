@@ -140,13 +140,13 @@ c10::optional<at::Tensor> block_linear_fast(at::Tensor const& x, at::Tensor cons
   if (m < 1 || m >= (int64_t{1} << 31) || n >= (int64_t{1} << 31)) return c10::nullopt;
   const bool decode = m <= max_m;
   if (!decode && sb_shift == 7 && gemm_fn == 0) return c10::nullopt;  // no CUTLASS kernel looked up for this M
-  if (!decode && sb_shift == 7 && (gemm_ws_bytes < 0 || (scale_col_major && m % 4))) return c10::nullopt;
+  if (!decode && gemm_fn != 0 && (gemm_ws_bytes < 0 || (scale_col_major && m % 4))) return c10::nullopt;
   const int64_t wrows = sb_shift == 7 ? (n + 127) / 128 : n;
   if (!weight_scale.is_cuda() || weight_scale.get_device() != device || weight_scale.scalar_type() != at::kFloat ||
       weight_scale.dim() != 2 || weight_scale.size(0) != wrows || weight_scale.size(1) != k / block)
     return c10::nullopt;
   // the CUTLASS kernel reads a K-major weight scale with unit stride along K (its TMA / cp.async layout)
-  if (!decode && sb_shift == 7 && !weight_scale.is_contiguous()) return c10::nullopt;
+  if (!decode && gemm_fn != 0 && !weight_scale.is_contiguous()) return c10::nullopt;
   if (bias.has_value() && (!bias->is_cuda() || bias->get_device() != device || bias->scalar_type() != out_dtype ||
                            bias->numel() != n || !bias->is_contiguous() || reinterpret_cast<uintptr_t>(bias->data_ptr()) % 16))
     return c10::nullopt;
@@ -156,11 +156,12 @@ c10::optional<at::Tensor> block_linear_fast(at::Tensor const& x, at::Tensor cons
     const std::vector<at::Tensor> qs = quant_groups(x.reshape({m, k}), block, wt, false);
     return block_gemv(qs[0], weight, qs[1], weight_scale, bias, out_dtype, block, sb_shift, act).view(shape);
   }
-  if (sb_shift == 0) {  // per-block int8 above decode sizes: the extension's tiled kernel, as scaled_mm_blockwise_int8
+  if (gemm_fn == 0) {  // per-block int8 above decode sizes off SM90: the extension's tiled kernel, as the op
     const std::vector<at::Tensor> qs = quant_groups(x.reshape({m, k}), block, wt, false);
     return bi8_gemm(qs[0], weight, qs[1], weight_scale, bias, out_dtype, block, act, 0).view(shape);
   }
-  // blockwise fp8 above decode sizes: the CUTLASS kernel (ops/blockwise.py _run_cuda's launch, same arguments)
+  // above decode sizes, the CUTLASS kernel the op would run (ops/blockwise.py launch, same arguments): blockwise fp8,
+  // or per-block int8 on SM90 (the caller looked it up only where ops/blockwise_int8.py sm90_route serves the call)
   using BlockwiseLaunchFn = int (*)(void const*, void const*, void*, void const*, void const*, void const*, int64_t,
                                     int64_t, int64_t, int64_t, int64_t, int64_t, void*, size_t, void*);
   const c10::cuda::CUDAGuard guard(device);  // the launcher sets itself up for the current device

@@ -1,0 +1,111 @@
+"""GPU (SM90): the per-block int8 GEMM through CUTLASS (kernels/cxx/blockwise_int8.hpp: int8 wgmma per 128-deep K
+block, each block sum recovered exactly from its float-biased accumulator and scaled into a float32 running sum), as
+`scaled_mm_blockwise_int8` and `Int8BlockLinear` serve it from M = 17 with block 128. Every output element against
+the float64 reference on random data with outlier scales (tolerance of tests/test_blockint8_gpu.py), outputs poisoned
+first: odd M and N, one to many K blocks (both ends of the two-temporary loop), bias, fp16/bf16, every activation,
+both scale_a layouts (bitwise equal), the calls that fall back (misaligned rows, N % 8, block 64) still right;
+determinism; the layer's C++ call equal to the op; torch.compile and CUDA-graph replay. `pytest -m gpu`."""
+import os
+from unittest import mock
+
+import pytest
+import torch
+
+from cutlass_gemm import quantize_per_group, scaled_mm_blockwise_int8
+from cutlass_gemm.kernels.blockwise import S8_MIN_M
+from cutlass_gemm.nn import Int8BlockLinear
+from cutlass_gemm.ops.blockwise_int8 import CUTLASS_ENV, sm90_route
+from test_blockint8_gpu import _check, _operands, _poison, _ref
+
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0),
+                                 reason="the int8 CUTLASS path is SM90's")]
+
+
+def _run(m, n, k, out_dtype=torch.bfloat16, bias=True, activation=None, seed=0, major="k"):
+    a, b, sa, sb = _operands(m, n, k, 128, seed=seed)
+    if major == "mn":
+        sa = sa.t().contiguous().t()
+    assert sm90_route(a, b, sa, sb, None, 128) is not None and sm90_route(a, b, sa, sb, None, 128)[2] == major
+    g = torch.Generator("cuda").manual_seed(seed)
+    bias_t = (torch.randn(n, device="cuda", generator=g) * 0.1).to(out_dtype) if bias else None
+    _poison(m, n, out_dtype)
+    y = scaled_mm_blockwise_int8(a, b, sa, sb, bias_t, out_dtype=out_dtype, activation=activation)
+    pre, absum = _ref(a, b, sa, sb, bias_t, 128)
+    _check(y, pre, absum, out_dtype, activation, f"M={m} N={n} K={k} {out_dtype} {activation} {major}")
+    return y, (a, b, sa, sb, bias_t)
+
+
+@pytest.mark.parametrize("m,n,k", [(17, 8, 128), (64, 264, 256), (129, 1032, 384), (300, 136, 640), (1000, 520, 1152),
+                                   (2049, 264, 2048)])
+@pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float16])
+def test_matches_float64(m, n, k, out_dtype):
+    y, (a, b, sa, sb, bias) = _run(m, n, k, out_dtype, bias=m % 2 == 1, seed=m + n + k)
+    assert torch.equal(y, scaled_mm_blockwise_int8(a, b, sa, sb, bias, out_dtype=out_dtype))  # deterministic
+
+
+@pytest.mark.parametrize("activation", [None, "relu", "relu6", "gelu_tanh", "silu"])
+def test_activations_and_scale_layouts(activation):
+    y_k, _ = _run(96, 392, 768, activation=activation, seed=5)
+    y_mn, _ = _run(96, 392, 768, activation=activation, seed=5, major="mn")
+    assert torch.equal(y_k, y_mn)  # the same kernel arithmetic whichever layout the scales come in
+
+
+def test_large_m_against_the_tiled_kernel():
+    """2048 x 4096 x 4096 (32 K blocks): float64 on a row sample, and the extension's mma.sync kernel on the same call
+    (CUTLASS_GEMM_BI8_CUTLASS=0) within the tolerance of each."""
+    m, n, k = 2048, 4096, 4096
+    a, b, sa, sb = _operands(m, n, k, 128, seed=7)
+    y = scaled_mm_blockwise_int8(a, b, sa, sb)
+    rows = torch.arange(0, m, 61, device="cuda")
+    pre, absum = _ref(a[rows], b, sa[rows], sb, None, 128)
+    _check(y[rows], pre, absum, torch.bfloat16, None, "2048x4096x4096 sampled rows")
+    with mock.patch.dict(os.environ, {CUTLASS_ENV: "0"}):
+        assert sm90_route(a, b, sa, sb, None, 128) is None
+        y_tiled = scaled_mm_blockwise_int8(a, b, sa, sb)
+    assert ((y.float() - y_tiled.float()).abs() <= 2 ** -6 * y_tiled.float().abs() + 1e-3).all()
+
+
+def test_calls_it_does_not_serve_fall_back_right():
+    m, n, k = 40, 264, 640
+    a, b, sa, sb = _operands(m, n, k, 128, seed=9)
+    pre, absum = _ref(a, b, sa, sb, None, 128)
+    big = torch.zeros(m, k + 16, dtype=torch.int8, device="cuda")
+    big[:, 1:k + 1] = a  # rows not 16-byte aligned: the extension's kernel (it copies)
+    assert sm90_route(big[:, 1:k + 1], b, sa, sb, None, 128) is None
+    _check(scaled_mm_blockwise_int8(big[:, 1:k + 1], b, sa, sb), pre, absum, torch.bfloat16, None, "misaligned a")
+    assert sm90_route(a[:S8_MIN_M - 1], b, sa[:S8_MIN_M - 1], sb, None, 128) is None  # decode M: the GEMV
+    a2, b2, sa2, sb2 = _operands(m, 100, k, 128, seed=10)  # N % 8 != 0: no TMA store
+    assert sm90_route(a2, b2, sa2, sb2, None, 128) is None
+    pre2, absum2 = _ref(a2, b2, sa2, sb2, None, 128)
+    _check(scaled_mm_blockwise_int8(a2, b2, sa2, sb2), pre2, absum2, torch.bfloat16, None, "N = 100")
+
+
+def test_layer_fast_path_compile_and_graph():
+    torch.manual_seed(3)
+    lin = torch.nn.Linear(1024, 520, device="cuda", dtype=torch.bfloat16)
+    layer = Int8BlockLinear.from_float(lin, block_size=128)
+    x = torch.randn(2, 33, 1024, device="cuda").bfloat16()  # M = 66
+    y = layer(x)
+    q, s = quantize_per_group(x.reshape(-1, 1024), 128, torch.int8)
+    op = scaled_mm_blockwise_int8(q, layer.weight, s, layer.weight_scale, layer.bias)
+    assert torch.equal(y.reshape(-1, 520), op)  # the layer's one C++ call runs the op's kernel on the same values
+    ref = lin(x).float()
+    assert ((y.float() - ref).norm() / ref.norm()) < 0.02
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        again = layer(x)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert torch.equal(again, y)
+    assert torch.equal(torch.compile(layer, fullgraph=True)(x), y)
+    static_x = x.clone()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):  # the kernel is loaded already (a first use waits for the device)
+        static_y = layer(static_x)
+    for seed in range(2):
+        x2 = torch.randn(2, 33, 1024, device="cuda", generator=torch.Generator("cuda").manual_seed(seed)).bfloat16()
+        static_x.copy_(x2)
+        graph.replay()
+        assert torch.equal(static_y, layer(x2))
