@@ -207,3 +207,30 @@ def test_quantize_model_scheme():
 def test_extension_builds_the_new_sources():
     assert "bi8_ops.cu" in extension.SOURCES
     assert {"bi8_gemm.cuh", "bi8_launch.cuh", "bi8_ops.h"} <= set(extension.HASHED)
+
+
+def test_sm90_route_conditions(monkeypatch):
+    """Which calls the SM90 CUTLASS int8 kernel serves (no GPU: the device check patched), and the layers' C++ call
+    asks the same shape/device rule (ops.blockwise_int8.sm90_serves)."""
+    from cutlass_gemm.ops import blockwise as bops
+    from cutlass_gemm.ops import blockwise_int8 as bi8
+    from cutlass_gemm.ops.block_linear import _int8_cutlass
+    monkeypatch.setattr(bops, "is_sm90", lambda dev: True)
+    m, n, k = 40, 264, 256
+    a, b = torch.zeros(m, k, dtype=torch.int8), torch.zeros(n, k, dtype=torch.int8)
+    sa, sb = torch.ones(m, k // 128), torch.ones(n, k // 128)
+    sa_t, sb_t, major = bi8.sm90_route(a, b, sa, sb, None, 128)
+    assert major == "k" and sa_t is sa and sb_t.is_contiguous()
+    assert bi8.sm90_route(a, b, sa.t().contiguous().t(), sb, None, 128)[2] == "mn"
+    assert bi8.sm90_route(a, b, sa, sb.t().contiguous().t(), None, 128)[1].is_contiguous()
+    assert bi8.sm90_route(a, b, sa, sb, None, 64) is None                   # block 64: the extension's kernel
+    assert bi8.sm90_route(a[:16], b, sa[:16], sb, None, 128) is None        # decode M
+    assert bi8.sm90_route(a, b[:260], sa, sb[:260], None, 128) is None      # N % 8 != 0
+    assert bi8.sm90_route(a[:, 1:], b[:, 1:], sa, sb, None, 128) is None  # rows not 16-byte aligned
+    monkeypatch.setenv(bi8.CUTLASS_ENV, "0")
+    assert bi8.sm90_route(a, b, sa, sb, None, 128) is None and not _int8_cutlass(a, b, sb, None, m, 128)
+    monkeypatch.delenv(bi8.CUTLASS_ENV)
+    assert _int8_cutlass(a, b, sb, None, m, 128) and not _int8_cutlass(a, b, sb, None, 16, 128)
+    assert not _int8_cutlass(a, b, sb.t().contiguous().t(), None, m, 128)  # the C++ call needs contiguous scales
+    monkeypatch.setattr(bops, "is_sm90", lambda dev: False)
+    assert bi8.sm90_route(a, b, sa, sb, None, 128) is None and not _int8_cutlass(a, b, sb, None, m, 128)

@@ -17,30 +17,28 @@ call, like the W8A8 layers' fast path); at M <= 16 also the GEMV on (CUTLASS_GEM
 """
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 import torch
 
 from ..kernels import activations, gemv
 from ..runtime import fastpath, gemv as gemv_runtime
-from ..kernels.blockwise import BLOCK, S8_MIN_M, layer_sfa_major
+from ..kernels.blockwise import layer_sfa_major
 from .blockwise import _plan, is_sm90
-from .blockwise_int8 import CUTLASS_ENV
+from .blockwise_int8 import sm90_serves
 from .gemm import _eager_direct
 
 _ext = None  # the extension once loaded (False: unavailable)
 
 
 def _int8_cutlass(x, weight, weight_scale, bias, m: int, block: int) -> bool:
-    """Whether scaled_mm_blockwise_int8 would run the SM90 CUTLASS kernel for this layer call (sm90_route's
-    conditions on the operands the C++ call makes: its quantized activations are contiguous and aligned)."""
-    n, k = weight.shape
-    if block != BLOCK or m < S8_MIN_M or n % 8 or os.environ.get(CUTLASS_ENV) == "0" or not weight.is_contiguous():
+    """Whether scaled_mm_blockwise_int8 would run the SM90 CUTLASS kernel for this layer call: sm90_serves, and the
+    operands aligned as sm90_route checks them (the C++ call's quantized activations are contiguous and aligned)."""
+    if not weight.is_contiguous() or weight.data_ptr() % 16 or not weight_scale.is_contiguous():
         return False
-    if weight.data_ptr() % 16 or (bias is not None and bias.data_ptr() % 16) or not weight_scale.is_contiguous():
+    if bias is not None and bias.data_ptr() % 16:
         return False
-    return is_sm90(x.get_device())
+    return sm90_serves(x.get_device(), m, weight.shape[0], block)
 
 
 def block_linear_fast(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tensor,

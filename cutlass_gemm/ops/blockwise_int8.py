@@ -15,7 +15,7 @@ Backends (`blockwise_int8_backend(device)` says which one a call takes):
 - "cuda_kernel": CUDA with the extension built. On SM90 with block 128 from M = 17 (`sm90_route`: N % 8 == 0,
   16-byte aligned rows; CUTLASS_GEMM_BI8_CUTLASS=0 turns it off) the CUTLASS int8 kernels of the blockwise family
   (kernels/cxx/blockwise_int8.hpp: int8 wgmma per K block, the scales applied per element into a float32 sum in the
-  mainloop; 2.1-2.5x faster than the kernel below from 1024 rows, 0.45-0.56x of the per-token int8 GEMM: H100,
+  mainloop; 2.1-2.5x faster than the kernel below from 1024 rows, 0.42-0.56x of the per-token int8 GEMM: H100,
   tools/results/h100-2026-11-27/session28). Otherwise runtime/csrc/bi8_gemm.cuh, one kernel for every M (int8
   mma.sync per K block, int32 inside a block, fp32 across blocks, no int32 partial tensor in memory),
   small M with a deterministic in-kernel split-K; at M <= 16 the block-scaled decode GEMV instead
@@ -135,6 +135,14 @@ def _aligned_rows(t: Tensor) -> Tensor:
     return t.contiguous() if not t.is_contiguous() else t.clone()
 
 
+def sm90_serves(device: int, m: int, n: int, block_size: int) -> bool:
+    """The shape and device conditions of the SM90 CUTLASS route, shared by `sm90_route` and the layers' C++ call
+    (ops/block_linear.py): block 128, M >= S8_MIN_M, N % 8 == 0 (the TMA store), an SM90 GPU, CUTLASS_GEMM_BI8_CUTLASS
+    not "0". The operands' alignment is each caller's to check."""
+    return (block_size == BLOCK and m >= S8_MIN_M and n % 8 == 0 and os.environ.get(CUTLASS_ENV) != "0"
+            and _blockwise_op.is_sm90(device))
+
+
 def sm90_route(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Optional[Tensor],
                block_size: int) -> Optional[Tuple[Tensor, Tensor, str]]:
     """(scale_a, scale_b, scale_a major) for the SM90 CUTLASS kernel (kernels/cxx/blockwise_int8.hpp), or None where
@@ -143,11 +151,9 @@ def sm90_route(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Opt
     contiguous (the kernel gathers (M, K/128) row-major or its column-major transpose, and (N, K/128) row-major)."""
     m, k = a.shape
     n = b.shape[0]
-    if block_size != BLOCK or m < S8_MIN_M or n % 8 or os.environ.get(CUTLASS_ENV) == "0":
-        return None
     if a.data_ptr() % 16 or b.data_ptr() % 16 or (m > 1 and a.stride(0) % 16) or (n > 1 and b.stride(0) % 16):
         return None
-    if (bias is not None and bias.data_ptr() % 16) or not _blockwise_op.is_sm90(a.get_device()):
+    if (bias is not None and bias.data_ptr() % 16) or not sm90_serves(a.get_device(), m, n, block_size):
         return None
     if scale_a.is_contiguous():
         major = "k"
