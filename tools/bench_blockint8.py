@@ -36,6 +36,7 @@ from cutlass_gemm.ops.blockwise_int8 import reference  # noqa: E402
 from cutlass_gemm.runtime.gemv import GEMV_ENV  # noqa: E402
 from cutlass_gemm.kernels import blockwise as bk  # noqa: E402
 from cutlass_gemm.ops import blockwise as bops  # noqa: E402
+from cutlass_gemm.ops import blockwise_int8 as bi8  # noqa: E402
 from cutlass_gemm.ops.blockwise_int8 import CUTLASS_ENV  # noqa: E402
 from bench_common import alternating_time_us  # noqa: E402
 
@@ -89,7 +90,9 @@ def bench(m, n, k, block, bw_gbps, choices=False):
     for cfg in (bk.s8_candidate_configs("bf16", "k") + bk.s8_candidate_configs("bf16", "mn")
                 if choices and m > MAX_M and block == 128 else ()):
         sa_cfg = sa if cfg.sfa_major == "k" else sa.t().contiguous().t()
-        with mock.patch.object(bops, "select_config", lambda *a_, cfg=cfg, **kw: cfg):
+        # the op would turn a row-major scale_a column-major at depth (relayout_sfa): a "k" candidate must get it as is
+        with mock.patch.object(bops, "select_config", lambda *a_, cfg=cfg, **kw: cfg), \
+                mock.patch.object(bi8, "relayout_sfa", lambda m_, k_: False):
             bops._plans.clear()
             y_c = cutlass_gemm.scaled_mm_blockwise_int8(a, ws[0], sa_cfg, sbs[0], block_size=block)
             err_c = ((y_c[:256].double() - ref).norm() / ref.norm()).item()

@@ -41,7 +41,7 @@ from typing import List, Optional, Tuple
 from .config import ACTIVATIONS, TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged BlockwiseConfig would change.
-BLOCKWISE_GENERATOR_VERSION = "6"
+BLOCKWISE_GENERATOR_VERSION = "7"
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_blockwise"
 
@@ -133,7 +133,7 @@ class BlockwiseConfig(TemplateConfigMixin):
         if self.mainloop not in MAINLOOPS:
             bad("mainloop", f"must be one of {MAINLOOPS}, got {self.mainloop!r}")
         if self.ab == "s8" and self.mainloop != "overlap":
-            # the int8 mainloop (kMagic temporaries, per-column scales) exists in the overlapped form only
+            # the int8 mainloop (int32 temporaries, per-column scales) exists in the overlapped form only
             bad("mainloop", f"int8 operands run the overlapped int8 promotion (\"overlap\"), got {self.mainloop!r}")
         if self.mainloop != "cutlass" and tn != BLOCK:
             # one weight scale per tile N: the promotion folds it into the per-row scales
@@ -251,6 +251,10 @@ def layer_sfa_major(m: int) -> str:
 #:   4096 x 7168 x 2048: c2x1 175.4 / 172.0 (c1x2 177.2 / 174.6); 2048 x 28672 x 4096: c2x1 715.7 / 653.6.
 #: "mn" (coalesced gathers of the per-token scales) is ahead everywhere above 64 rows: the op turns a row-major scale_a
 #: column-major where the fp8 op does (relayout_sfa).
+#: Again with the I2FP promotion (generator 7; session29/call1, "mn"): 64 x 8192^2 pingpong 31.4, 128x128 c1x1 / c1x2 /
+#: c2x1 44.4 / 44.8 / 45.4; 256: 50.1 / 44.1 / 43.6 / 44.3; 1024: 184.7 / 162.5 / 159.6 / 162.0; 2048: 375.0 / 327.4 /
+#: 318.6 / 326.9; 4096 x 7168 x 2048 ("k", the op's layout at K 2048): 166.4 / 147.3 / 149.5 / 151.1. The 128 x 128 tiles
+#: within 3% of each other, single runs: the rows stand.
 SELECTION_S8: Tuple[Tuple[Optional[int], tuple], ...] = (
     (128, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", "overlap")),
     (None, ((128, 128, 128), (2, 1, 1), "cooperative", "persistent", "overlap")),

@@ -6,13 +6,13 @@
 // with one scale per token and one per output channel for each 128-wide K block. CUTLASS's FP8 blockwise collective
 // gives the TMA loads, the scale gathers and the pipeline; this mainloop replaces its mma().
 //
-// The int32 -> float conversion. int8 wgmmas accumulate in int32; turning every partial sum into float with I2F
-// costs a quarter-rate instruction per element and k-tile, more than the tensor cores take for the k-tile. Instead
-// each k-tile's accumulator starts as the bits of kMagic = 1.5 * 2^23 (0x4B400000): the wgmmas add the integer block
-// sum s to those bits, and while |s| < 2^22 the bits stay a float of the binade [2^23, 2^24), whose ulp is 1, equal
-// to kMagic + s exactly. |s| <= 128 * 128 * 128 = 2^21 for a 128-deep block of int8 products, so one exact FADD
-// (x - kMagic) recovers s. Per element and k-tile: that FADD, the scale product and its FFMA into the running float
-// sum, and the register reset to kMagic.
+// The int32 -> float conversion. int8 wgmmas accumulate in int32: each k-tile's first wgmma starts its temporary at
+// zero (ScaleOut::Zero, no register reset) and the block sum s, |s| <= 128 * 128 * 128 = 2^21, is exact as a float.
+// On SM86+ the compiler emits I2FP.F32.S32 for the conversion (SM80 code has I2F, a quarter-rate conversion-unit
+// instruction; I2FP's rate on the H100: see README, "Per-block int8"). Per element and k-tile: that I2FP, the scale product (FMUL) and its FFMA into the
+// running float sum: 3 instructions. The form before (session 28) started each temporary at the bits of 1.5 * 2^23,
+// so that one exact FADD recovered s, and paid a register reset per element and k-tile (4 instructions); both
+// forms give the same bits (s exact, then the same FMUL and FFMA).
 //
 // The accumulator types. The collective, the kernel and the epilogue take their accumulator type from the tiled MMA's
 // C type: the collective is given S8AsF32Bits below, an int8 wgmma whose C type reads "float", so the running sum, the
@@ -64,10 +64,6 @@ struct Int8PromotionMainloop : PromotionMainloopBase<Base> {
   static_assert(cute::is_same_v<ElementBlockScale, float>, "int8 promotion: float scales and running sum");
   static_assert(Base::ScaleMsPerTile == cute::size<0>(TileShape{}) && Base::ScaleNsPerTile == cute::size<1>(TileShape{}),
                 "int8 promotion: one scale per row (token) and one per column (channel) for each K block");
-  // 1.5 * 2^23: its bits, 0x4B400000, are the int32 start value of each k-tile's temporary.
-  static constexpr float kMagic = 12582912.0f;
-  static constexpr int32_t kMagicBits = 0x4B400000;
-
   template <class FrgTensorC>
   CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
                           int thread_idx, TensorStorage& shared_tensors, Params const& /*mainloop_params*/) {
@@ -96,20 +92,19 @@ struct Int8PromotionMainloop : PromotionMainloopBase<Base> {
       pipeline.consumer_wait(smem_pipe_read, token);
       const int stage = smem_pipe_read.index();
       copy(tCsSFA(_, _, _, make_coord(_0{}, stage)), sf);
-      CUTLASS_PRAGMA_UNROLL
-      for (int i = 0; i < size(part); ++i) part(i) = kMagicBits;  // (not fill: it binds a reference to the member)
-      tiled_mma.accumulate_ = GMMA::ScaleOut::One;  // every wgmma adds onto the kMagic bits
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;  // the k-tile's first wgmma overwrites the temporary
       warpgroup_fence_operand(part);
       warpgroup_arrive();
       CUTLASS_PRAGMA_UNROLL
       for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
         cute::gemm(tiled_mma, tCrA(_, _, k_block, stage), tCrB(_, _, k_block, stage), part);
+        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
       }
       warpgroup_commit_batch();
       warpgroup_fence_operand(part);
       ++smem_pipe_read;
     };
-    // `part`'s wgmmas are complete (the caller waited): add (part - kMagic) * scale_a * scale_b to the running sum,
+    // `part`'s wgmmas are complete (the caller waited): add float(part) * scale_a * scale_b to the running sum,
     // the weight scales read from the stage, then free the stage.
     auto promote = [&](auto& part, auto const& sf) {
       const int stage = smem_pipe_release.index();
@@ -117,7 +112,7 @@ struct Int8PromotionMainloop : PromotionMainloopBase<Base> {
       warpgroup_fence_operand(part);
       warpgroup_fence_operand(accum);
       CUTLASS_PRAGMA_UNROLL
-      for (int i = 0; i < size(accum); ++i) accum(i) += (__int_as_float(part(i)) - kMagic) * (sf(i) * sfb(i));
+      for (int i = 0; i < size(accum); ++i) accum(i) += __int2float_rn(part(i)) * (sf(i) * sfb(i));
       warpgroup_fence_operand(accum);
       pipeline.consumer_release(smem_pipe_release);
       ++smem_pipe_release;

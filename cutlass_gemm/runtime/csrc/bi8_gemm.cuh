@@ -7,7 +7,7 @@
 // (N, K/B) with any strides (the layouts of quantize_per_group / quant.quantize_per_block are consumed
 // as they are), B = kBlock = 64 or 128. Inside a K block the products are added exactly in int32 by
 // mma.sync m16n8k32 s8; at the end of the block each int32 fragment element is converted to float
-// (exactly, without I2F: see kMagicBits) and added to the fp32 accumulator with the weight
+// (exactly: see partial_value) and added to the fp32 accumulator with the weight
 // sa[row] * sb[col] (one fma). Epilogue in fp32: + bias, activation, one rounding to T.
 //
 // Work split: a CTA owns a kBM x kBN output tile; kWM x kWN warps, each a (kBM / kWM) x (kBN / kWN)
@@ -94,14 +94,23 @@ __device__ __forceinline__ float activate(float x, int act) {
   }
 }
 
-// int32 -> float without I2F (a quarter-rate conversion on SM80/SM90: 16 per clock per SM, which at 64
-// accumulators per thread per K block would take as long as the block's mma instructions): the int32
-// accumulators start at the bits of 1.5 * 2^23 instead of 0, the mma adds the block's dot product d to
-// them as integers (|d| <= 128^3 = 2^21 < 2^22 keeps the exponent), so the bits read as the float
-// 1.5 * 2^23 + d, and one exact fp32 subtraction gives d.
+// A K block's int32 partial sum d (|d| <= 128^3 = 2^21) as an exact float, in two halves: what the partial starts at
+// and how it is read back. SM86+: from 0, read by I2FP.F32.S32 (the conversion sm_86+ code uses; on the H100 half the
+// FFMA rate, tools/results/h100-2026-11-27/session29/call1/i2fp_rate.txt). SM80's I2F is a quarter-rate
+// conversion-unit instruction (at 64 partials per thread per block as long as the block's mma instructions), so
+// there the partial starts at the bits of 1.5 * 2^23, the mma adds d to them as integers (|d| < 2^22 keeps the
+// exponent), the bits read as the float 1.5 * 2^23 + d, and one exact subtraction gives d (a register reset and a
+// FADD per element, where SM86+ pays one I2FP). Both give the same float.
 constexpr int kMagicBits = 0x4B400000;
 constexpr int kRasterGroup = 8;
 constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 860
+constexpr int kPartialStart = 0;
+__device__ __forceinline__ float partial_value(int d) { return __int2float_rn(d); }
+#else
+constexpr int kPartialStart = kMagicBits;
+__device__ __forceinline__ float partial_value(int d) { return __int_as_float(d) - kMagic; }
+#endif
 
 template <typename T, int kBlock, int kBM, int kBN, int kWM, int kWN, int kStages>
 __global__ void __launch_bounds__(kWM * kWN * 32) bi8_gemm_kernel(Bi8Args p) {
@@ -213,7 +222,7 @@ __global__ void __launch_bounds__(kWM * kWN * 32) bi8_gemm_kernel(Bi8Args p) {
 #pragma unroll
         for (int nt = 0; nt < kNT; ++nt)
 #pragma unroll
-          for (int r = 0; r < 4; ++r) ci[mt][nt][r] = kMagicBits;
+          for (int r = 0; r < 4; ++r) ci[mt][nt][r] = kPartialStart;
 #pragma unroll
       for (int ks = 0; ks < kBlock / 32; ++ks) {
         const int kc = j * (kBlock / 16) + ks * 2;  // first 16-byte chunk of this k32 step
@@ -242,7 +251,7 @@ __global__ void __launch_bounds__(kWM * kWN * 32) bi8_gemm_kernel(Bi8Args p) {
         for (int nt = 0; nt < kNT; ++nt)
 #pragma unroll
           for (int r = 0; r < 4; ++r)
-            acc[mt][nt][r] = fmaf(__int_as_float(ci[mt][nt][r]) - kMagic, sa_v[mt][r >> 1] * sb_v[nt][r & 1], acc[mt][nt][r]);
+            acc[mt][nt][r] = fmaf(partial_value(ci[mt][nt][r]), sa_v[mt][r >> 1] * sb_v[nt][r & 1], acc[mt][nt][r]);
     }
   };
 

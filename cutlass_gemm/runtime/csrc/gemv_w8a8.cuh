@@ -23,8 +23,8 @@
 // Block-scaled form (kBC > 0: scales per K block of kBC * 64; the per-block int8 op and the blockwise fp8 op at
 // M <= 16): each warp's K range is whole blocks; a block's products go to a fresh partial accumulator, which is
 // then added to a float32 accumulator with the weight sa[row, kb] * sb[col >> sb_shift, kb] (one fma), as the
-// per-block int8 GEMM (bi8_gemm.cuh) does: int8 partials start at the bits of 1.5 * 2^23 so that the int32
-// result reads as an exact float after one subtraction (|block sum| <= 128 * 127 * 128 < 2^22). The epilogue
+// per-block int8 GEMM (bi8_gemm.cuh) does: int8 partials read back as exact floats by cg_bi8::partial_value (I2FP on
+// SM86+, the 1.5 * 2^23 bias and one subtraction on SM80; |block sum| <= 128 * 127 * 128 < 2^22). The epilogue
 // adds the bias and applies the activation (bi8_gemm.cuh's formulas, those of the CUTLASS epilogues).
 #pragma once
 #include <cuda_bf16.h>
@@ -34,7 +34,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "bi8_gemm.cuh"  // activate(), kMagic / kMagicBits
+#include "bi8_gemm.cuh"  // activate(), kPartialStart / partial_value
 #include "pdl.cuh"
 
 namespace cg_gemv {
@@ -254,7 +254,7 @@ __global__ void __launch_bounds__(kWarpsK * 32, threads_per_sm<kBC, kUnroll>() /
         if constexpr (kBlock) {
           Acc part[4];
 #pragma unroll
-          for (int i = 0; i < 4; ++i) part[i] = kFp8 ? Acc(0) : Acc(cg_bi8::kMagicBits);
+          for (int i = 0; i < 4; ++i) part[i] = kFp8 ? Acc(0) : Acc(cg_bi8::kPartialStart);
 #pragma unroll
           for (int u = b * kBC; u < (b + 1) * kBC; ++u) {
             mma_k32(part, wa[u].x, wb[u].x, wa[u].y, wb[u].y, xv[u][mt].x, xv[u][mt].y);
@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(kWarpsK * 32, threads_per_sm<kBC, kUnroll>() /
           for (int i = 0; i < 4; ++i) {  // element i: activation row 2t + (i & 1), weight row g + 8 (i >> 1)
             float d;
             if constexpr (kFp8) d = part[i];
-            else d = __int_as_float(part[i]) - cg_bi8::kMagic;
+            else d = cg_bi8::partial_value(part[i]);
             acc[mt][i] = fmaf(d, sa[b][mt][i & 1] * sb[b][i >> 1], acc[mt][i]);
           }
         } else {
