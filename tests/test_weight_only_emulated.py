@@ -122,10 +122,10 @@ def test_deferred_copies_expose_no_pipeline_hazard(emu, cfg):
 # ------------------------------------------------------------------------------------ stream and direct kernels
 # wo_stream.cuh and wo_direct.cuh, as 100 + their variant id of wo_launch.cuh's kWoVariants -> the M capacity served.
 STREAM = {105: 1, 106: 4, 107: 8, 108: 8, 109: 8, 110: 16, 111: 16, 112: 32, 113: 64}
-DIRECT = {114: 1, 115: 1, 116: 8, 117: 8, 118: 16, 119: 8, 120: 16, 121: 16, 122: 16}
+DIRECT = {114: 1, 115: 1, 116: 8, 117: 8, 118: 16, 119: 8, 120: 16, 121: 16, 122: 16, 123: 1, 124: 16, 125: 8, 126: 1}
 # (cfg, M) pairs of each family run on every format
 FORMAT_RUNS = {"stream": ((105, 1), (107, 5), (110, 13)), "direct": ((114, 1), (115, 1), (117, 5), (119, 8), (118, 13),
-                                                                        (121, 16))}
+                                                                        (121, 16), (123, 1), (124, 11), (125, 7))}
 
 
 @pytest.mark.parametrize("bits,group,zp", [(4, 128, False), (4, 32, True), (4, None, True), (8, None, False),

@@ -21,6 +21,8 @@ VARIANTS: Dict[int, Tuple[str, int]] = {
     11: ("stream x16 8x1 s3", 16), 12: ("stream x32 4x1 s3", 32), 13: ("stream x64 4x1 s2", 64),
     14: ("direct x1 1x4 u1 t1024", 1), 15: ("direct x1 4x2 u1 t768", 1), 16: ("direct x8 4x2 u1 t1024", 8), 17: ("direct x8 4x2 u1 t768", 8), 18: ("direct x16 4x2 u1 t768", 16), 19: ("direct x8 2x4 u1 t1024", 8),
     20: ("direct x16 2x4 u2 t512", 16), 21: ("direct x16 4x2 u2 t512", 16), 22: ("direct x16 4x2 u1 t512", 16),
+    23: ("direct x1 1x16 u1 t1024", 1), 24: ("direct x16 1x8 u1 t512", 16), 25: ("direct x8 1x16 u1 t1024", 8),
+    26: ("direct x1 1x8 u1 t1024", 1),
 }
 DEFAULT = 0
 MAX_M = 64
@@ -45,13 +47,16 @@ MIXED_FROM_M_MIN_N = 4096
 #: M = 16 moved to variant 22 (direct x16 at 512 threads per SM, 104 registers; variant 18 at 768 spills 60 bytes):
 #: W8A16 16 x 8192^2 28.36 us (v0) -> 26.94, 16 x 4096 x 14336 27.87 (v18) -> 25.43; the mma / stream kernels, plain
 #: launches before, win some rows again (int8 4 x 8192^2 v0, 16 x 28672 x 4096 v10). The None rows are that sweep's
-#: most frequent winner per bits and M bucket. M <= 64: session 7's sweep
+#: most frequent winner per bits and M bucket. M = 1, 8 and 16 again from session29/call3/sweep/wo_sweep.md (the same
+#: sweep with variants 23-26, one 32-column block per CTA and K over 8-16 warps): at 8192 columns variant 23 (1 x 16
+#: warps) fills the SMs with 256 CTAs and no split-K, int4 1 x 8192^2 15.22 us (v14, 4 splits) -> 13.73, int8 25.32
+#: -> 24.12; 1 x 4096 x 14336 takes variant 26 (1 x 8, 4 splits against v14's 8): int4 14.08 -> 13.50. M <= 64: session 7's sweep
 #: (tools/results/h100-2026-11-23/session7/call3/wo/wo_sweep.md).
 TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
-    (4, 1, 4096, 14336, 14),
-    (4, 1, 8192, 8192, 14),
+    (4, 1, 4096, 14336, 26),
+    (4, 1, 8192, 8192, 23),
     (4, 1, 28672, 4096, 14),
-    (4, 1, None, None, 14),
+    (4, 1, None, None, 26),
     (4, 4, 4096, 14336, 19),
     (4, 4, 8192, 8192, 19),
     (4, 4, 28672, 4096, 16),
@@ -62,22 +67,22 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 8, None, None, 16),
     (4, 16, 4096, 14336, 4),
     (4, 16, 8192, 8192, 22),
-    (4, 16, 28672, 4096, 1),
+    (4, 16, 28672, 4096, 4),
     (4, 16, None, None, 4),
     (4, 64, 4096, 14336, 0),
     (4, 64, 8192, 8192, 3),
     (4, 64, 28672, 4096, 0),
     (4, 64, None, None, 0),
-    (8, 1, 4096, 14336, 14),
-    (8, 1, 8192, 8192, 14),
+    (8, 1, 4096, 14336, 26),
+    (8, 1, 8192, 8192, 23),
     (8, 1, 28672, 4096, 15),
-    (8, 1, None, None, 14),
+    (8, 1, None, None, 26),
     (8, 4, 4096, 14336, 17),
     (8, 4, 8192, 8192, 0),
     (8, 4, 28672, 4096, 17),
     (8, 4, None, None, 17),
     (8, 8, 4096, 14336, 17),
-    (8, 8, 8192, 8192, 17),
+    (8, 8, 8192, 8192, 22),
     (8, 8, 28672, 4096, 17),
     (8, 8, None, None, 17),
     (8, 16, 4096, 14336, 22),

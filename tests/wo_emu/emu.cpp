@@ -298,6 +298,10 @@ int by_config(int cfg, WoArgs const& a, int splits, bool eager, bool rev) {
     case 120: return run_direct<T, kBits, kZero, 16, 2, 4, 2, 512>(a, splits, eager, rev);
     case 121: return run_direct<T, kBits, kZero, 16, 4, 2, 2, 512>(a, splits, eager, rev);
     case 122: return run_direct<T, kBits, kZero, 16, 4, 2, 1, 512>(a, splits, eager, rev);
+    case 123: return run_direct<T, kBits, kZero, 1, 1, 16, 1, 1024>(a, splits, eager, rev);
+    case 124: return run_direct<T, kBits, kZero, 16, 1, 8, 1, 512>(a, splits, eager, rev);
+    case 125: return run_direct<T, kBits, kZero, 8, 1, 16, 1, 1024>(a, splits, eager, rev);
+    case 126: return run_direct<T, kBits, kZero, 1, 1, 8, 1, 1024>(a, splits, eager, rev);
     case 0: return run<T, kBits, kZero, 1, 1, 4, 4>(a, splits, eager, rev);  // default, M <= 4
     case 1: return run<T, kBits, kZero, 2, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 32
     case 2: return run<T, kBits, kZero, 4, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 64

@@ -102,6 +102,12 @@ inline constexpr WoVariantInfo kWoVariants[] = {
     {20, "direct x16 2x4 u2 t512", 16},
     {21, "direct x16 4x2 u2 t512", 16},
     {22, "direct x16 4x2 u1 t512", 16},
+    // One column block per CTA, K over 8-16 warps (session 29): at 8192 columns the warps of 256 CTAs fill the SMs
+    // without the split-K partials, counters and last-CTA sum the 1 x 4 / 4 x 2 CTAs need there.
+    {23, "direct x1 1x16 u1 t1024", 1},
+    {24, "direct x16 1x8 u1 t512", 16},
+    {25, "direct x8 1x16 u1 t1024", 8},
+    {26, "direct x1 1x8 u1 t1024", 1},
 };
 constexpr int kWoVariantCount = sizeof(kWoVariants) / sizeof(kWoVariants[0]);
 
@@ -131,6 +137,10 @@ WoKernel wo_variant_kernel(int variant, int m) {
     case 20: return wd_kernel<T, kBits, kZero, 16, 2, 4, 2, 512>();
     case 21: return wd_kernel<T, kBits, kZero, 16, 4, 2, 2, 512>();
     case 22: return wd_kernel<T, kBits, kZero, 16, 4, 2, 1, 512>();
+    case 23: return wd_kernel<T, kBits, kZero, 1, 1, 16, 1, 1024>();
+    case 24: return wd_kernel<T, kBits, kZero, 16, 1, 8, 1, 512>();
+    case 25: return wd_kernel<T, kBits, kZero, 8, 1, 16, 1, 1024>();
+    case 26: return wd_kernel<T, kBits, kZero, 1, 1, 8, 1, 1024>();
     default: return {};  // unknown id: fn == nullptr
   }
 }
