@@ -6,7 +6,6 @@ source and launched by ctypes, timed in alternating batches with the per-token i
 outputs of the two forms compared bitwise with each other and with the op's call.
     python exp_i2fp.py OUT_DIR [build]      ("build": compile the four libraries only; a later run reuses them)
 """
-import ctypes
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,6 +15,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(ROOT / "tools"))
 from bench_common import alternating_time_us  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "session28"))
+from exp_variants import load  # noqa: E402  (ctypes binding of a blockwise library's cg_blockwise_launch)
 
 import cutlass_gemm  # noqa: E402
 from cutlass_gemm.kernels.blockwise import select_config  # noqa: E402
@@ -67,14 +68,6 @@ def build(out: Path):
             secs = dict(zip(todo, pool.map(lambda j: compile_source(j[0], j[1], 90), todo.values())))
         print("built", {f"{k[0]}_{k[1]}": round(v) for k, v in secs.items()}, flush=True)
     return {k: v[1] for k, v in jobs.items()}
-
-
-def load(path):
-    lib = ctypes.CDLL(str(path))
-    P, I = ctypes.c_void_p, ctypes.c_int64
-    lib.cg_blockwise_launch.argtypes = [P, P, P, P, P, P, I, I, I, I, I, I, P, ctypes.c_size_t, P]
-    lib.cg_blockwise_launch.restype = ctypes.c_int
-    return lib
 
 
 def main():
