@@ -1,10 +1,11 @@
 """GPU (SM90): the per-block int8 GEMM through CUTLASS (kernels/cxx/blockwise_int8.hpp: int8 wgmma per 128-deep K
-block, each block sum recovered exactly from its float-biased accumulator and scaled into a float32 running sum), as
+block, each block sum exact in int32, read as a float by I2FP and scaled into a float32 running sum), as
 `scaled_mm_blockwise_int8` and `Int8BlockLinear` serve it from M = 17 with block 128. Every output element against
 the float64 reference on random data with outlier scales (tolerance of tests/test_blockint8_gpu.py), outputs poisoned
 first: odd M and N, one to many K blocks (both ends of the two-temporary loop), bias, fp16/bf16, every activation,
 both scale_a layouts (bitwise equal), the calls that fall back (misaligned rows, N % 8, block 64) still right;
-determinism; the layer's C++ call equal to the op; torch.compile and CUDA-graph replay. `pytest -m gpu`."""
+determinism; the layer's C++ call equal to the op; torch.library.opcheck on this route; torch.compile and CUDA-graph
+replay. `pytest -m gpu`."""
 import os
 from unittest import mock
 
@@ -49,6 +50,16 @@ def test_activations_and_scale_layouts(activation):
     y_k, _ = _run(96, 392, 768, activation=activation, seed=5)
     y_mn, _ = _run(96, 392, 768, activation=activation, seed=5, major="mn")
     assert torch.equal(y_k, y_mn)  # the same kernel arithmetic whichever layout the scales come in
+
+
+def test_opcheck_on_the_cutlass_route():
+    """torch.library.opcheck of the op on a call the CUTLASS kernel serves (M >= 17, block 128): schema, fake impl
+    against the real call, and the registrations."""
+    a, b, sa, sb = _operands(48, 136, 512, 128, seed=11)
+    assert sm90_route(a, b, sa, sb, None, 128) is not None
+    bias = torch.randn(136, device="cuda").bfloat16()
+    torch.library.opcheck(torch.ops.cutlass_gemm.scaled_mm_blockwise_int8.default,
+                          (a, b, sa, sb, bias, torch.bfloat16, "silu", 128))
 
 
 def test_large_m_against_the_tiled_kernel():
