@@ -62,7 +62,7 @@ def _close(y, ref, rtol=1e-2):
 # ------------------------------------------------------------------------------------ config + emission
 def test_config_names_parse_back_and_validate():
     cfgs = default_configs()
-    assert len(cfgs) == 36 and len({c.name for c in cfgs}) == 36 and len(resnet_configs()) == 12
+    assert len(cfgs) == 54 and len({c.name for c in cfgs}) == 54 and len(resnet_configs()) == 24
     for c in cfgs:
         assert Conv2dConfig.from_name(c.name) == c and Conv2dConfig.from_dict(c.to_dict()) == c
         assert family_of(c).name == "conv2d" and c.generated_subdir == "sm90_conv"

@@ -120,8 +120,9 @@ def test_launch_passes_the_launcher_its_arguments(monkeypatch):
     assert out.shape == (2, 9, 7, 16) and out.dtype == torch.bfloat16
     (call,) = lib.calls
     assert call[:6] == (x.data_ptr(), w.data_ptr(), out.data_ptr(), sx.data_ptr(), sw.data_ptr(), b.data_ptr())
-    assert call[6:21] == (2, 9, 7, 64, 16, 3, 3, 1, 1, 1, 1, 1, 1, 9, 7)
-    assert call[21:] == (None, 0, 1234)  # no workspace; the current stream
+    assert call[6] is None  # scale_out: a bf16 output has none
+    assert call[7:22] == (2, 9, 7, 64, 16, 3, 3, 1, 1, 1, 1, 1, 1, 9, 7)
+    assert call[22:] == (None, 0, 1234)  # no workspace; the current stream
     ci._launch(plan, x, w, sx, sw, None)
     assert lib.calls[1][5] is None  # no bias: a null pointer (the kernel reads zeros)
 
@@ -129,7 +130,7 @@ def test_launch_passes_the_launcher_its_arguments(monkeypatch):
 def test_launch_workspace_and_misaligned_pointers(monkeypatch):
     plan, lib, (x, w, sx, sw, b) = _fake_plan(monkeypatch, ws_bytes=256)
     ci._launch(plan, x, w, sx, sw, b)
-    ws_ptr, ws_bytes = lib.calls[0][21:23]
+    ws_ptr, ws_bytes = lib.calls[0][22:24]
     assert ws_ptr and ws_bytes == 256
     buf = torch.empty(x.numel() + 16, dtype=torch.int8)
     off = buf[1:1 + x.numel()].view(x.shape)

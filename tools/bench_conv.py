@@ -15,6 +15,10 @@ quantization + GEMM); int8_layer: `Int8Conv2d.from_float(conv)(x)` on the same b
 runs); int8_static_layer: the same layer with a calibrated input scale (`act="static"`: one-pass quantization
 with the given scale instead of the dynamic per-tensor kernel's two phases). Ratios cudnn_f16 / int8 (> 1: int8
 faster). The aim (issue 14): >= 1.3x on the 3x3 convs at batch 32.
+int8_chain (k x k rows): the layer as an int8 chain runs it (nn/chain.py): `Int8ConvActivation` in (int8 NHWC +
+scale, from the previous conv's epilogue), output quantized in its own epilogue for the next conv (ReLU fused):
+no quantization kernel, int8 bytes in and out, plus the one-element scale op; int8_chain_end: int8 in, bf16 out
+(the chain's last conv, before a residual add).
 `--weight-only` times instead ResNet-50's stride-1 1x1 convs at batch 1 (WO_1X1) with int4 (g128; g64 where
 Ci = 64) and int8
 (per channel) weights, `WeightOnlyConv2d.from_float(conv)` on the fp16 layer, against cuDNN fp16 (issue 14's
@@ -34,7 +38,7 @@ from torch import nn
 from bench_common import graph_time_us, md_table, report, wall_time_us, write_results
 from resnet50 import RESNET50_CONVS, resnet50
 
-import cutlass_gemm  # noqa: F401  (registers the ops)
+import cutlass_gemm  # registers the ops
 import cutlass_gemm.nn as cnn
 from cutlass_gemm import conv2d_int8
 from cutlass_gemm.ops import gemm
@@ -90,7 +94,17 @@ def _row(name, ci, co, k, stride, hw, batch):
     with torch.no_grad():
         _both(row, "int8_layer", lambda: layer(xb))
         row["int8_static_layer"] = graph_time_us(lambda: static(xb))
-    for col in ("int8_kernel", "int8_e2e", "int8_layer", "int8_static_layer"):
+    cols = ["int8_kernel", "int8_e2e", "int8_layer", "int8_static_layer"]
+    if not is_gemm:
+        chained_in = cutlass_gemm.Int8ConvActivation(xq.permute(0, 3, 1, 2), static.linear.input_scale)
+        end = copy.deepcopy(static)
+        mid = copy.deepcopy(static)
+        mid.set_int8_output(static.linear.input_scale, "relu")
+        with torch.no_grad():
+            _both(row, "int8_chain", lambda: mid(chained_in))
+            row["int8_chain_end"] = graph_time_us(lambda: end(chained_in))
+        cols += ["int8_chain", "int8_chain_end"]
+    for col in cols:
         row[f"x_f16_per_{col[5:]}"] = round(row["cudnn_f16"] / row[col], 3)
     row["x_f16_per_layer_wall"] = round(row["cudnn_f16_wall"] / row["int8_layer_wall"], 3)
     return row
@@ -166,7 +180,9 @@ def cmd_conv_weight_only(args):
 
 
 def resnet_rows():
-    """ResNet-50 at batch 32: fp16 cuDNN vs each int8 scheme, eager wall clock and CUDA-graph GPU time."""
+    """ResNet-50 at batch 32: fp16 cuDNN (as built, and with BatchNorm folded into the convs) vs each int8 scheme
+    and the int8 chain (BatchNorm folded, w8a8-int8-static, `chain_int8`), eager wall clock and CUDA-graph GPU
+    time."""
     base, source = resnet50()
     base = base.cuda().to(memory_format=CL)
     x = torch.randn(32, 3, 224, 224, device="cuda").contiguous(memory_format=CL)
@@ -178,11 +194,15 @@ def resnet_rows():
         ref = base(x).double()
         models = {"fp16 cuDNN": copy.deepcopy(base).half()}
         reports = {}
+        models["fp16 cuDNN, BN folded"] = cnn.fold_batchnorm(copy.deepcopy(base).half().eval()).to(memory_format=CL)
         for scheme in RESNET_SCHEMES:
             q = copy.deepcopy(base).half()
             cals = cnn.calibrate(q, [xh]) if scheme.endswith("static") else None
             reports[scheme] = cnn.quantize_model(q, scheme, calibration=cals)
             models[scheme] = q
+        q = cnn.fold_batchnorm(copy.deepcopy(base).half().eval())
+        reports["int8 chain"] = cnn.quantize_model(q, "w8a8-int8-static", calibration=cnn.calibrate(q, [xh]))
+        models["int8 chain"], chain_report = cnn.chain_int8(q)
         t16 = None
         for name, m in models.items():
             err = ((m(xh).double() - ref).norm() / ref.norm()).item()
@@ -196,6 +216,7 @@ def resnet_rows():
                          f"({t16[1] / graph:.2f}x)  rel. error vs fp32 {err:.3e}")
     for scheme, rep in reports.items():
         lines.append(f"  {scheme}: {rep}".replace("\n", "\n    "))
+    lines.append(f"  int8 chain: {chain_report}".replace("\n", "\n    "))
     return lines, summary
 
 
@@ -222,8 +243,16 @@ def cmd_conv(args):
               *(f"{r[c + '_wall']:.1f}" for c in ("cudnn_f16", "int8_kernel", "int8_e2e", "int8_layer")),
               r["x_f16_per_layer_wall"]] for r in rows]
     lines = ["GPU time (CUDA graph of 20 calls) then eager wall clock, us per call:", ""] + md_table(header, table)
-    for col in ("kernel", "e2e", "layer", "static_layer"):
-        three = [r[f"x_f16_per_{col}"] for r in rows if r["k"] == 3 and r["batch"] == 32]
+    chain_rows = [r for r in rows if "int8_chain" in r]
+    if chain_rows:
+        lines += ["", "int8 chain (GPU time, us): the layer with an int8 input from the previous conv's epilogue; "
+                      "chain = int8 out (ReLU, quantized for the next conv), end = bf16 out:", ""]
+        lines += md_table(["conv", "batch", "cudnn f16", "int8 chain", "f16/chain", "int8 chain end", "f16/end"],
+                          [[r["conv"], r["batch"], f"{r['cudnn_f16']:.1f}", f"{r['int8_chain']:.1f}",
+                            r["x_f16_per_chain"], f"{r['int8_chain_end']:.1f}", r["x_f16_per_chain_end"]]
+                           for r in chain_rows])
+    for col in ("kernel", "e2e", "layer", "static_layer", "chain", "chain_end"):
+        three = [r[f"x_f16_per_{col}"] for r in rows if r["k"] == 3 and r["batch"] == 32 and f"x_f16_per_{col}" in r]
         if three:
             lines.append(f"\n3x3 convs at batch 32: cuDNN fp16 / int8 {col} (GPU time) geometric mean "
                          f"{statistics.geometric_mean(three):.2f}x, min {min(three):.2f}x (aim: >= 1.3x)")

@@ -2,12 +2,14 @@
 """The int8 conv kernel names a GPU run needs, from the same selection the op makes (kernels/conv2d.py
 `select_config`), so a session builds exactly those:
 
-    python3 tools/conv_kernels_needed.py tests|bench|resnet|all   # space-separated names
+    python3 tools/conv_kernels_needed.py tests|bench|resnet|chain|all   # space-separated names
     python3 tools/generate_kernels.py --conv --compile --jobs 16 $(python3 tools/conv_kernels_needed.py all --args)
 
 tests: tests/test_conv_int8_gpu.py (its CASES x bf16/fp16 x none/ReLU/ReLU6, the conv2d_int8 and layer tests,
 ResNet-50 at batch 8 in bf16); bench: tools/bench_conv.py's rows (bf16, batch 1 and 32); resnet: the fp16
-ResNet-50 at batch 32 of `benchmark.py conv --resnet` and tools/demo.py.
+ResNet-50 at batch 32 of `benchmark.py conv --resnet` and tools/demo.py; chain: every ResNet-50 tile with bf16,
+fp16 and int8 (chained) output, none / ReLU (tests/test_conv_chain_gpu.py, the int8-chain columns and model of the
+benchmark: in a chain the 1x1 convs run the implicit GEMM too).
 """
 import sys
 from pathlib import Path
@@ -15,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
-from cutlass_gemm.kernels.conv2d import select_config  # noqa: E402
+from cutlass_gemm.kernels.conv2d import resnet_configs, select_config  # noqa: E402
 from cutlass_gemm.ops.conv_igemm import out_size  # noqa: E402
 from resnet50 import RESNET50_CONVS  # noqa: E402
 
@@ -44,7 +46,8 @@ def _tests():
 
 def needed(which: str) -> set:
     sets = {"tests": _tests, "bench": lambda: _resnet("bf16", 1) | _resnet("bf16", 32),
-            "resnet": lambda: _resnet("f16", 32)}
+            "resnet": lambda: _resnet("f16", 32),
+            "chain": lambda: {c.name for c in resnet_configs("bf16") + resnet_configs("f16")}}
     if which == "all":
         return set().union(*(f() for f in sets.values()))
     return sets[which]()

@@ -10,6 +10,15 @@ epilogue is a hand-written EVT (kernels/emit_conv.py): scale_x is one float32 re
 scale_w and bias are row broadcasts along Co (a null bias pointer reads as zeros, so one kernel serves
 convs with and without a bias), then the activation, then one conversion to bf16/fp16.
 
+Output dtype "s8" (int8 activation chaining, nn/chain.py): the next conv's input quantized in this epilogue,
+
+    q (N, P, Q, Co) = saturate(rint(act(scale_x * scale_w[co] * conv + bias[co]) * inv_scale_out))
+
+with inv_scale_out one float32 read through a pointer (the reciprocal of the next layer's calibrated input
+scale), round half to even, saturation to [-128, 127] (`cvt.rni.sat.s8.f32`), bias float32 — the library's
+static quantizer's rule applied to the float32 value a bf16/fp16 kernel would round. The next conv reads it
+as its int8 x, so an int8 network pays no quantization kernel and half the activation bytes between convs.
+
 What the wheel offers, and why this is the family's shape (nvidia-cutlass 4.2):
 - `cutlass_library.generator.GenerateSM90_Conv3x` lists s8 x s8 -> s32 fprop kernels, and the SM90 conv
   collective builder (`cutlass/conv/collective/builders/sm90_gmma_builder.inl`) takes int8: SM90 is served.
@@ -33,11 +42,13 @@ from typing import List, Tuple
 from .config import TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged Conv2dConfig would change.
-CONV_GENERATOR_VERSION = "2"
+CONV_GENERATOR_VERSION = "3"
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_conv"
 
-OUT_DTYPES = ("bf16", "f16")
+OUT_DTYPES = ("bf16", "f16", "s8")
+#: Bytes per element of each output dtype (the TMA store's 16-byte rows set Co's alignment).
+OUT_BYTES = {"bf16": 2, "f16": 2, "s8": 1}
 #: Activations fused after scale + bias (float32, NaN stays NaN as in torch.relu / torch.clamp).
 ACTIVATIONS = ("none", "relu", "relu6")
 #: K of the CTA tile: 128 int8 = one 128-byte swizzled TMA row (the generator's 4 x the 32-deep int8 wgmma), or
@@ -49,8 +60,13 @@ TILE_KS = (64, 128)
 #: CUTLASS tiles the filter's (C, S, R) reduction mode by the tile K, which must divide C (a Ci of 16/32/48 would
 #: split a tile across taps, which cute's shape division does not define; the TMA rows alone would need 16).
 CI_ALIGN = 64
-#: Output channels: 16-byte rows of the bf16/fp16 TMA store.
+#: Output channels: 16-byte rows of the bf16/fp16 TMA store (int8 output: 16 channels, `co_align`).
 CO_ALIGN = 8
+
+
+def co_align(out_dtype: str) -> int:
+    """Output channels per 16-byte row of the TMA store for `out_dtype` (8 for bf16/fp16, 16 for s8)."""
+    return 16 // OUT_BYTES[out_dtype]
 
 
 def _is_pow2(x: int) -> bool:
@@ -115,7 +131,7 @@ class Conv2dConfig(TemplateConfigMixin):
         act = "" if self.activation == "none" else f"_{self.activation}"
         return f"sm{self.sm}_conv2d_fprop_int8_{self.out_dtype}{act}_t{t}_c{c}_s{self.stages}"
 
-    _NAME_RE = re.compile(r"^sm(?P<sm>\d+)_conv2d_fprop_int8_(?P<out>bf16|f16)(?:_(?P<act>relu6|relu))?"
+    _NAME_RE = re.compile(r"^sm(?P<sm>\d+)_conv2d_fprop_int8_(?P<out>bf16|f16|s8)(?:_(?P<act>relu6|relu))?"
                           r"_t(?P<tile>\d+x\d+x\d+)_c(?P<cluster>\d+x\d+x\d+)_s(?P<stages>\d+)$")
 
     @classmethod
@@ -159,7 +175,7 @@ def select_config(out_dtype: str, activation: str, m: int, co: int, ci: int) -> 
 
 
 def default_configs() -> List[Conv2dConfig]:
-    """Every tile of the table x tile K x output dtype x activation: 3 x 2 x 2 x 3 = 36 kernels
+    """Every tile of the table x tile K x output dtype x activation: 3 x 2 x 3 x 3 = 54 kernels
     (tools/generate_kernels.py --conv); the ResNet-50 set is `resnet_configs()`."""
     return sorted((Conv2dConfig(out_dtype=o, activation=a, tile=(tm, tn, k), cluster=c)
                    for o in OUT_DTYPES for a in ACTIVATIONS for tm, tn, c in TILES for k in TILE_KS),
@@ -167,5 +183,6 @@ def default_configs() -> List[Conv2dConfig]:
 
 
 def resnet_configs(out_dtype: str = "bf16") -> List[Conv2dConfig]:
-    """The kernels a ResNet-50 in `out_dtype` can select (its convs fuse ReLU or nothing): 12."""
-    return [c for c in default_configs() if c.out_dtype == out_dtype and c.activation in ("none", "relu")]
+    """The kernels a ResNet-50 in `out_dtype` can select (its convs fuse ReLU or nothing), with their int8-output
+    twins for an int8 chain (nn/chain.py): 24."""
+    return [c for c in default_configs() if c.out_dtype in (out_dtype, "s8") and c.activation in ("none", "relu")]

@@ -8,17 +8,21 @@ see kernels/conv2d.py):
     D = act(scale_x * (scale_w[co] * acc) + bias[co])     (float32 until the one conversion to D)
 
 the same node order as the GEMM family's `scaled_bias` epilogue (epilogues.py), so the two round alike.
-D is the NHWC output: the epilogue sees M as the (Q, P, N) output pixels, N as Co.
+D is the NHWC output: the epilogue sees M as the (Q, P, N) output pixels, N as Co. An int8-output kernel
+(out_dtype "s8") ends with one more node, D = saturate(rint(that float32 value * inv_scale_out)) (a scalar read
+through a pointer; CUTLASS's float -> int8 round-to-nearest converter is `cvt.rni.sat.s8.f32`), and reads a
+float32 bias.
 
 C ABI (LAUNCHER_ABI_VERSION of launcher_text.py; the entry points have their own names so that a library of
 another family can never be called with this signature):
 
-    int    cg_conv_launch(x, w, out, scale_x, scale_w, bias, n, h, w, c, k, r, s, pad_h, pad_w,
+    int    cg_conv_launch(x, w, out, scale_x, scale_w, bias, scale_out, n, h, w, c, k, r, s, pad_h, pad_w,
                           stride_h, stride_w, dil_h, dil_w, p, q, workspace, workspace_bytes, stream)
     size_t cg_conv_workspace_size(n, h, w, c, k, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w)
 
 x: int8 NHWC packed; w: int8 KRSC packed; out: (n, p, q, k) packed in the output dtype; scale_x float32
-(one element), scale_w float32 (k,), bias (k,) in the output dtype or null. p, q are the caller's output
+(one element), scale_w float32 (k,), bias (k,) in the output dtype (float32 for s8) or null, scale_out float32
+(one element: the reciprocal of the output's scale; s8 kernels only, ignored by the others). p, q are the caller's output
 sizes: the launcher refuses (code 6) a call whose p, q differ from CUTLASS's own computation.
 """
 from __future__ import annotations
@@ -33,7 +37,7 @@ from .launcher_text import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_
 _CONV_PRELUDE = _COMMON_PRELUDE.replace('#include "cutlass/gemm/device/gemm_universal_adapter.h"\n', "")
 assert _CONV_PRELUDE != _COMMON_PRELUDE, "emit.py's prelude changed: revisit the conv prelude"
 
-_OUT_TYPES = {"bf16": "cutlass::bfloat16_t", "f16": "cutlass::half_t"}
+_OUT_TYPES = {"bf16": "cutlass::bfloat16_t", "f16": "cutlass::half_t", "s8": "int8_t"}
 
 _INCLUDES = """\
 #include "cutlass/cutlass.h"
@@ -82,34 +86,47 @@ template <class T, int N> struct ReLU6<cutlass::Array<T, N>> {
 
 
 def _evt(cfg: Conv2dConfig) -> str:
-    """The EVT types: ScaleW * Acc, * ScaleX, + Bias, then the activation (if any) converting to D."""
-    add_out = "float" if cfg.activation != "none" else "ElementOut"
+    """The EVT types: ScaleW * Acc, * ScaleX, + Bias, then the activation (if any) converting to D; an int8 output
+    keeps float32 through the activation and ends with * ScaleOut converting to int8."""
+    quant = cfg.out_dtype == "s8"
+    add_out = "float" if cfg.activation != "none" or quant else "ElementOut"
+    act_out = "float" if quant else "ElementOut"
     text = f"""
 using namespace cutlass::epilogue::fusion;
 constexpr auto RN = cutlass::FloatRoundStyle::round_to_nearest;
 using Accum = Sm90AccFetch;
 using ScaleX = Sm90ScalarBroadcast<float, Stride<_0, _0, _0>, 1, cutlass::multiplies>;
 using ScaleW = Sm90RowBroadcast<0, TileShape, float, float, Stride<_0, _1, _0>>;
-using Bias = Sm90RowBroadcast<0, TileShape, ElementOut, float, Stride<_0, _1, _0>>;  // null: zeros
+using Bias = Sm90RowBroadcast<0, TileShape, ElementBias, float, Stride<_0, _1, _0>>;  // null: zeros
 using EVTScaleW = Sm90EVT<Sm90Compute<cutlass::multiplies, float, float, RN>, ScaleW, Accum>;
 using EVTScaleX = Sm90EVT<Sm90Compute<cutlass::multiplies, float, float, RN>, ScaleX, EVTScaleW>;
 using EVTBias = Sm90EVT<Sm90Compute<cutlass::plus, {add_out}, float, RN>, EVTScaleX, Bias>;
 """
     if cfg.activation == "none":
-        return text + "using EVT = EVTBias;\n"
-    fn = {"relu": "cg_act::ReLU", "relu6": "cg_act::ReLU6"}[cfg.activation]
-    return text + f"using EVT = Sm90EVT<Sm90Compute<{fn}, ElementOut, float, RN>, EVTBias>;\n"
+        text += "using EVTAct = EVTBias;\n"
+    else:
+        fn = {"relu": "cg_act::ReLU", "relu6": "cg_act::ReLU6"}[cfg.activation]
+        text += f"using EVTAct = Sm90EVT<Sm90Compute<{fn}, {act_out}, float, RN>, EVTBias>;\n"
+    if not quant:
+        return text + "using EVT = EVTAct;\n"
+    return text + """using ScaleOut = Sm90ScalarBroadcast<float, Stride<_0, _0, _0>, 1, cutlass::multiplies>;
+using EVT = Sm90EVT<Sm90Compute<cutlass::multiplies, ElementOut, float, RN>, ScaleOut, EVTAct>;
+"""
 
 
 def _evt_args(cfg: Conv2dConfig) -> str:
     """Brace initializer of EVT::Arguments (children's arguments first, then the node's own)."""
     scale_w = "{static_cast<float const*>(scale_w)}"
     scale_x = "{{}, {static_cast<float const*>(scale_x)}, {}}"
-    bias = "{static_cast<ElementOut const*>(bias)}"
+    bias = "{static_cast<ElementBias const*>(bias)}"
     mul_w = f"{{{scale_w}, {{}}, {{}}}}"
     mul_x = f"{{{scale_x}, {mul_w}, {{}}}}"
     add = f"{{{mul_x}, {bias}, {{}}}}"
-    return add if cfg.activation == "none" else f"{{{add}, {{}}}}"
+    act = add if cfg.activation == "none" else f"{{{add}, {{}}}}"
+    if cfg.out_dtype != "s8":
+        return act
+    scale_out = "{{}, {static_cast<float const*>(scale_out)}, {}}"
+    return f"{{{scale_out}, {act}, {{}}}}"
 
 
 def _kernel_types(cfg: Conv2dConfig) -> str:
@@ -127,6 +144,7 @@ def _kernel_types(cfg: Conv2dConfig) -> str:
 namespace cg_conv {{
 using namespace cute;
 using ElementOut = {_OUT_TYPES[cfg.out_dtype]};
+using ElementBias = {"float" if cfg.out_dtype == "s8" else "ElementOut"};
 using TileShape = Shape<{tile}>;
 using ClusterShape = Shape<{cluster}>;
 using LayoutAct = cutlass::layout::TensorNHWC;   // x (N, H, W, C)
@@ -136,7 +154,7 @@ using LayoutFlt = cutlass::layout::TensorNHWC;   // w (K, R, S, C): the same ran
 using LayoutOut = cutlass::layout::TensorNHWC;
 using StrideD = cutlass::detail::TagToStrideC_t<LayoutOut>;
 constexpr int kAlignIn = 16;   // 16 bytes of int8 per TMA row: C % 16 == 0
-constexpr int kAlignOut = 8;   // 16 bytes of bf16/fp16: K % 8 == 0
+constexpr int kAlignOut = 16 / int(sizeof(ElementOut));   // 16 bytes: K % 8 == 0 (bf16/fp16), K % 16 (int8)
 {_evt(cfg)}
 using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
@@ -167,6 +185,7 @@ struct Gemm {{
 using cg_conv::Gemm;
 using cg_conv::ProblemShape;
 using cg_conv::ElementOut;
+using cg_conv::ElementBias;
 using cg_conv::StrideD;
 """
 
@@ -199,7 +218,9 @@ ProblemShape make_problem({_SIZE_PARAMS}) {{
 }}
 
 typename Gemm::Arguments make_args(void const* x, void const* wt, void* out, void const* scale_x,
-                                   void const* scale_w, void const* bias, ProblemShape const& problem) {{
+                                   void const* scale_w, void const* bias, void const* scale_out,
+                                   ProblemShape const& problem) {{
+  (void)scale_out;  // read by int8-output kernels only
   StrideD stride_d{{}};
   cute::for_each(cute::make_seq<cute::rank<0>(StrideD{{}})>{{}}, [&](auto i) {{
     cute::get<0, i>(stride_d) = problem.stride_C[ProblemShape::RankT - 2 - i];
@@ -215,19 +236,19 @@ typename Gemm::Arguments make_args(void const* x, void const* wt, void* out, voi
 }}  // namespace
 
 {_SM90_DEVICE_SETUP}CG_EXPORT size_t cg_conv_workspace_size({_SIZE_PARAMS}) {{
-  auto args = make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, make_problem({_SIZE_ARGS}));
+  auto args = make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, make_problem({_SIZE_ARGS}));
   return Gemm::get_workspace_size(args);
 }}
 
 CG_EXPORT int cg_conv_launch(void const* x, void const* wt, void* out, void const* scale_x, void const* scale_w,
-                             void const* bias, {_SIZE_PARAMS}, int64_t p, int64_t q,
+                             void const* bias, void const* scale_out, {_SIZE_PARAMS}, int64_t p, int64_t q,
                              void* workspace, size_t workspace_bytes, void* stream_handle) {{
 {_SM90_DEVICE_LOOKUP}\
   ProblemShape problem = make_problem({_SIZE_ARGS});
   // shape_C is (n, p, q, k): a caller that computed other output sizes would read a wrong-shaped buffer.
   if (problem.shape_C[1] != p || problem.shape_C[2] != q)
     return cg_fail(6, "output size", "p, q differ from CUTLASS's output extent");
-  auto args = make_args(x, wt, out, scale_x, scale_w, bias, problem);
+  auto args = make_args(x, wt, out, scale_x, scale_w, bias, scale_out, problem);
   args.hw_info = cutlass::KernelHardwareInfo{{device, setup.sm_count, setup.max_active_clusters}};
   cutlass::Status status = Gemm::can_implement(args);
   if (status != cutlass::Status::kSuccess)

@@ -1,8 +1,9 @@
 """Quantized layers and whole-model conversion: `Int8Linear`, `Fp8Linear`, `Fp8BlockLinear`, `Int8BlockLinear`,
 `WeightOnlyLinear`, the convolutions `Int8Conv2d` (any kernel, stride, padding, dilation) and `WeightOnlyConv2d`
 (1x1), `quantize_model`,
-`calibrate`, and greedy decoding replayed from a CUDA graph (`greedy_generate_cuda_graph`, with
+`calibrate`, int8 activation chaining between convolutions (`fold_batchnorm`, `chain_int8`), and greedy decoding replayed from a CUDA graph (`greedy_generate_cuda_graph`, with
 `greedy_generate_eager` as its reference), for checks and demos."""
+from .chain import ChainReport, chain_int8, fold_batchnorm
 from .blockwise import Fp8BlockLinear, blockwise_unservable_reason
 from .block_linear import Int8BlockLinear, block_unservable_reason
 from .conv import Int8Conv2d, WeightOnlyConv2d, conv_unservable_reason
@@ -16,4 +17,5 @@ __all__ = ["Int8Linear", "Fp8Linear", "quantize_model", "calibrate", "Quantizati
            "WeightOnlyLinear", "WEIGHT_ONLY_SCHEMES", "weight_only_unservable_reason",
            "WeightOnlyConv2d", "Int8Conv2d", "conv_unservable_reason", "Fp8BlockLinear",
            "blockwise_unservable_reason",
-           "Int8BlockLinear", "BLOCK_SCHEMES", "block_unservable_reason"]
+           "Int8BlockLinear", "BLOCK_SCHEMES", "block_unservable_reason", "chain_int8", "fold_batchnorm",
+           "ChainReport"]

@@ -14,6 +14,10 @@ Two kernels serve it, chosen from the conv's parameters once, at construction:
   `activation` None / "relu" / "relu6". Static calibration observes the conv's input (its absmax is the
   im2col rows' absmax; `nn.calibrate` hooks convs too).
 Weights are per output channel over Ci*Kh*Kw, by the library's one weight quantizer (`Int8Linear.from_float`).
+In an int8 chain (nn/chain.py `chain_int8`) a layer on the implicit GEMM may also give its output as an
+`Int8ConvActivation` quantized in its epilogue (`set_int8_output`) and take one as its input (no quantization);
+a 1x1 layer joins a chain on the implicit GEMM (`use_implicit_gemm`: the same weight memory). The chain state is
+not saved in the state_dict (buffers not persistent): `chain_int8` sets it again from the calibrated scales.
 Forward reads no tensor value on the host (torch.compile(fullgraph=True), CUDA graphs). Unservable
 parameters raise typed errors at construction: `UnsupportedConvError` naming kernel_size / stride / padding /
 dilation / groups / act / activation, `InvalidArgumentError` naming in_channels (1x1: Ci % 16, the GEMM's
@@ -29,8 +33,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..errors import InvalidArgumentError, UnsupportedConvError
-from ..ops.conv import IGEMM_ACTS, Pair, _pair, conv_padding, igemm_forward, conv_unsupported_reason, from_rows, \
-    to_rows
+from ..ops.conv import IGEMM_ACTS, Int8ConvActivation, Pair, _pair, conv_padding, igemm_forward, \
+    conv_unsupported_reason, from_rows, to_rows
 from ..ops.conv_igemm import igemm_unsupported_reason
 from ..quant import Calibrator
 from .linear import Int8Linear, unservable_reason
@@ -103,6 +107,8 @@ class Int8Conv2d(nn.Module):
             act = "static" if act == "static" else "dynamic_per_tensor"
             k = in_channels * ks[0] * ks[1]
         self._act = act
+        self._int8_out = False  # set_int8_output: the scale and bias tensors are buffers (they follow .to())
+        self._int8_activation: Optional[str] = None
         try:
             self.linear = Int8Linear(k, out_channels, bias, act=act, dtype=dtype, device=device, activation=activation)
         except InvalidArgumentError as e:
@@ -159,24 +165,82 @@ class Int8Conv2d(nn.Module):
         cols = F.unfold(x4.float(), self.kernel_size, self.dilation, self.padding, self.stride)  # (N, K, L)
         return cols.transpose(1, 2).reshape(-1, cols.shape[1])
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x (N, Ci, H, W) or (Ci, H, W) -> (N, Co, P, Q) in x's dtype and memory format."""
+    @property
+    def int8_output(self) -> bool:
+        """Whether forward returns an `Int8ConvActivation` (set by `set_int8_output`, e.g. by `chain_int8`)."""
+        return self._int8_out
+
+    def use_implicit_gemm(self) -> None:
+        """Run this 1x1 layer on the implicit GEMM (a chain's int8 input and output need it). Its weight rows
+        (Co, Ci) are already the KRSC filter; the per-tensor schemes only (static or dynamic per tensor)."""
+        if self.implicit_gemm:
+            return
+        why = igemm_unsupported_reason(self.kernel_size, self.stride, self.padding, self.dilation, self.groups,
+                                       self.in_channels, self.out_channels)
+        if why is not None:
+            raise InvalidArgumentError(why[0], why[1])
+        if self.linear.act not in ("static", "dynamic_per_tensor"):
+            raise UnsupportedConvError("act", f"the implicit GEMM takes per-tensor activations, this layer's act is "
+                                              f"{self.linear.act!r}")
+        self.implicit_gemm = True
+
+    def set_int8_output(self, scale: Optional[torch.Tensor], activation: Optional[str] = None) -> None:
+        """Quantize the output in the epilogue with per-tensor `scale` (float32, one element: the next conv's
+        calibrated input scale) and fuse `activation` (None / "relu" / "relu6") before it; forward then returns an
+        `Int8ConvActivation`. `scale=None` restores the float output."""
+        if scale is None:
+            self._int8_out, self._int8_activation = False, None
+            for name in ("_chain_scale", "_chain_inv_scale", "_chain_bias"):
+                if hasattr(self, name):
+                    delattr(self, name)
+            return
+        if not self.implicit_gemm:
+            raise UnsupportedConvError("kernel_size", "an int8 output is made by the implicit GEMM: call "
+                                                      "use_implicit_gemm() first")
+        if self.out_channels % 16:
+            raise InvalidArgumentError("out_channels", f"an int8 output needs Co % 16 == 0, got {self.out_channels}")
+        if activation not in (None, "relu", "relu6"):
+            raise UnsupportedConvError("activation", f"must be None, 'relu' or 'relu6', got {activation!r}")
+        if not isinstance(scale, torch.Tensor) or scale.numel() != 1 or not scale.is_floating_point():
+            raise InvalidArgumentError("scale", "must be a one-element float tensor (the next layer's input scale)")
+        dev = self.linear.weight.device
+        s = scale.detach().to(device=dev, dtype=torch.float32).reshape(1).clone()
+        self.register_buffer("_chain_scale", s, persistent=False)
+        self.register_buffer("_chain_inv_scale", torch.reciprocal(s), persistent=False)
+        b = self.linear.bias
+        self.register_buffer("_chain_bias", None if b is None else b.detach().float().contiguous(), persistent=False)
+        self._int8_out = True
+        self._int8_activation = activation
+
+    def forward(self, x: Union[torch.Tensor, Int8ConvActivation]) -> Union[torch.Tensor, Int8ConvActivation]:
+        """x (N, Ci, H, W) or (Ci, H, W) -> (N, Co, P, Q) in x's dtype and memory format; an
+        `Int8ConvActivation` x (a chain's) is used without quantization, and an int8-output layer returns one."""
         lin = self.linear
         if not self.implicit_gemm:
+            if isinstance(x, Int8ConvActivation):
+                raise InvalidArgumentError("x", "an Int8ConvActivation needs the implicit GEMM (use_implicit_gemm)")
             r = to_rows(x, self.in_channels)
             return from_rows(lin(r.rows), r)
         kh, kw = self.kernel_size
         w = lin.weight.view(self.out_channels, kh, kw, self.in_channels)
+        int8_out = None
+        activation = lin.activation
+        if self._int8_out:
+            int8_out = (self._chain_scale, self._chain_inv_scale, self._chain_bias)
+            activation = self._int8_activation
         # The constructor checked the conv parameters and the scheme: only x is checked per call (host cost).
-        y = igemm_forward(x, w, lin.weight_scale, lin.bias, lin.act == "static", lin.input_scale, lin.activation,
-                          lin.dtype, self.stride, self.padding, self.dilation)
+        y = igemm_forward(x, w, lin.weight_scale, lin.bias, lin.act == "static", lin.input_scale, activation,
+                          lin.dtype, self.stride, self.padding, self.dilation, int8_out)
+        if isinstance(y, Int8ConvActivation) or isinstance(x, Int8ConvActivation):
+            return y
         return y if y.dtype == x.dtype else y.to(x.dtype)
 
     def extra_repr(self) -> str:
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"padding={self.padding}, dilation={self.dilation}, bias={self.linear.bias is not None}, "
                 f"act={self.act!r}, kernel={'implicit_gemm' if self.implicit_gemm else 'gemm'}"
-                + ("" if self.activation is None else f", activation={self.activation!r}"))
+                + ("" if self.activation is None else f", activation={self.activation!r}")
+                + ("" if not self._int8_out else f", int8_output=True, output_activation={self._int8_activation!r}"))
 
 
 __all__ = ["Int8Conv2d", "int8_conv_unservable_reason"]

@@ -253,14 +253,31 @@ def _wide_rows(nhwc: Tensor) -> Tensor:
     return nhwc.reshape(-1, width if width > ci and numel % width == 0 else ci)
 
 
-def igemm_forward(x: Tensor, w_krsc: Tensor, w_scale: Tensor, bias: Optional[Tensor], static: bool,
-                  input_scale: Optional[Tensor], activation: Optional[str], out_dtype: Optional[torch.dtype],
-                  stride: Tuple[int, int], padding: Tuple[int, int], dilation: Tuple[int, int]) -> Tensor:
+class Int8ConvActivation(NamedTuple):
+    """An int8 activation between two chained convolutions (nn/chain.py): `q` the int8 (N, C, H, W) tensor as a
+    channels_last view of contiguous NHWC memory (what the next implicit GEMM reads), `scale` its per-tensor
+    float32 scale, a one-element device tensor: the consumer's calibrated input scale, or NaN when the chain's
+    input held NaN/Inf (int8 has no NaN: the chain carries it in the scale, so the float output at the chain's
+    end is NaN, never a plausible value)."""
+    q: Tensor
+    scale: Tensor
+
+
+def igemm_forward(x: Union[Tensor, Int8ConvActivation], w_krsc: Tensor, w_scale: Tensor, bias: Optional[Tensor],
+                  static: bool, input_scale: Optional[Tensor], activation: Optional[str],
+                  out_dtype: Optional[torch.dtype], stride: Tuple[int, int], padding: Tuple[int, int],
+                  dilation: Tuple[int, int], int8_out: Optional[Tuple[Tensor, Tensor, Tensor]] = None
+                  ) -> Union[Tensor, Int8ConvActivation]:
     """The per-call part of `conv2d_int8_krsc` for parameters it (or `Int8Conv2d`'s constructor) already
     checked: normalised pairs, a servable conv, `input_scale` given iff `static`. Checks x (what changes per
     call), quantizes it per tensor on the device, runs the implicit GEMM, returns x's memory format.
     Copies: none for a channels_last x (NHWC is then a view, and so is the output); an NCHW x costs one permute
-    copy in and one out; a float32 x one cast of the bf16 output."""
+    copy in and one out; a float32 x one cast of the bf16 output.
+    An `Int8ConvActivation` x is used as is (no quantization: its q and scale feed the kernel). `int8_out` =
+    (out_scale, 1 / out_scale, bias float32 or None) makes the output an `Int8ConvActivation` quantized with that
+    scale in the epilogue, whose scale is out_scale (NaN where this call's scale_x is: one tiny device op)."""
+    if isinstance(x, Int8ConvActivation):
+        return _igemm_chained(x, w_krsc, w_scale, bias, activation, out_dtype, stride, padding, dilation, int8_out)
     if not isinstance(x, Tensor) or x.dim() not in (3, 4):
         raise InvalidArgumentError("x", f"must be (N, Ci, H, W) or (Ci, H, W), got "
                                         f"{tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__}")
@@ -289,6 +306,10 @@ def igemm_forward(x: Tensor, w_krsc: Tensor, w_scale: Tensor, bias: Optional[Ten
     else:
         q, scale_x = qops.quantize_per_tensor(nhwc, torch.int8)
     w_scale_v = w_scale.reshape(-1) if isinstance(w_scale, Tensor) else w_scale
+    if int8_out is not None:
+        if unbatched:
+            raise InvalidArgumentError("x", "an int8-output (chained) convolution takes batched (N, C, H, W) input")
+        return _int8_out(q, scale_x, w_krsc, w_scale_v, activation, stride, padding, dilation, int8_out)
     y = conv2d_int8_igemm(q, w_krsc, scale_x, w_scale_v, bias, stride, padding, dilation, activation, out_dtype)
     out = y.permute(0, 3, 1, 2)  # (N, Co, P, Q) channels_last view of the NHWC result
     if not cl:
@@ -296,3 +317,33 @@ def igemm_forward(x: Tensor, w_krsc: Tensor, w_scale: Tensor, bias: Optional[Ten
     if back_to_f32:
         out = out.float()
     return out.squeeze(0) if unbatched else out
+
+
+def _int8_out(q: Tensor, scale_x: Tensor, w_krsc: Tensor, w_scale: Tensor, activation: Optional[str], stride, padding,
+              dilation, int8_out: Tuple[Tensor, Tensor, Optional[Tensor]]) -> Int8ConvActivation:
+    """The implicit GEMM with the output quantized in its epilogue; the result's scale is out_scale + 0 * scale_x
+    (out_scale exactly for a finite scale_x, NaN for a NaN one)."""
+    out_scale, inv_scale, bias32 = int8_out
+    y = conv2d_int8_igemm(q, w_krsc, scale_x, w_scale, bias32, stride, padding, dilation, activation, torch.int8,
+                          scale_out=inv_scale)
+    # out_scale + 0 * scale_x: torch's add computes alpha * other for alpha = 0 too (a NaN/Inf scale_x gives NaN)
+    return Int8ConvActivation(y.permute(0, 3, 1, 2), torch.add(out_scale, scale_x.reshape(1), alpha=0.0))
+
+
+def _igemm_chained(x: Int8ConvActivation, w_krsc: Tensor, w_scale: Tensor, bias: Optional[Tensor],
+                   activation: Optional[str], out_dtype: Optional[torch.dtype], stride, padding, dilation,
+                   int8_out) -> Union[Tensor, Int8ConvActivation]:
+    """A chained call: x.q (channels_last int8, an NHWC view) and x.scale go to the kernel as they are."""
+    q4, scale_x = x
+    if not isinstance(q4, Tensor) or q4.dtype != torch.int8 or q4.dim() != 4 \
+            or not q4.is_contiguous(memory_format=torch.channels_last):
+        raise InvalidArgumentError("x", "an Int8ConvActivation's q must be an int8 (N, C, H, W) channels_last tensor")
+    if q4.shape[1] != w_krsc.shape[3]:
+        raise InvalidArgumentError("x", f"must have {w_krsc.shape[3]} channels, got {q4.shape[1]}")
+    q = q4.permute(0, 2, 3, 1)
+    w_scale_v = w_scale.reshape(-1)
+    if int8_out is not None:
+        return _int8_out(q, scale_x, w_krsc, w_scale_v, activation, stride, padding, dilation, int8_out)
+    y = conv2d_int8_igemm(q, w_krsc, scale_x, w_scale_v, bias, stride, padding, dilation, activation,
+                          out_dtype or torch.bfloat16)
+    return y.permute(0, 3, 1, 2)

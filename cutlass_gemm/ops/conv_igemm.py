@@ -1,6 +1,7 @@
 """W8A8 int8 convolution of any kernel size, stride, padding and dilation: CUTLASS's SM90 implicit GEMM.
 
-    y = conv2d_int8_igemm(x_q, w_krsc, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype)
+    y = conv2d_int8_igemm(x_q, w_krsc, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype,
+                          scale_out=None)
 
 The op `cutlass_gemm::conv2d_int8_igemm` (torch.library, with a fake impl) takes the quantized operands in the
 kernel's layouts: x_q int8 NHWC (N, H, W, Ci) contiguous, w int8 KRSC (Co, Kh, Kw, Ci) contiguous (the memory of a
@@ -9,6 +10,10 @@ tensor: never read on the host), w_scale float32 (Co,) or (1, Co), bias (Co,) in
 It returns (N, P, Q, Co) contiguous = NHWC in `out_dtype` (bf16/fp16):
 
     y = act(scale_x * w_scale[co] * sum_{r,s,c} x_q[n, p*sh - ph + r*dh, q*sw - pw + s*dw, c] * w[co, r, s, c] + bias[co])
+
+`out_dtype=torch.int8` quantizes y for the next int8 conv in the epilogue (an int8 chain, nn/chain.py):
+q = saturate(rint(float32(y) * scale_out)) with `scale_out` a one-element float32 device tensor holding the
+reciprocal of the output scale, bias float32, Co % 16 == 0 (16-byte int8 rows).
 
 CUDA tensors on an SM90 GPU run kernels/conv2d.py's kernel (tile by shape, built on first use, announced);
 CPU tensors run the float64 reference (this formula with F.conv2d); other GPUs raise UnsupportedDeviceError
@@ -30,7 +35,7 @@ from .gemm import _eager_direct
 
 Tensor = torch.Tensor
 ACTIVATIONS = (None, "relu", "relu6")
-_OUT = {torch.bfloat16: "bf16", torch.float16: "f16"}
+_OUT = {torch.bfloat16: "bf16", torch.float16: "f16", torch.int8: "s8"}
 #: TMA im2col limits for 2 spatial dims (CUTLASS's can_implement: corners in [-128, 127], filter offsets < 255,
 #: element strides <= 8); checked here so a conv the kernel cannot take is a typed error before any launch.
 MAX_STRIDE = 8
@@ -67,7 +72,7 @@ def igemm_unsupported_reason(kernel_size: Tuple[int, int], stride: Tuple[int, in
 
 def check_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Optional[Tensor],
                 stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], activation: Optional[str],
-                out_dtype: torch.dtype) -> Tuple[int, int]:
+                out_dtype: torch.dtype, scale_out: Optional[Tensor] = None) -> Tuple[int, int]:
     """Every rule of the op; returns the output (P, Q). InvalidArgumentError naming the argument otherwise."""
     for name, t in (("x", x), ("w", w), ("scale_x", scale_x), ("w_scale", w_scale)):
         if not isinstance(t, Tensor):
@@ -83,7 +88,18 @@ def check_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Op
     if wci != ci:
         raise InvalidArgumentError("x", f"has Ci = {ci} channels, the weight {wci}")
     if out_dtype not in _OUT:
-        raise InvalidArgumentError("out_dtype", f"must be torch.bfloat16 or torch.float16, got {out_dtype}")
+        raise InvalidArgumentError("out_dtype", f"must be torch.bfloat16, torch.float16 or torch.int8, got {out_dtype}")
+    quant_out = out_dtype == torch.int8
+    if quant_out:
+        if not isinstance(scale_out, Tensor) or scale_out.dtype != torch.float32 or scale_out.numel() != 1:
+            got = f"{scale_out.dtype} {tuple(scale_out.shape)}" if isinstance(scale_out, Tensor) else repr(scale_out)
+            raise InvalidArgumentError("scale_out", f"an int8 output needs the reciprocal of its scale as a "
+                                                    f"one-element float32 tensor, got {got}")
+        if co % 16:
+            raise InvalidArgumentError("w", f"an int8 output needs Co % 16 == 0 (16-byte rows), got Co = {co}")
+    elif scale_out is not None:
+        raise InvalidArgumentError("scale_out", f"is for out_dtype=torch.int8 only, got out_dtype={out_dtype}")
+    bias_dtype = torch.float32 if quant_out else out_dtype
     if activation not in ACTIVATIONS:
         raise InvalidArgumentError("activation", f"must be one of {ACTIVATIONS} for convolutions, got {activation!r}")
     for name, v in (("stride", stride), ("padding", padding), ("dilation", dilation)):
@@ -104,11 +120,12 @@ def check_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Op
     if w_scale.dtype != torch.float32 or w_scale.numel() != co or w_scale.dim() > 2 or not w_scale.is_contiguous():
         raise InvalidArgumentError("w_scale", f"must be a contiguous float32 (Co,) or (1, Co) tensor with Co = {co}, "
                                               f"got {w_scale.dtype} {tuple(w_scale.shape)}")
-    if bias is not None and (not isinstance(bias, Tensor) or bias.dtype != out_dtype or tuple(bias.shape) != (co,)
+    if bias is not None and (not isinstance(bias, Tensor) or bias.dtype != bias_dtype or tuple(bias.shape) != (co,)
                              or not bias.is_contiguous()):
         got = f"{bias.dtype} {tuple(bias.shape)}" if isinstance(bias, Tensor) else type(bias).__name__
-        raise InvalidArgumentError("bias", f"must be a contiguous ({co},) tensor in the output dtype {out_dtype}, got {got}")
-    for name, t in (("w", w), ("scale_x", scale_x), ("w_scale", w_scale), ("bias", bias)):
+        raise InvalidArgumentError("bias", f"must be a contiguous ({co},) {bias_dtype} tensor (the output dtype; "
+                                           f"float32 for an int8 output), got {got}")
+    for name, t in (("w", w), ("scale_x", scale_x), ("w_scale", w_scale), ("bias", bias), ("scale_out", scale_out)):
         if t is not None and t.device != x.device:
             raise InvalidArgumentError(name, f"must be on x's device {x.device}, got {t.device}")
     if x.is_cuda and not torch.compiler.is_compiling():  # traced: the op's own implementation checks at run time
@@ -119,8 +136,11 @@ def check_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Op
 
 
 def reference(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Optional[Tensor], stride, padding,
-              dilation, activation: Optional[str], out_dtype: torch.dtype) -> Tensor:
-    """The op in float64 (the CPU implementation and the tests' reference): NHWC in, NHWC out."""
+              dilation, activation: Optional[str], out_dtype: torch.dtype, scale_out: Optional[Tensor] = None) -> Tensor:
+    """The op in float64 (the CPU implementation and the tests' reference): NHWC in, NHWC out. An int8 output
+    rounds y to float32 (the epilogue's value), multiplies by scale_out in float32, rounds half to even and
+    saturates to [-128, 127]; NaN gives 0, as the kernel's conversion does (an int8 chain carries NaN in its
+    scale instead: nn/chain.py)."""
     acc = F.conv2d(x.permute(0, 3, 1, 2).double(), w.permute(0, 3, 1, 2).double(), None, tuple(stride),
                    tuple(padding), tuple(dilation))
     y = acc * scale_x.double().reshape(()) * w_scale.double().reshape(1, -1, 1, 1)
@@ -130,7 +150,11 @@ def reference(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Opti
         y = torch.relu(y)
     elif activation == "relu6":
         y = torch.clamp(y, 0.0, 6.0)
-    return y.permute(0, 2, 3, 1).to(out_dtype).contiguous()
+    y = y.permute(0, 2, 3, 1)
+    if out_dtype == torch.int8:
+        t = y.float() * scale_out.float().reshape(())
+        return torch.nan_to_num(torch.round(t), nan=0.0).clamp(-128, 127).to(torch.int8).contiguous()
+    return y.to(out_dtype).contiguous()
 
 
 class Plan(NamedTuple):
@@ -152,7 +176,8 @@ _current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 _MAX_PLANS = 1 << 12
 
 
-def plan_key(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype) -> Optional[tuple]:
+def plan_key(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype,
+             scale_out=None) -> Optional[tuple]:
     """Every property `check_igemm` reads except the data pointers (checked per call), or None when an argument
     is not a plain tensor (then the full check names it). Contiguity is a function of (shape, strides), numel of
     the shape, so two calls with one key pass or fail the shape/dtype/device rules alike."""
@@ -164,14 +189,20 @@ def plan_key(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation
         b = (bias.dtype, bias.shape, bias.stride(), bias.device)
     else:
         return None
-    return (x.device, x.dtype, x.shape, x.stride(), w.dtype, w.shape, w.stride(), w.device,
+    if scale_out is None:
+        so = None
+    elif type(scale_out) is Tensor:
+        so = (scale_out.dtype, scale_out.shape, scale_out.device)
+    else:
+        return None
+    return (so, x.device, x.dtype, x.shape, x.stride(), w.dtype, w.shape, w.stride(), w.device,
             scale_x.dtype, scale_x.shape, scale_x.device, w_scale.dtype, w_scale.shape, w_scale.stride(),
             w_scale.device, b, tuple(stride), tuple(padding), tuple(dilation), activation, out_dtype)
 
 
-def _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype) -> Plan:
+def _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out=None) -> Plan:
     """Check everything (typed errors), then pick and load the kernel and ask its workspace once."""
-    p, q = check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+    p, q = check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out)
     n, h, wd, ci = x.shape
     co, kh, kw, _ = w.shape
     sizes = (n, h, wd, ci, co, kh, kw, padding[0], padding[1], stride[0], stride[1], dilation[0], dilation[1])
@@ -190,12 +221,12 @@ def _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out
     return Plan(lib, dev, (n, p, q, co), out_dtype, sizes + (p, q), ws or 0)
 
 
-def get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype) -> Plan:
+def get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out=None) -> Plan:
     """The memoised plan of this call (made, i.e. fully checked, on the first call of its key)."""
-    key = plan_key(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+    key = plan_key(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out)
     plan = None if key is None else _plans.get(key)
     if plan is None:
-        plan = _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+        plan = _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out)
         if key is not None:
             if len(_plans) >= _MAX_PLANS:
                 _plans.clear()
@@ -203,7 +234,7 @@ def get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_d
     return plan
 
 
-def _launch(plan: Plan, x, w, scale_x, w_scale, bias) -> Tensor:
+def _launch(plan: Plan, x, w, scale_x, w_scale, bias, scale_out=None) -> Tensor:
     """Allocate the output (and a workspace if the kernel wants one: per call from the caching allocator, which
     is stream-ordered and capture-safe, unlike a shared buffer) and launch on the current stream."""
     out = torch.empty(plan.out_shape, dtype=plan.out_dtype, device=x.device)
@@ -216,32 +247,33 @@ def _launch(plan: Plan, x, w, scale_x, w_scale, bias) -> Tensor:
                 raise InvalidArgumentError(name, "data pointer must be 16-byte aligned (TMA); pass a fresh tensor")
     ws_bytes = plan.workspace_bytes
     ws = torch.empty(ws_bytes, dtype=torch.uint8, device=x.device).data_ptr() if ws_bytes else None
-    plan.lib.launch(ptrs[0], ptrs[1], out.data_ptr(), scale_x.data_ptr(), ptrs[2], ptrs[3] or None, *plan.sizes,
-                    ws, ws_bytes, _current_stream(plan.device))
+    plan.lib.launch(ptrs[0], ptrs[1], out.data_ptr(), scale_x.data_ptr(), ptrs[2], ptrs[3] or None,
+                    None if scale_out is None else scale_out.data_ptr(), *plan.sizes, ws, ws_bytes,
+                    _current_stream(plan.device))
     return out
 
 
-def _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype):
+def _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out=None):
     act = activation or None
-    plan = get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+    plan = get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out)
     if plan.device < 0:
-        return reference(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype)
+        return reference(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out)
     if torch._C._cuda_getDevice() != plan.device:  # the device guard costs ~10 us: only when it switches
         with torch.cuda.device(plan.device):
-            return _launch(plan, x, w, scale_x, w_scale, bias)
-    return _launch(plan, x, w, scale_x, w_scale, bias)
+            return _launch(plan, x, w, scale_x, w_scale, bias, scale_out)
+    return _launch(plan, x, w, scale_x, w_scale, bias, scale_out)
 
 
 # ------------------------------------------------------------------------------------ registration
 _lib = torch.library.Library("cutlass_gemm", "FRAGMENT")
 _lib.define("conv2d_int8_igemm(Tensor x, Tensor w, Tensor scale_x, Tensor w_scale, Tensor? bias, int[] stride, "
-            "int[] padding, int[] dilation, str activation, ScalarType out_dtype) -> Tensor")
+            "int[] padding, int[] dilation, str activation, ScalarType out_dtype, Tensor? scale_out=None) -> Tensor")
 for _key in ("CPU", "CUDA"):
     _lib.impl("conv2d_int8_igemm", _impl, _key)
 
 
 @torch.library.register_fake("cutlass_gemm::conv2d_int8_igemm")
-def _(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype):
+def _(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out=None):
     n, h, wd, _ = x.shape
     co, kh, kw, _ = w.shape
     p = out_size(h, kh, stride[0], padding[0], dilation[0])
@@ -252,17 +284,18 @@ def _(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_d
 def conv2d_int8_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Optional[Tensor] = None,
                       stride: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0),
                       dilation: Sequence[int] = (1, 1), activation: Optional[str] = None,
-                      out_dtype: torch.dtype = torch.bfloat16) -> Tensor:
+                      out_dtype: torch.dtype = torch.bfloat16, scale_out: Optional[Tensor] = None) -> Tensor:
     """The registered op on already-quantized NHWC / KRSC operands (module docstring); checks first.
+    `out_dtype=torch.int8` with `scale_out` (1 / the output scale) quantizes the output in the epilogue.
     Eager calls on plain tensors run the implementation directly (no dispatcher round trip), and check each
     (shape, dtype, device, parameters) signature once (`get_plan`); traced calls check, then go through the op."""
     stride, padding, dilation = (list(map(int, v)) if isinstance(v, (tuple, list)) else v
                                  for v in (stride, padding, dilation))
     if _eager_direct(x):
-        return _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation or "", out_dtype)
-    check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype)
+        return _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation or "", out_dtype, scale_out)
+    check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out)
     return torch.ops.cutlass_gemm.conv2d_int8_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation,
-                                                    activation or "", out_dtype)
+                                                    activation or "", out_dtype, scale_out)
 
 
 __all__: List[str] = ["conv2d_int8_igemm", "check_igemm", "get_plan", "plan_key", "Plan", "igemm_unsupported_reason", "reference", "out_size"]

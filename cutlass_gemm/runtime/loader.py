@@ -173,7 +173,7 @@ class Conv2dLibrary(KernelLibrary):
     _ENTRIES = ("cg_conv_workspace_size", "cg_conv_launch")
     _ABI = LAUNCHER_ABI_VERSION
     _SIZES = [_I] * 13
-    _ARGTYPES = [_P, _P, _P, _P, _P, _P, *_SIZES, _I, _I, _P, ctypes.c_size_t, _P]
+    _ARGTYPES = [_P, _P, _P, _P, _P, _P, _P, *_SIZES, _I, _I, _P, ctypes.c_size_t, _P]
 
     def _bind(self, lib) -> None:
         lib.cg_conv_workspace_size.restype = ctypes.c_size_t
@@ -185,9 +185,10 @@ class Conv2dLibrary(KernelLibrary):
     def workspace_size(self, *sizes: int) -> int:  # type: ignore[override]
         return int(self._lib.cg_conv_workspace_size(*sizes))
 
-    def launch(self, x, w, out, scale_x, scale_w, bias, *rest) -> None:  # type: ignore[override]
-        """rest: the 13 sizes, p, q, workspace, workspace_bytes, stream."""
-        rc = self._launch(x, w, out, scale_x, scale_w, bias, *rest)
+    def launch(self, x, w, out, scale_x, scale_w, bias, scale_out, *rest) -> None:  # type: ignore[override]
+        """scale_out: the reciprocal output scale of an int8-output kernel (None otherwise); rest: the 13 sizes,
+        p, q, workspace, workspace_bytes, stream."""
+        rc = self._launch(x, w, out, scale_x, scale_w, bias, scale_out, *rest)
         if rc:
             n, h, wd, c, k = rest[:5]
             raise KernelLaunchError(f"{self.config.name} (x {n}x{h}x{wd}x{c}, {k} filters {rest[5]}x{rest[6]}) failed "
