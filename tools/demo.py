@@ -3,7 +3,8 @@
 float64 reference; then a tiny Hugging Face Llama (random weights, no download) quantized with every
 W8A8 and weight-only scheme: logits error against bf16 and 16 greedy tokens decoded from a CUDA graph; then a
 ResNet-50 (random weights; torchvision's if installed, else tools/resnet50.py) under w8a8-int8 (its k x k and
-strided convs on the int8 implicit GEMM, SM90): relative error vs fp32 and time vs the fp16 cuDNN model.
+strided convs on the int8 implicit GEMM, SM90), w8a8-int8-static and the int8 chain (BatchNorm folded, int8
+activations between convs): relative error vs fp32 and time vs the fp16 cuDNN model.
 Without a GPU it says so and exits 0 (kernels can still be generated and built)."""
 import sys
 import time
@@ -39,7 +40,7 @@ def main() -> int:
 
 def resnet_demo() -> int:
     """ResNet-50 at batch 32 (channels_last): each int8 scheme that quantizes its k x k convs (w8a8-int8,
-    w8a8-int8-static) vs the fp16 cuDNN model, eager wall clock and CUDA-graph GPU time (bench_conv.resnet_rows);
+    w8a8-int8-static, and the int8 chain of nn.chain_int8) vs the fp16 cuDNN model, eager wall clock and CUDA-graph GPU time (bench_conv.resnet_rows);
     exit status 1 if an int8 model's relative error vs fp32 exceeds 0.15. Skipped (status 0) off SM90."""
     if torch.cuda.get_device_capability() != (9, 0):
         print("ResNet-50 demo skipped: the int8 implicit-GEMM conv kernels are SM90 only")

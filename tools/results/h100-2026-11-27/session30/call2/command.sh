@@ -2,7 +2,7 @@
 #   bash tools/results/h100-2026-11-27/session30/call2/command.sh
 # The whole int8 conv GPU file on the new conv launcher ABI (call 1 ran out of time in it while nvcc built the 1x1
 # layers' GEMM kernels on first use): the extension, the SM90 default GEMM set and the conv tests' kernels built
-# first, then tests/test_conv_int8_gpu.py and tests/test_conv_chain_gpu.py on this second machine.
+# first, then tests/test_conv_int8_gpu.py and tests/test_conv_chain_gpu.py (the lease kept call 1's machine warm: same GPU, a new empty cache).
 set -u
 SECONDS=0
 export PYTHONUNBUFFERED=1 CUTLASS_GEMM_CACHE_DIR=/tmp/cgc_s30b
