@@ -150,7 +150,7 @@ def test_chain_links_a_bottleneck_and_stays_close():
     with torch.no_grad():
         mid = chained.get_submodule("0.conv1")(xs[0])
     assert isinstance(mid, Int8ConvActivation) and mid.q.dtype == torch.int8
-    assert mid.q.is_contiguous(memory_format=CL)
+    assert mid.q.shape == (2, 12, 12, 64) and mid.q.is_contiguous()  # NHWC
     assert torch.equal(mid.scale, chained.get_submodule("0.conv2").linear.input_scale)
 
 
@@ -188,6 +188,8 @@ def test_chain_state_dict_round_trip_and_errors():
     with pytest.raises(UnsupportedConvError, match="^kernel_size"):
         one.set_int8_output(torch.ones(1))
     with pytest.raises(InvalidArgumentError, match="^x"):
-        one(Int8ConvActivation(torch.zeros(1, 64, 4, 4, dtype=torch.int8), torch.ones(1)))
+        one(Int8ConvActivation(torch.zeros(1, 4, 4, 64, dtype=torch.int8), torch.ones(1)))
+    with pytest.raises(InvalidArgumentError, match="^x: an Int8ConvActivation's q"):
+        layer(Int8ConvActivation(torch.zeros(1, 64, 4, 4, dtype=torch.int8).permute(0, 2, 3, 1), torch.ones(1)))
     with pytest.raises(InvalidArgumentError, match="^model"):
         cnn.fold_batchnorm(_net().train())

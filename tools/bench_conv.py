@@ -96,7 +96,7 @@ def _row(name, ci, co, k, stride, hw, batch):
         row["int8_static_layer"] = graph_time_us(lambda: static(xb))
     cols = ["int8_kernel", "int8_e2e", "int8_layer", "int8_static_layer"]
     if not is_gemm:
-        chained_in = cutlass_gemm.Int8ConvActivation(xq.permute(0, 3, 1, 2), static.linear.input_scale)
+        chained_in = cutlass_gemm.Int8ConvActivation(xq, static.linear.input_scale)
         end = copy.deepcopy(static)
         mid = copy.deepcopy(static)
         mid.set_int8_output(static.linear.input_scale, "relu")

@@ -15,7 +15,8 @@ Two kernels serve it, chosen from the conv's parameters once, at construction:
   im2col rows' absmax; `nn.calibrate` hooks convs too).
 Weights are per output channel over Ci*Kh*Kw, by the library's one weight quantizer (`Int8Linear.from_float`).
 In an int8 chain (nn/chain.py `chain_int8`) a layer on the implicit GEMM may also give its output as an
-`Int8ConvActivation` quantized in its epilogue (`set_int8_output`) and take one as its input (no quantization);
+`Int8ConvActivation` (int8 NHWC + scale) quantized in its epilogue (`set_int8_output`) and take one as its input
+(no quantization);
 a 1x1 layer joins a chain on the implicit GEMM (`use_implicit_gemm`: the same weight memory). The chain state is
 not saved in the state_dict (buffers not persistent): `chain_int8` sets it again from the calibrated scales.
 Forward reads no tensor value on the host (torch.compile(fullgraph=True), CUDA graphs). Unservable
@@ -212,6 +213,20 @@ class Int8Conv2d(nn.Module):
         self._int8_out = True
         self._int8_activation = activation
 
+    def _krsc(self, lin: Int8Linear) -> Tuple[torch.Tensor, torch.Tensor]:
+        """The child's weight as the (Co, Kh, Kw, Ci) filter and its scale as (Co,): views made once and kept
+        while the child's buffers are the same tensors (`.to()` replaces them, `load_state_dict` copies into
+        them), since each view op costs a few us of host time per call; traced calls make them afresh."""
+        w, ws = lin._buffers["weight"], lin._buffers["weight_scale"]
+        kh, kw = self.kernel_size
+        if torch.compiler.is_compiling():
+            return w.view(self.out_channels, kh, kw, self.in_channels), ws.reshape(-1)
+        c = self.__dict__.get("_krsc_views")
+        if c is None or c[0] is not w or c[1] is not ws:
+            c = (w, ws, w.view(self.out_channels, kh, kw, self.in_channels), ws.reshape(-1))
+            self.__dict__["_krsc_views"] = c
+        return c[2], c[3]
+
     def forward(self, x: Union[torch.Tensor, Int8ConvActivation]) -> Union[torch.Tensor, Int8ConvActivation]:
         """x (N, Ci, H, W) or (Ci, H, W) -> (N, Co, P, Q) in x's dtype and memory format; an
         `Int8ConvActivation` x (a chain's) is used without quantization, and an int8-output layer returns one."""
@@ -221,15 +236,16 @@ class Int8Conv2d(nn.Module):
                 raise InvalidArgumentError("x", "an Int8ConvActivation needs the implicit GEMM (use_implicit_gemm)")
             r = to_rows(x, self.in_channels)
             return from_rows(lin(r.rows), r)
-        kh, kw = self.kernel_size
-        w = lin.weight.view(self.out_channels, kh, kw, self.in_channels)
+        w, w_scale = self._krsc(lin)
         int8_out = None
         activation = lin.activation
+        bufs = lin._buffers  # (Module.__getattr__ costs ~1.5 us a name: this is the eager per-call path)
         if self._int8_out:
-            int8_out = (self._chain_scale, self._chain_inv_scale, self._chain_bias)
+            own = self._buffers
+            int8_out = (own["_chain_scale"], own["_chain_inv_scale"], own["_chain_bias"])
             activation = self._int8_activation
         # The constructor checked the conv parameters and the scheme: only x is checked per call (host cost).
-        y = igemm_forward(x, w, lin.weight_scale, lin.bias, lin.act == "static", lin.input_scale, activation,
+        y = igemm_forward(x, w, w_scale, bufs["bias"], lin.act == "static", bufs["input_scale"], activation,
                           lin.dtype, self.stride, self.padding, self.dilation, int8_out)
         if isinstance(y, Int8ConvActivation) or isinstance(x, Int8ConvActivation):
             return y

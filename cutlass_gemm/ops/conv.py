@@ -254,8 +254,8 @@ def _wide_rows(nhwc: Tensor) -> Tensor:
 
 
 class Int8ConvActivation(NamedTuple):
-    """An int8 activation between two chained convolutions (nn/chain.py): `q` the int8 (N, C, H, W) tensor as a
-    channels_last view of contiguous NHWC memory (what the next implicit GEMM reads), `scale` its per-tensor
+    """An int8 activation between two chained convolutions (nn/chain.py): `q` the int8 (N, H, W, C) contiguous
+    tensor (NHWC: what the next implicit GEMM reads, passed on with no view op), `scale` its per-tensor
     float32 scale, a one-element device tensor: the consumer's calibrated input scale, or NaN when the chain's
     input held NaN/Inf (int8 has no NaN: the chain carries it in the scale, so the float output at the chain's
     end is NaN, never a plausible value)."""
@@ -305,7 +305,7 @@ def igemm_forward(x: Union[Tensor, Int8ConvActivation], w_krsc: Tensor, w_scale:
         scale_x = row_scale.amax().reshape(1)
     else:
         q, scale_x = qops.quantize_per_tensor(nhwc, torch.int8)
-    w_scale_v = w_scale.reshape(-1) if isinstance(w_scale, Tensor) else w_scale
+    w_scale_v = w_scale.reshape(-1) if isinstance(w_scale, Tensor) and w_scale.dim() != 1 else w_scale
     if int8_out is not None:
         if unbatched:
             raise InvalidArgumentError("x", "an int8-output (chained) convolution takes batched (N, C, H, W) input")
@@ -327,21 +327,19 @@ def _int8_out(q: Tensor, scale_x: Tensor, w_krsc: Tensor, w_scale: Tensor, activ
     y = conv2d_int8_igemm(q, w_krsc, scale_x, w_scale, bias32, stride, padding, dilation, activation, torch.int8,
                           scale_out=inv_scale)
     # out_scale + 0 * scale_x: torch's add computes alpha * other for alpha = 0 too (a NaN/Inf scale_x gives NaN)
-    return Int8ConvActivation(y.permute(0, 3, 1, 2), torch.add(out_scale, scale_x.reshape(1), alpha=0.0))
+    return Int8ConvActivation(y, torch.add(out_scale, scale_x, alpha=0.0))
 
 
 def _igemm_chained(x: Int8ConvActivation, w_krsc: Tensor, w_scale: Tensor, bias: Optional[Tensor],
                    activation: Optional[str], out_dtype: Optional[torch.dtype], stride, padding, dilation,
                    int8_out) -> Union[Tensor, Int8ConvActivation]:
-    """A chained call: x.q (channels_last int8, an NHWC view) and x.scale go to the kernel as they are."""
-    q4, scale_x = x
-    if not isinstance(q4, Tensor) or q4.dtype != torch.int8 or q4.dim() != 4 \
-            or not q4.is_contiguous(memory_format=torch.channels_last):
-        raise InvalidArgumentError("x", "an Int8ConvActivation's q must be an int8 (N, C, H, W) channels_last tensor")
-    if q4.shape[1] != w_krsc.shape[3]:
-        raise InvalidArgumentError("x", f"must have {w_krsc.shape[3]} channels, got {q4.shape[1]}")
-    q = q4.permute(0, 2, 3, 1)
-    w_scale_v = w_scale.reshape(-1)
+    """A chained call: x.q (int8 NHWC) and x.scale go to the kernel as they are (the op checks the rest)."""
+    q, scale_x = x
+    if type(q) is not Tensor or q.dtype != torch.int8 or q.dim() != 4 or not q.is_contiguous():
+        raise InvalidArgumentError("x", "an Int8ConvActivation's q must be a contiguous int8 (N, H, W, C) tensor")
+    if q.shape[3] != w_krsc.shape[3]:
+        raise InvalidArgumentError("x", f"must have {w_krsc.shape[3]} channels, got {q.shape[3]}")
+    w_scale_v = w_scale if w_scale.dim() == 1 else w_scale.reshape(-1)
     if int8_out is not None:
         return _int8_out(q, scale_x, w_krsc, w_scale_v, activation, stride, padding, dilation, int8_out)
     y = conv2d_int8_igemm(q, w_krsc, scale_x, w_scale_v, bias, stride, padding, dilation, activation,
