@@ -3,7 +3,7 @@
 within one int8 step, exact but for float32-vs-float64 rounding ties), opcheck on the GPU, and a ResNet-50
 (random weights; torchvision's if installed) with BatchNorm folded, quantized w8a8-int8-static and chained by
 `chain_int8`: the 32 bottleneck links made, relative error vs fp32 and vs the unchained model, NaN input -> NaN
-output, CUDA-graph replay and torch.compile(fullgraph=True) against eager. Run with `pytest -m gpu`.
+output, no host sync in the chained forward, CUDA-graph replay and torch.compile(fullgraph=True) against eager. Run with `pytest -m gpu`.
 
 Kernels: `python3 tools/conv_kernels_needed.py chain` (the ResNet-50 set with its int8-output twins, bf16)."""
 import copy
@@ -17,6 +17,7 @@ import cutlass_gemm.nn as cnn
 from cutlass_gemm.ops.conv_igemm import conv2d_int8_igemm, reference
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from gpu_helpers import capture, without_sync  # noqa: E402
 from resnet50 import resnet50  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -98,17 +99,12 @@ def test_resnet50_int8_chain():
     bad[0, 1, 100, 100] = float("nan")
     with torch.no_grad():
         assert torch.isnan(chained(bad)).all()  # int8 has no NaN: the chain's scale carries it to the end
-    # CUDA graph: replay on new input = eager on it (the same kernels; cuDNN's stem may differ run to run)
+    # no host synchronisation on the chained forward; CUDA graph: replay on new input = eager on it (the same
+    # kernels; cuDNN's float stem may differ run to run)
     static_x = xb.clone()
     with torch.no_grad():
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            chained(static_x)
-        torch.cuda.current_stream().wait_stream(s)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            out = chained(static_x)
+        without_sync(lambda: chained(static_x))
+        graph, out = capture(chained, static_x)
         x2 = torch.randn_like(static_x)
         static_x.copy_(x2)
         graph.replay()
