@@ -179,9 +179,27 @@ def test_chain_state_dict_round_trip_and_errors():
         fresh.load_state_dict(sd)
         again, report = cnn.chain_int8(fresh)
         assert len(report.chained) == 4 and torch.equal(again(xs[1]), chained(xs[1]))
+        # a chained model takes another state_dict in place: its links read the new scales and biases
+        other = _quantized(_net(3), [x * 3 for x in xs])
+        other_chained, _ = cnn.chain_int8(copy.deepcopy(other))
+        before = chained(xs[1])
+        chained.load_state_dict(other.state_dict())
+        after = chained(xs[1])
+        assert not torch.equal(before, after) and torch.equal(after, other_chained(xs[1]))
+        # .to() replaces buffers with new tensors: the link follows the consumer's current one
+        cons = chained.get_submodule("0.conv2")
+        mid = chained.get_submodule("0.conv1")(xs[1])
+        cons.linear._buffers["input_scale"] = cons.linear.input_scale * 2
+        mid2 = chained.get_submodule("0.conv1")(xs[1])
+        assert torch.equal(mid2.scale, cons.linear.input_scale) and not torch.equal(mid2.q, mid.q)
     layer = copy.deepcopy(plain.get_submodule("0.conv2"))
     with pytest.raises(InvalidArgumentError, match="^scale"):
         layer.set_int8_output(torch.ones(2))
+    with pytest.raises(InvalidArgumentError, match="^scale"):
+        layer.set_int8_output(torch.ones(1, dtype=torch.float64))
+    dynamic = cnn.Int8Conv2d.from_float(nn.Conv2d(64, 64, 3, padding=1))
+    with pytest.raises(InvalidArgumentError, match="^scale: the next layer's activations"):
+        layer.set_int8_output(dynamic)
     with pytest.raises(UnsupportedConvError, match="^activation"):
         layer.set_int8_output(torch.ones(1), "silu")
     one = copy.deepcopy(plain.get_submodule("0.conv3"))  # 1x1: the GEMM until use_implicit_gemm

@@ -20,7 +20,8 @@ quantizations go, and the int8 tensors between are half the bytes of bf16 ones.
 What changes numerically: C's input was round(bf16(P's output) / s) and is now round(float32(P's output) / s)
 (no bf16 rounding in between; the same scale and rule otherwise). Non-finite values: int8 has no NaN, so a
 chain carries it in the scale (NaN when the chain's first layer saw NaN/Inf), and the float output at the
-chain's end is NaN. The chain state is not in the state_dict: call `chain_int8` again after loading one.
+chain's end is NaN. A link reads the consumer's calibrated scale at every call, so loading a state_dict into the
+chained model (or moving it) keeps it right; the links are not state: a freshly built model is chained again.
 """
 from __future__ import annotations
 
@@ -129,7 +130,7 @@ def chain_int8(model: nn.Module) -> Tuple[fx.GraphModule, ChainReport]:
             continue
         prod.use_implicit_gemm()
         cons.use_implicit_gemm()
-        prod.set_int8_output(cons.linear.input_scale, "relu" if relu is not None else prod.activation)
+        prod.set_int8_output(cons, "relu" if relu is not None else prod.activation)
         if relu is not None:
             nxt.replace_input_with(relu, node)
             gm.graph.erase_node(relu)

@@ -17,8 +17,9 @@ Weights are per output channel over Ci*Kh*Kw, by the library's one weight quanti
 In an int8 chain (nn/chain.py `chain_int8`) a layer on the implicit GEMM may also give its output as an
 `Int8ConvActivation` (int8 NHWC + scale) quantized in its epilogue (`set_int8_output`) and take one as its input
 (no quantization);
-a 1x1 layer joins a chain on the implicit GEMM (`use_implicit_gemm`: the same weight memory). The chain state is
-not saved in the state_dict (buffers not persistent): `chain_int8` sets it again from the calibrated scales.
+a 1x1 layer joins a chain on the implicit GEMM (`use_implicit_gemm`: the same weight memory). A link reads the next
+layer's calibrated scale at every call (it follows `.to()` and `load_state_dict`); it is not in the state_dict:
+`chain_int8` makes the links again on a freshly built model.
 Forward reads no tensor value on the host (torch.compile(fullgraph=True), CUDA graphs). Unservable
 parameters raise typed errors at construction: `UnsupportedConvError` naming kernel_size / stride / padding /
 dilation / groups / act / activation, `InvalidArgumentError` naming in_channels (1x1: Ci % 16, the GEMM's
@@ -185,15 +186,16 @@ class Int8Conv2d(nn.Module):
                                               f"{self.linear.act!r}")
         self.implicit_gemm = True
 
-    def set_int8_output(self, scale: Optional[torch.Tensor], activation: Optional[str] = None) -> None:
-        """Quantize the output in the epilogue with per-tensor `scale` (float32, one element: the next conv's
-        calibrated input scale) and fuse `activation` (None / "relu" / "relu6") before it; forward then returns an
-        `Int8ConvActivation`. `scale=None` restores the float output."""
+    def set_int8_output(self, scale: Union[None, torch.Tensor, "Int8Conv2d"], activation: Optional[str] = None) -> None:
+        """Quantize the output in the epilogue with a per-tensor scale and fuse `activation` (None / "relu" /
+        "relu6") before it; forward then returns an `Int8ConvActivation`. `scale`: the next `Int8Conv2d` (static:
+        its calibrated input scale, read at every call, so the link follows that layer's `.to()` and
+        `load_state_dict`), or a one-element float tensor kept by reference (its current value is used at every
+        call). `None` restores the float output."""
         if scale is None:
             self._int8_out, self._int8_activation = False, None
-            for name in ("_chain_scale", "_chain_inv_scale", "_chain_bias"):
-                if hasattr(self, name):
-                    delattr(self, name)
+            self.__dict__.pop("_chain_source", None)
+            self.__dict__.pop("_chain_cache", None)
             return
         if not self.implicit_gemm:
             raise UnsupportedConvError("kernel_size", "an int8 output is made by the implicit GEMM: call "
@@ -202,16 +204,35 @@ class Int8Conv2d(nn.Module):
             raise InvalidArgumentError("out_channels", f"an int8 output needs Co % 16 == 0, got {self.out_channels}")
         if activation not in (None, "relu", "relu6"):
             raise UnsupportedConvError("activation", f"must be None, 'relu' or 'relu6', got {activation!r}")
-        if not isinstance(scale, torch.Tensor) or scale.numel() != 1 or not scale.is_floating_point():
-            raise InvalidArgumentError("scale", "must be a one-element float tensor (the next layer's input scale)")
-        dev = self.linear.weight.device
-        s = scale.detach().to(device=dev, dtype=torch.float32).reshape(1).clone()
-        self.register_buffer("_chain_scale", s, persistent=False)
-        self.register_buffer("_chain_inv_scale", torch.reciprocal(s), persistent=False)
-        b = self.linear.bias
-        self.register_buffer("_chain_bias", None if b is None else b.detach().float().contiguous(), persistent=False)
+        if isinstance(scale, Int8Conv2d):
+            if scale.act != "static":
+                raise InvalidArgumentError("scale", f"the next layer's activations are {scale.act!r}: only a static "
+                                                    f"(calibrated) input scale can be quantized to")
+        elif not isinstance(scale, torch.Tensor) or scale.numel() != 1 or scale.dtype != torch.float32:
+            raise InvalidArgumentError("scale", "must be the next Int8Conv2d or a one-element float32 tensor")
+        # Kept out of the module tree (a plain attribute, not a child module or buffer): the next layer stays where
+        # the model has it, and the link is not state (chain_int8 makes it again on a freshly loaded model).
+        self.__dict__["_chain_source"] = scale
+        self.__dict__.pop("_chain_cache", None)
         self._int8_out = True
         self._int8_activation = activation
+
+    def _chain_tensors(self) -> Tuple[torch.Tensor, torch.Tensor, Optional[torch.Tensor]]:
+        """(output scale, its float32 reciprocal, the bias in float32 or None) for an int8 output: the scale read
+        from its source now, the derived two remade whenever the scale or the bias tensor changed (replaced, or
+        written in place: a tensor's version counter moves on every in-place write, `load_state_dict` included)."""
+        src = self.__dict__["_chain_source"]
+        s = src.linear._buffers["input_scale"] if isinstance(src, Int8Conv2d) else src
+        b = self.linear._buffers["bias"]
+        if torch.compiler.is_compiling():
+            return s, torch.reciprocal(s.float()).reshape(1), None if b is None else b.float()
+        bv = None if b is None else b._version
+        c = self.__dict__.get("_chain_cache")
+        if c is None or c[0] is not s or c[1] != s._version or c[2] is not b or c[3] != bv:
+            c = (s, s._version, b, bv, torch.reciprocal(s.float()).reshape(1),
+                 None if b is None else b.float().contiguous())
+            self.__dict__["_chain_cache"] = c
+        return s, c[4], c[5]
 
     def _krsc(self, lin: Int8Linear) -> Tuple[torch.Tensor, torch.Tensor]:
         """The child's weight as the (Co, Kh, Kw, Ci) filter and its scale as (Co,): views made once and kept
@@ -241,8 +262,7 @@ class Int8Conv2d(nn.Module):
         activation = lin.activation
         bufs = lin._buffers  # (Module.__getattr__ costs ~1.5 us a name: this is the eager per-call path)
         if self._int8_out:
-            own = self._buffers
-            int8_out = (own["_chain_scale"], own["_chain_inv_scale"], own["_chain_bias"])
+            int8_out = self._chain_tensors()
             activation = self._int8_activation
         # The constructor checked the conv parameters and the scheme: only x is checked per call (host cost).
         y = igemm_forward(x, w, w_scale, bufs["bias"], lin.act == "static", bufs["input_scale"], activation,
