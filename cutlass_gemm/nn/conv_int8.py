@@ -222,8 +222,8 @@ class Int8Conv2d(nn.Module):
         from its source now, the derived two remade whenever the scale or the bias tensor changed (replaced, or
         written in place: a tensor's version counter moves on every in-place write, `load_state_dict` included)."""
         src = self.__dict__["_chain_source"]
-        s = src.linear._buffers["input_scale"] if isinstance(src, Int8Conv2d) else src
-        b = self.linear._buffers["bias"]
+        s = src._modules["linear"]._buffers["input_scale"] if isinstance(src, Int8Conv2d) else src
+        b = self._modules["linear"]._buffers["bias"]
         if torch.compiler.is_compiling():
             return s, torch.reciprocal(s.float()).reshape(1), None if b is None else b.float()
         bv = None if b is None else b._version
