@@ -211,3 +211,18 @@ def test_chain_state_dict_round_trip_and_errors():
         layer(Int8ConvActivation(torch.zeros(1, 64, 4, 4, dtype=torch.int8).permute(0, 2, 3, 1), torch.ones(1)))
     with pytest.raises(InvalidArgumentError, match="^model"):
         cnn.fold_batchnorm(_net().train())
+
+
+def test_chain_traces_a_plain_module_with_the_layers_as_leaves():
+    """A model that is not a GraphModule is traced (the library's layers kept whole); no BatchNorm here."""
+    torch.manual_seed(4)
+    net = nn.Sequential(nn.Conv2d(64, 64, 1), nn.ReLU(), nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(),
+                        nn.Conv2d(64, 32, 3, padding=1)).eval()
+    xs = [torch.randn(1, 64, 8, 8, generator=torch.Generator().manual_seed(i)) for i in range(2)]
+    with torch.no_grad():
+        cnn.quantize_model(net, "w8a8-int8-static", calibration=cnn.calibrate(net, xs))
+        plain = copy.deepcopy(net)
+        chained, report = cnn.chain_int8(net)
+        y, y_plain = chained(xs[1]).double(), plain(xs[1]).double()
+    assert isinstance(chained, torch.fx.GraphModule) and report.chained == [("0", "2"), ("2", "4")]
+    assert ((y - y_plain).norm() / y_plain.norm()).item() < 2e-2
