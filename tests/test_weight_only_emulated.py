@@ -244,3 +244,12 @@ def test_spread_smem_caps_ctas_per_sm(emu, ctas, per_sm, smem):
     else:
         assert dyn > smem and dyn % 128 == 0 and dyn <= 227 * 1024
         assert resident == want
+
+
+@pytest.mark.parametrize("bf16", [0, 1])
+def test_int8_dequantizer_rounds_once_for_every_byte_and_zero_point(emu, bf16):
+    """wo_common.cuh's dequant_int8 (no conversion instruction since session 32: prmt-made halves for fp16, the upper
+    halves of exact floats for bf16) equals (u - z) * s rounded once to the activation dtype, bit for bit, for every
+    stored byte and zero point and 300 scales of both signs."""
+    emu.emu_dequant_int8_mismatches.restype = ctypes.c_long
+    assert emu.emu_dequant_int8_mismatches(bf16, 300) == 0

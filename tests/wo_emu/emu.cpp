@@ -7,6 +7,7 @@
 #include <atomic>
 #include <barrier>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -79,6 +80,8 @@ inline int atomicAdd(int* p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_S
 inline float __ldcg(const float* p) { return *p; }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline float __int_as_float(int v) { float f; std::memcpy(&f, &v, 4); return f; }
+inline float __uint_as_float(unsigned v) { float f; std::memcpy(&f, &v, 4); return f; }
+inline unsigned __float_as_uint(float f) { unsigned v; std::memcpy(&v, &f, 4); return v; }
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   uint8_t b[8];
   std::memcpy(b, &x, 4);
@@ -360,3 +363,44 @@ extern "C" int emu_spread_smem(long ctas, int sms, int per_sm, int smem_sm, int 
   return cg_wo::wo_spread_smem_bytes(ctas, sms, per_sm, smem_sm, reserved, static_smem, smem);
 }
 extern "C" long emu_prefetch_count() { return cg_wo_emu::g_prefetches.load(); }
+
+// The int8 dequantizer (wo_common.cuh dequant_int8, both activation types) against the rule it implements, (u - z) * s
+// rounded once to T, for every stored byte u and zero point z in 0..255 (and the symmetric constant) and `nscales`
+// scales of both signs, bit for bit: the number of mismatching elements.
+template <typename T, typename T2> long dequant_int8_mismatches(int nscales) {
+  using namespace cg_wo;
+  long bad = 0;
+  uint32_t state = 12345u;
+  for (int i = 0; i < nscales; ++i) {
+    state = state * 1664525u + 1013904223u;
+    uint16_t sb = static_cast<uint16_t>((state >> 9) & 0x7fff) | (i % 2 ? 0x8000 : 0);
+    T s;
+    std::memcpy(&s, &sb, 2);
+    const float sf = Ty<T>::to_f(s);
+    if (!std::isfinite(sf) || sf == 0.0f) continue;
+    T2 s2;
+    s2.x = s;
+    s2.y = s;
+    for (int z = 0; z <= 256; ++z) {  // 256: int8_off_sym (z = 128)
+      const Int8Off<T> off = z == 256 ? int8_off_sym<T>() : int8_off<T>(Ty<T>::from_f(static_cast<float>(z)));
+      const int zz = z == 256 ? 128 : z;
+      for (int u0 = 0; u0 < 256; u0 += 4) {
+        const uint32_t word = u0 | (u0 + 1) << 8 | (u0 + 2) << 16 | static_cast<uint32_t>(u0 + 3) << 24;
+        uint32_t b[2];
+        dequant_int8(word, off, s2, b);
+        for (int j = 0; j < 4; ++j) {
+          const uint16_t got = static_cast<uint16_t>(b[j / 2] >> (16 * (j % 2)));
+          const T want = Ty<T>::from_f(static_cast<float>(u0 + j - zz) * sf);  // exact product, one rounding
+          uint16_t wb;
+          std::memcpy(&wb, &want, 2);
+          bad += got != wb;
+        }
+      }
+    }
+  }
+  return bad;
+}
+extern "C" long emu_dequant_int8_mismatches(int bf16, int nscales) {
+  return bf16 ? dequant_int8_mismatches<__nv_bfloat16, __nv_bfloat162>(nscales)
+              : dequant_int8_mismatches<__half, __half2>(nscales);
+}

@@ -148,18 +148,40 @@ __device__ __forceinline__ void dequant_int4(uint32_t word, typename Ty<T>::T2 o
   }
 }
 
-// int8 word (bytes e0..e3 in fragment order) -> 2 registers (e0,e1) (e2,e3). bf16 cannot hold
-// 128 + 0..255 exactly, so each byte goes through fp32: prmt makes the float 2^23 + byte, minus
-// (2^23 + z) is exact, the pair is packed (exact: |u - z| <= 256) and scaled (one rounding).
-// `off` = 2^23 + z.
-template <typename T>
-__device__ __forceinline__ void dequant_int8(uint32_t word, float off, typename Ty<T>::T2 s, uint32_t (&b)[2]) {
-  using T2 = typename Ty<T>::T2;
-  float f[4];
+// int8 word (bytes e0..e3 in fragment order) -> 2 registers (e0,e1) (e2,e3), each (u - z) * s with one rounding
+// in T, with no conversion instruction:
+// - fp16: a prmt puts each byte under 0x64, the half 1024 + u (exact: ulp 1 up to 2048), minus (1024 + z) is exact;
+// - bf16 cannot hold 128 + 0..255 exactly (two binades), so each byte goes through fp32: a prmt makes the float
+//   2^23 + u, minus (2^23 + z) is exact, and since |u - z| <= 255 has at most 8 significant bits, the upper half of
+//   that float *is* its bf16: a prmt packs two (the bits a rounding conversion gives, session 32).
+// `off`: int8_off<T>(z), made once per column.
+template <typename T> struct Int8Off;
+template <> struct Int8Off<__half> { uint32_t h2; };          // 1024 + z in both halves
+template <> struct Int8Off<__nv_bfloat16> { float f32; };     // 2^23 + z
+// z: the column's zero point (an exact integer 0..255 in T; 128 for symmetric storage).
+template <typename T> __device__ __forceinline__ Int8Off<T> int8_off(T z);
+template <> __device__ __forceinline__ Int8Off<__half> int8_off<__half>(__half z) {
+  return {as_u32<__half2>(__hadd2(__half2{z, z}, as_t2<__half2>(0x64006400u)))};
+}
+template <> __device__ __forceinline__ Int8Off<__nv_bfloat16> int8_off<__nv_bfloat16>(__nv_bfloat16 z) {
+  return {8388608.0f + __bfloat162float(z)};
+}
+// The symmetric offsets as constants (z = 128): 1152 = 0x6480 in fp16.
+template <typename T> __device__ __forceinline__ Int8Off<T> int8_off_sym();
+template <> __device__ __forceinline__ Int8Off<__half> int8_off_sym<__half>() { return {0x64806480u}; }
+template <> __device__ __forceinline__ Int8Off<__nv_bfloat16> int8_off_sym<__nv_bfloat16>() { return {8388608.0f + 128.0f}; }
+
+__device__ __forceinline__ void dequant_int8(uint32_t word, Int8Off<__half> off, __half2 s, uint32_t (&b)[2]) {
+  b[0] = as_u32<__half2>(__hmul2(__hsub2(as_t2<__half2>(__byte_perm(word, 0x64u, 0x4140u)), as_t2<__half2>(off.h2)), s));
+  b[1] = as_u32<__half2>(__hmul2(__hsub2(as_t2<__half2>(__byte_perm(word, 0x64u, 0x4342u)), as_t2<__half2>(off.h2)), s));
+}
+__device__ __forceinline__ void dequant_int8(uint32_t word, Int8Off<__nv_bfloat16> off, __nv_bfloat162 s, uint32_t (&b)[2]) {
+  uint32_t f[4];
 #pragma unroll
-  for (int j = 0; j < 4; ++j) f[j] = __int_as_float(static_cast<int>(__byte_perm(word, 0x4B000000u, 0x7440u + j))) - off;
-  b[0] = as_u32<T2>(__hmul2(Ty<T>::pack(f[0], f[1]), s));
-  b[1] = as_u32<T2>(__hmul2(Ty<T>::pack(f[2], f[3]), s));
+  for (int j = 0; j < 4; ++j)
+    f[j] = __float_as_uint(__uint_as_float(__byte_perm(word, 0x4B000000u, 0x7440u + j)) - off.f32);
+  b[0] = as_u32<__nv_bfloat162>(__hmul2(as_t2<__nv_bfloat162>(__byte_perm(f[0], f[1], 0x7632u)), s));
+  b[1] = as_u32<__nv_bfloat162>(__hmul2(as_t2<__nv_bfloat162>(__byte_perm(f[2], f[3], 0x7632u)), s));
 }
 
 }  // namespace cg_wo

@@ -192,10 +192,11 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs 
           }
           dequant_int4<T>(wr[t8 * 2 + h], off, s2, b);
         } else {
-          const float off = 8388608.0f + (kZero ? Ty<T>::to_f(zc[t8]) : 128.0f);
+          Int8Off<T> off = int8_off_sym<T>();
+          if constexpr (kZero) off = int8_off<T>(zc[t8]);
           uint32_t lo[2], hi[2];
-          dequant_int8<T>(wr[t8 * 4 + 2 * h], off, s2, lo);
-          dequant_int8<T>(wr[t8 * 4 + 2 * h + 1], off, s2, hi);
+          dequant_int8(wr[t8 * 4 + 2 * h], off, s2, lo);
+          dequant_int8(wr[t8 * 4 + 2 * h + 1], off, s2, hi);
           b[0] = lo[0], b[1] = lo[1], b[2] = hi[0], b[3] = hi[1];
         }
 #pragma unroll
