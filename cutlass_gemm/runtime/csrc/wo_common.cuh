@@ -63,7 +63,6 @@ template <> struct Ty<__half> {
   static __device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
   static __device__ __forceinline__ __half from_f(float v) { return __float2half_rn(v); }
   static __device__ __forceinline__ T2 pack(float a, float b) { return __floats2half2_rn(a, b); }
-  static __device__ __forceinline__ T2 dup(float a) { return __float2half2_rn(a); }
 };
 template <> struct Ty<__nv_bfloat16> {
   using T2 = __nv_bfloat162;
@@ -71,7 +70,6 @@ template <> struct Ty<__nv_bfloat16> {
   static __device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
   static __device__ __forceinline__ __nv_bfloat16 from_f(float v) { return __float2bfloat16_rn(v); }
   static __device__ __forceinline__ T2 pack(float a, float b) { return __floats2bfloat162_rn(a, b); }
-  static __device__ __forceinline__ T2 dup(float a) { return __float2bfloat162_rn(a); }
 };
 
 template <typename T2> __device__ __forceinline__ T2 as_t2(uint32_t v) { return *reinterpret_cast<T2*>(&v); }
