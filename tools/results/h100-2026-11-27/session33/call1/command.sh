@@ -7,7 +7,7 @@
 set -u
 SECONDS=0
 export PYTHONUNBUFFERED=1 CUTLASS_GEMM_CACHE_DIR=/tmp/cgc_s33a
-rm -rf $CUTLASS_GEMM_CACHE_DIR /tmp/mb33 && mkdir -p $CUTLASS_GEMM_CACHE_DIR /tmp/mb33
+mkdir -p $CUTLASS_GEMM_CACHE_DIR /tmp/mb33
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site33 .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site33:$PWD
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv > $OUT/gpu.txt 2>&1

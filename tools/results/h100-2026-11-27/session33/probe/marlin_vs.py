@@ -40,7 +40,10 @@ def marlin_layer(marlin, w16, scales, group):
 def main():
     import marlin
     from cutlass_gemm.nn import WeightOnlyLinear
+    from cutlass_gemm.nn.weight_only import resolve_large_m_backend
     from cutlass_gemm.quant import WeightOnlyQuant, prepack
+
+    backend = resolve_large_m_backend("auto", GROUP)  # what from_float picks on this device
 
     out = open(sys.argv[1], "w")
     bw = copy_bandwidth_gbps()
@@ -54,10 +57,10 @@ def main():
         q = torch.randint(-8, 8, (n, k), generator=g, device="cuda", dtype=torch.int16)
         s = (torch.rand(n, k // GROUP, generator=g, device="cuda") * 0.01 + 1e-3).half()
         w16 = (q.float() * s.float().repeat_interleave(GROUP, dim=1)).half()  # q * s rounded once, as both kernels make it
-        lib = [WeightOnlyLinear.from_packed(prepack(WeightOnlyQuant(q, s, None, 4, GROUP)), large_m_backend="auto")]
+        lib = [WeightOnlyLinear.from_packed(prepack(WeightOnlyQuant(q, s, None, 4, GROUP)), large_m_backend=backend)]
         nbytes = n * k // 2 + s.numel() * 2
         copies = copies_for(nbytes, target=4 * L2_BYTES, lo=2, hi=12)
-        lib += [WeightOnlyLinear.from_packed(prepack(WeightOnlyQuant(q, s, None, 4, GROUP)), large_m_backend="auto")
+        lib += [WeightOnlyLinear.from_packed(prepack(WeightOnlyQuant(q, s, None, 4, GROUP)), large_m_backend=backend)
                 for _ in range(copies - 1)]
         mg = marlin_layer(marlin, w16, s, GROUP)
         mgs = [mg]
