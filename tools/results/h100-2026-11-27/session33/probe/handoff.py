@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Session 33 probe: the hand-off between the small-M kernels and the SM90 mixed-input kernel at 17..64 rows.
+
+`MIXED_FROM_M = 17` (ops/wo_heuristics.py) comes from session 14's sweep, before the small-M kernels were launched as
+programmatic dependents (sessions 21-22); call 3's harness timed the small-M mma kernel at M = 32 at 25.2 us (16 x
+8192^2 class shape, bf16), under the mixed kernel's 27.2 us of call 2 (fp16). Here, in one process and in alternation:
+bf16 `F.linear`, the layer with the small-M kernels only (`large_m_backend="dequant"`: TABLE's variant up to 64 rows),
+the layer with the mixed copy (`"cutlass_mixed"`: the mixed kernel from MIXED_FROM_M rows), and the small-M variants
+2 / 3 / 12 / 13 at their plans through the extension (`wo_gemm`). bf16 x, int4 g128 / int8 per channel, symmetric;
+weight copies rotated past L2; every output checked against bf16 F.linear on the dequantized weight.
+
+    python3 handoff.py OUT.md [--m 17,24,32,48,64] [--bits 4,8]
+"""
+import argparse
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[5] / "tools"))
+from bench_common import L2_BYTES, alternating_time_us, copies_for, copy_bandwidth_gbps, cycler, stamp  # noqa: E402
+
+SHAPES = [(8192, 8192), (28672, 4096), (4096, 14336)]
+VIDS = (2, 3, 12, 13)
+
+
+def main():
+    from cutlass_gemm.nn import WeightOnlyLinear
+    from cutlass_gemm.ops.wo_heuristics import VARIANTS
+    from cutlass_gemm.quant import WeightOnlyQuant, dequantize_packed, prepack
+    from cutlass_gemm.runtime import extension
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--m", default="17,24,32,48,64")
+    ap.add_argument("--bits", default="4,8")
+    args = ap.parse_args()
+    ext = extension.load()
+    rows_m = [int(v) for v in args.m.split(",")]
+    out = open(args.out, "w")
+    bw = copy_bandwidth_gbps()
+    out.write(f"{stamp()}\n\n{torch.cuda.get_device_name()}; copy bandwidth {bw:.0f} GB/s; bf16 x, symmetric; us per call "
+              "(speedup over bf16 F.linear). `small` = the layer without the mixed copy (TABLE's small-M variant), "
+              "`mixed` = the layer with it (the mixed kernel from MIXED_FROM_M rows), vN = small-M variant N at its "
+              "plan. rel err: the largest of the row's outputs against bf16 F.linear on the dequantized weight.\n\n")
+    out.write("| M x N x K | bits | bf16 | small | mixed | " + " | ".join(f"v{v}" for v in VIDS)
+              + " | fastest | max rel err |\n|" + "---|" * (7 + len(VIDS)) + "\n")
+    for bits in [int(v) for v in args.bits.split(",")]:
+        group = 128 if bits == 4 else None
+        for n, k in SHAPES:
+            g = torch.Generator(device="cuda").manual_seed(n + bits)
+            half = 2 ** (bits - 1)
+            q = torch.randint(-half, half, (n, k), generator=g, device="cuda", dtype=torch.int16)
+            s = (torch.rand(n, k // (group or k), generator=g, device="cuda") * 0.01 / (1 if bits == 4 else 16) + 1e-3)
+            p = prepack(WeightOnlyQuant(q, s.bfloat16(), None, bits, group))
+            w16 = dequantize_packed(p, torch.bfloat16)
+            nbytes = n * k * bits // 8 + p.scales.numel() * 2
+            copies = copies_for(nbytes, target=4 * L2_BYTES, lo=2, hi=8)
+            small = [WeightOnlyLinear.from_packed(p) for _ in range(copies)]
+            mixed = [WeightOnlyLinear.from_packed(p, large_m_backend="cutlass_mixed") for _ in range(copies)]
+            raw = [(lay.qweight, lay.scales) for lay in small]
+            c16 = copies_for(2 * n * k, target=4 * L2_BYTES, lo=2, hi=4)
+            w16s = [w16] + [w16.clone() for _ in range(c16 - 1)]
+            for m in rows_m:
+                x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+                ref = F.linear(x, w16).float()
+                names = ["bf16", "small", "mixed"]
+                fns = [cycler([lambda w=w: F.linear(x, w) for w in w16s]),
+                       cycler([lambda l=l: l(x) for l in small]), cycler([lambda l=l: l(x) for l in mixed])]
+                for vid in VIDS:
+                    if m > VARIANTS[vid][1]:
+                        continue
+                    splits = ext.wo_plan_info(m, n, k, bits, False, True, vid)[2]
+                    names.append(f"v{vid}")
+                    fns.append(cycler([lambda qq=qq, ss=ss, vid=vid, splits=splits:
+                                       ext.wo_gemm(x, qq, ss, None, None, bits, group or 0, n, splits, vid)
+                                       for qq, ss in raw]))
+                err = 0.0
+                for f in fns[1:]:
+                    y = f()().float()
+                    err = max(err, ((y - ref).norm() / ref.norm()).item())
+                t = dict(zip(names, alternating_time_us([lambda f=f: f()() for f in fns])))
+                best = min((v, k_) for k_, v in t.items() if k_ != "bf16")[1]
+                cell = lambda key: f"{t[key]:.2f} ({t['bf16'] / t[key]:.2f}x)" if key in t else "-"  # noqa: E731
+                out.write(f"| {m}x{n}x{k} | {bits} | {t['bf16']:.2f} | {cell('small')} | {cell('mixed')} | "
+                          + " | ".join(cell(f"v{v}") for v in VIDS)
+                          + f" | {best} | {err:.1e}{' BAD' if err > 2e-2 else ''} |\n")
+                out.flush()
+            del small, mixed, raw, w16s
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
