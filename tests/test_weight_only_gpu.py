@@ -216,7 +216,7 @@ def test_layer_eager_fast_path_equals_the_op(bits, group, zp):
     from cutlass_gemm.ops.weight_only import layer_fast_call
     torch.manual_seed(0)
     lin = torch.nn.Linear(384, 160, bias=True).to("cuda", torch.bfloat16)
-    # the small-M copy only: with the mixed-input copy (the "auto" default on SM90) the layer hands M >= 17 to it
+    # the small-M copy only: with the mixed-input copy (the "auto" default on SM90) the layer hands M >= 33 to it (N >= 4096; 65 below)
     lay = WeightOnlyLinear.from_float(lin, bits=bits, group_size=group, zero_point=zp, large_m_backend="dequant")
     args = (lay.qweight, lay.scales, lay.zeros, lay.bias, lay.bits, lay.group_size, lay.out_features)
     for shape in ((1, 384), (17, 384), (64, 384), (2, 3, 384), (4, 16, 384)):

@@ -143,7 +143,7 @@ def test_target_shape_and_determinism():
 
 
 @pytest.mark.parametrize("zp", [False, True])
-def test_layer_uses_the_mixed_copy_from_17_rows_and_graphs_replay(zp):
+def test_layer_uses_the_mixed_copy_from_33_rows_and_graphs_replay(zp):
     narrow = WeightOnlyLinear.from_float(torch.nn.Linear(1024, 512).to("cuda", torch.bfloat16), bits=4, group_size=128,
                                          zero_point=zp, large_m_backend="cutlass_mixed")
     assert weight_only_backend(64, narrow.packed, narrow.packed_mixed) == "mma_small_m"  # N < 4096: from 65 rows
@@ -151,12 +151,12 @@ def test_layer_uses_the_mixed_copy_from_17_rows_and_graphs_replay(zp):
     lin = torch.nn.Linear(1024, 4096).to("cuda", torch.bfloat16)
     layer = WeightOnlyLinear.from_float(lin, bits=4, group_size=128, zero_point=zp, large_m_backend="cutlass_mixed")
     assert weight_only_backend(2048, layer.packed, layer.packed_mixed) == "cutlass_mixed_sm90"
-    assert weight_only_backend(17, layer.packed, layer.packed_mixed) == "cutlass_mixed_sm90"
-    assert weight_only_backend(16, layer.packed, layer.packed_mixed) == "mma_small_m"
-    x32 = torch.randn(2, 16, 1024, device="cuda").to(torch.bfloat16)  # 32 rows: the mixed copy's kernel
+    assert weight_only_backend(33, layer.packed, layer.packed_mixed) == "cutlass_mixed_sm90"
+    assert weight_only_backend(32, layer.packed, layer.packed_mixed) == "mma_small_m"
+    x33 = torch.randn(3, 11, 1024, device="cuda").to(torch.bfloat16)  # 33 rows: the mixed copy's kernel
     with warnings.catch_warnings():
         warnings.simplefilter("error", WeightOnlyFallbackWarning)
-        _check(layer(x32), x32, layer.packed_mixed, layer.bias, "layer, 32 rows")
+        _check(layer(x33), x33, layer.packed_mixed, layer.bias, "layer, 33 rows")
     x = torch.randn(4, 100, 1024, device="cuda").to(torch.bfloat16)
     with warnings.catch_warnings():
         warnings.simplefilter("error", WeightOnlyFallbackWarning)
@@ -184,11 +184,11 @@ def test_layer_mixed_fast_path_equals_the_op():
     assert fast is not None, "the extension's fast path is needed here"
     fast.clear_mixed_plans()
     torch.manual_seed(0)
-    n = 4096  # at least wo_heuristics.MIXED_FROM_M_MIN_N: the layer takes its mixed copy from 17 rows
+    n = 4096  # at least wo_heuristics.MIXED_FROM_M_MIN_N: the layer takes its mixed copy from 33 rows
     lin = torch.nn.Linear(1024, n, bias=True).to("cuda", torch.bfloat16)
     lay = WeightOnlyLinear.from_float(lin, bits=4, group_size=128, large_m_backend="cutlass_mixed")
     args = (lay.qweight_mixed, lay.scales_mixed, lay.bias, 4, 128, n)
-    for shape in ((17, 1024), (2, 40, 1024), (300, 1024)):
+    for shape in ((33, 1024), (2, 40, 1024), (300, 1024)):
         x = torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
         assert mixed_fast_call(x, *args) is None, shape  # no plan for this shape yet
         ref = torch.ops.cutlass_gemm.weight_only_mm(x, lay.qweight_mixed, lay.scales_mixed, None, lay.bias, None,
@@ -198,21 +198,21 @@ def test_layer_mixed_fast_path_equals_the_op():
         assert y is not None and y.shape == shape[:-1] + (n,), shape
         assert torch.equal(y, ref) and torch.equal(lay(x), ref), shape
         _check(y, x, lay.packed_mixed, lay.bias, f"fast path {shape}")
-    wide = torch.randn(17, 1024 + 64, device="cuda", dtype=torch.bfloat16)[:, :1024]  # strided rows: stands aside
+    wide = torch.randn(33, 1024 + 64, device="cuda", dtype=torch.bfloat16)[:, :1024]  # strided rows: stands aside
     assert mixed_fast_call(wide, *args) is None
     _check(lay(wide), wide, lay.packed_mixed, lay.bias, "strided rows through the Python path")
-    assert mixed_fast_call(torch.randn(17, 1024, device="cuda"), *args) is None  # float32 x
+    assert mixed_fast_call(torch.randn(33, 1024, device="cuda"), *args) is None  # float32 x
     with pytest.raises(InvalidArgumentError):
-        lay(torch.randn(17, 512, device="cuda", dtype=torch.bfloat16))  # wrong K: typed error, not a crash
+        lay(torch.randn(33, 512, device="cuda", dtype=torch.bfloat16))  # wrong K: typed error, not a crash
 
 
 def test_layer_mixed_path_compiles_captures_and_never_syncs():
-    """32 rows of a 4096-wide layer: its mixed copy's kernel. Eager (the C++ entry once the shape ran) without a
+    """48 rows of a 4096-wide layer: its mixed copy's kernel. Eager (the C++ entry once the shape ran) without a
     host sync, torch.compile(fullgraph=True) (the op, traced) and a CUDA-graph replay give the same bytes."""
     torch.manual_seed(3)
     lin = torch.nn.Linear(1024, 4096).to("cuda", torch.bfloat16)
     layer = WeightOnlyLinear.from_float(lin, bits=4, group_size=128, large_m_backend="cutlass_mixed")
-    x = torch.randn(2, 16, 1024, device="cuda").to(torch.bfloat16)
+    x = torch.randn(3, 16, 1024, device="cuda").to(torch.bfloat16)
     eager = layer(x)  # first call of the shape: the Python path, which registers it for the C++ entry
     _check(eager, x, layer.packed_mixed, layer.bias, "eager")
     torch.cuda.synchronize()

@@ -83,7 +83,7 @@ def test_mixed_hand_off_depends_on_the_layer_width():
     from cutlass_gemm.ops.weight_only import SMALL_M_MAX, mixed_from_m
     from cutlass_gemm.ops.wo_heuristics import MIXED_FROM_M, MIXED_FROM_M_MIN_N
     for bits in (4, 8):
-        assert mixed_from_m(bits, MIXED_FROM_M_MIN_N) == MIXED_FROM_M[bits] == 17
+        assert mixed_from_m(bits, MIXED_FROM_M_MIN_N) == MIXED_FROM_M[bits] == 33
         assert mixed_from_m(bits, MIXED_FROM_M_MIN_N - 32) == SMALL_M_MAX + 1
 
 

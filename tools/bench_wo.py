@@ -9,7 +9,7 @@ Device time: CUDA events around batches of 20 calls behind a GPU sleep, median o
 each call on the next of several copies of the weight (together > 4x L2), so the weight streams from
 HBM. % of floor = (weight + scale bytes) / measured copy bandwidth / time. The backend column says
 which implementation served the call ("mma_small_m" for M <= 64; "dequant_fallback" above; on SM90 from
-M = wo_heuristics.MIXED_FROM_M (17) also the rows of the layer that holds the CUTLASS mixed-input copy, as
+M = wo_heuristics.MIXED_FROM_M (33) also the rows of the layer that holds the CUTLASS mixed-input copy, as
 `from_float` builds it there, "cutlass_mixed_sm90"). Up to M = 64 a row ", PDL off" times the int4 layer with
 programmatic dependent launches switched off (runtime/csrc/pdl.cuh; on by default on SM90).
 """

@@ -28,13 +28,16 @@ DEFAULT = 0
 MAX_M = 64
 
 #: Most rows of x the small-M kernel takes when the layer also holds the SM90 mixed-input copy of its weight
-#: (`large_m_backend="cutlass_mixed"`); above it that copy's kernel takes the call. H100 sweep
-#: (tools/bench_mixed_sweep.py, session14/call1-2): at M = 16 the small-M kernel wins every shape (int4 g128
-#: 2.43-2.71x bf16 against 1.80-2.26x; int8 1.54-1.90x against 1.28-1.69x, call 1); at M = 32 the mixed kernels win
-#: at 8192x8192 and 28672x4096 (int4 1.80-2.19x against 1.47-2.13x; int8 at all three shapes) and are 1-5% behind
-#: for int4 at 4096x14336 (27.1 / 26.0 us against 25.7 / 25.8); from M = 64 they win every shape. One hand-off
-#: for all shapes: M = 17.
-MIXED_FROM_M = {4: 17, 8: 17}
+#: (`large_m_backend="cutlass_mixed"`); from it that copy's kernel takes the call. Session 14's sweep
+#: (tools/bench_mixed_sweep.py, session14/call1-2) put the hand-off at 17 rows; since the small-M kernels are launched
+#: as programmatic dependents (sessions 21-22) they win again up to 32 rows: session33/call4/handoff.md (H100, bf16 x,
+#: one process, alternating): int4 g128 M = 17 / 24 / 32, small-M variant 2 against the mixed kernel, 8192^2 24.8 / 24.7
+#: / 25.2 us against 27.2 / 27.1 / 27.2, 4096 x 14336 24.7 / 24.7 / 25.2 against 26.5 / 26.4 / 26.7, 28672 x 4096 40.6
+#: / 41.3 / 42.5 against 40.9 / 41.2 / 41.5; int8 per channel (variant 12, variant 2 at 28672 x 4096) 34.1 / 34.2 / 35.1
+#: against 38.2 / 37.9 / 38.0 at 8192^2, 32.1 / 32.5 / 32.8 against 35.6 / 35.1 / 35.4 at 4096 x 14336, 55.8 / 56.6 /
+#: 57.5 against 60.7 / 58.3 / 56.2 at 28672 x 4096; at 48 and 64 rows the mixed kernel wins every case (int4 30.0-46.1
+#: us against the small-M kernels' 31.6-55.7). One hand-off for all shapes: M = 33.
+MIXED_FROM_M = {4: 33, 8: 33}
 #: ... for layers with at least this many output features; narrower ones keep the small-M kernel up to its 64 rows
 #: (batch-1 ResNet-50 1x1 convs, N 64..2048: session14/call6, see kernels/mixed_input.SMALL_N).
 MIXED_FROM_M_MIN_N = 4096
@@ -50,7 +53,10 @@ MIXED_FROM_M_MIN_N = 4096
 #: most frequent winner per bits and M bucket. M = 1, 8 and 16 again from session29/call3/sweep/wo_sweep.md (the same
 #: sweep with variants 23-26, one 32-column block per CTA and K over 8-16 warps): at 8192 columns variant 23 (1 x 16
 #: warps) fills the SMs with 256 CTAs and no split-K, int4 1 x 8192^2 15.22 us (v14, 4 splits) -> 13.73, int8 25.32
-#: -> 24.12; 1 x 4096 x 14336 takes variant 26 (1 x 8, 4 splits against v14's 8): int4 14.08 -> 13.50. M <= 64: session 7's sweep
+#: -> 24.12; 1 x 4096 x 14336 takes variant 26 (1 x 8, 4 splits against v14's 8): int4 14.08 -> 13.50. M <= 32:
+#: session33/call4/handoff.md (variants 2 / 3 / 12 / 13 at M = 17, 24, 32; variant 2 for int4, 1-26% ahead of
+#: the others; int8 variant 12 at the two shapes where it won, elsewhere variant 0, which is variant 2's kernel up to
+#: 32 rows). M <= 64: session 7's sweep
 #: (tools/results/h100-2026-11-23/session7/call3/wo/wo_sweep.md).
 TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 1, 4096, 14336, 26),
@@ -69,6 +75,7 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 16, 8192, 8192, 22),
     (4, 16, 28672, 4096, 4),
     (4, 16, None, None, 4),
+    (4, 32, None, None, 2),
     (4, 64, 4096, 14336, 0),
     (4, 64, 8192, 8192, 3),
     (4, 64, 28672, 4096, 0),
@@ -89,6 +96,9 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (8, 16, 8192, 8192, 22),
     (8, 16, 28672, 4096, 10),
     (8, 16, None, None, 22),
+    (8, 32, 4096, 14336, 12),
+    (8, 32, 8192, 8192, 12),
+    (8, 32, 28672, 4096, 2),
     (8, 64, 4096, 14336, 0),
     (8, 64, 8192, 8192, 0),
     (8, 64, 28672, 4096, 3),
