@@ -22,7 +22,7 @@ VARIANTS: Dict[int, Tuple[str, int]] = {
     14: ("direct x1 1x4 u1 t1024", 1), 15: ("direct x1 4x2 u1 t768", 1), 16: ("direct x8 4x2 u1 t1024", 8), 17: ("direct x8 4x2 u1 t768", 8), 18: ("direct x16 4x2 u1 t768", 16), 19: ("direct x8 2x4 u1 t1024", 8),
     20: ("direct x16 2x4 u2 t512", 16), 21: ("direct x16 4x2 u2 t512", 16), 22: ("direct x16 4x2 u1 t512", 16),
     23: ("direct x1 1x16 u1 t1024", 1), 24: ("direct x16 1x8 u1 t512", 16), 25: ("direct x8 1x16 u1 t1024", 8),
-    26: ("direct x1 1x8 u1 t1024", 1),
+    26: ("direct x1 1x8 u1 t1024", 1), 27: ("mma mt2 4x2 s3", 32), 28: ("mma mt2 2x4 s3", 32),
 }
 DEFAULT = 0
 MAX_M = 64
@@ -53,10 +53,13 @@ MIXED_FROM_M_MIN_N = 4096
 #: most frequent winner per bits and M bucket. M = 1, 8 and 16 again from session29/call3/sweep/wo_sweep.md (the same
 #: sweep with variants 23-26, one 32-column block per CTA and K over 8-16 warps): at 8192 columns variant 23 (1 x 16
 #: warps) fills the SMs with 256 CTAs and no split-K, int4 1 x 8192^2 15.22 us (v14, 4 splits) -> 13.73, int8 25.32
-#: -> 24.12; 1 x 4096 x 14336 takes variant 26 (1 x 8, 4 splits against v14's 8): int4 14.08 -> 13.50. M <= 32:
-#: session33/call4/handoff.md (variants 2 / 3 / 12 / 13 at M = 17, 24, 32; variant 2 for int4, 1-26% ahead of
-#: the others; int8 variant 12 at the two shapes where it won, elsewhere variant 0, which is variant 2's kernel up to
-#: 32 rows). M <= 64: session 7's sweep
+#: -> 24.12; 1 x 4096 x 14336 takes variant 26 (1 x 8, 4 splits against v14's 8): int4 14.08 -> 13.50. Int4 16 x
+#: 28672 x 4096 takes variant 1 since session33/call8/tune.md (31.44 us against variant 4's 32.47 and variant 22's
+#: 33.43). M <= 32: session 33's probes of the mma kernel's CTA shapes at 24 and 32 rows (call7/tune.md, each
+#: against variant 2, which call4/handoff.md had put ahead of the mixed-input kernel there): int4 variant 27 (mt2
+#: 4 x 2 warps, 3 stages) 0.92-0.96x variant 2's time at all three shapes (32 x 8192^2 23.74 us, 32 x 28672 x 4096
+#: 38.69, 32 x 4096 x 14336 22.86); int8 variant 28 (mt2 2 x 4, 3 stages) 0.82x / 0.77x at 8192^2 / 4096 x 14336 (31.31
+#: / 28.83 us), variant 27 0.83x at 28672 x 4096 (47.78). M <= 64: session 7's sweep
 #: (tools/results/h100-2026-11-23/session7/call3/wo/wo_sweep.md).
 TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 1, 4096, 14336, 26),
@@ -73,9 +76,9 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 8, None, None, 16),
     (4, 16, 4096, 14336, 4),
     (4, 16, 8192, 8192, 22),
-    (4, 16, 28672, 4096, 4),
+    (4, 16, 28672, 4096, 1),
     (4, 16, None, None, 4),
-    (4, 32, None, None, 2),
+    (4, 32, None, None, 27),
     (4, 64, 4096, 14336, 0),
     (4, 64, 8192, 8192, 3),
     (4, 64, 28672, 4096, 0),
@@ -96,9 +99,10 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (8, 16, 8192, 8192, 22),
     (8, 16, 28672, 4096, 10),
     (8, 16, None, None, 22),
-    (8, 32, 4096, 14336, 12),
-    (8, 32, 8192, 8192, 12),
-    (8, 32, 28672, 4096, 2),
+    (8, 32, 4096, 14336, 28),
+    (8, 32, 8192, 8192, 28),
+    (8, 32, 28672, 4096, 27),
+    (8, 32, None, None, 28),
     (8, 64, 4096, 14336, 0),
     (8, 64, 8192, 8192, 0),
     (8, 64, 28672, 4096, 3),

@@ -312,6 +312,8 @@ int by_config(int cfg, WoArgs const& a, int splits, bool eager, bool rev) {
     case 4: return run<T, kBits, kZero, 4, 8, 1, 2>(a, splits, eager, rev);  // 8 warps along N, 2 stages
     case 5: return run<T, kBits, kZero, 1, 4, 1, 4>(a, splits, eager, rev);  // default, M <= 16
     case 6: return run<T, kBits, kZero, 2, 2, 2, 4>(a, splits, eager, rev);  // 2 x 2 warps
+    case 7: return run<T, kBits, kZero, 2, 4, 2, 3>(a, splits, eager, rev);  // variant 27: 4 x 2 warps, 3 stages
+    case 8: return run<T, kBits, kZero, 2, 2, 4, 3>(a, splits, eager, rev);  // variant 28: 2 x 4 warps, 3 stages
     default: return 1;
   }
 }
