@@ -22,33 +22,40 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[5] / "tools"))
 from bench_common import L2_BYTES, alternating_time_us, copies_for, copy_bandwidth_gbps, cycler, stamp  # noqa: E402
 
 SHAPES = [(8192, 8192), (28672, 4096), (4096, 14336)]
-VIDS = (2, 3, 12, 13)
+VIDS = (2, 3, 12, 13)  # call 4; call 10: --vids 2,27,28
 
 
 def main():
     from cutlass_gemm.nn import WeightOnlyLinear
     from cutlass_gemm.ops.wo_heuristics import VARIANTS
     from cutlass_gemm.quant import WeightOnlyQuant, dequantize_packed, prepack
+    from cutlass_gemm.quant.prepack import LAYOUT_MIXED
     from cutlass_gemm.runtime import extension
 
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--m", default="17,24,32,48,64")
     ap.add_argument("--bits", default="4,8")
+    ap.add_argument("--shapes", default=",".join(f"{n}x{k}" for n, k in SHAPES), help="NxK,...")
+    ap.add_argument("--vids", default=",".join(str(v) for v in VIDS))
+    ap.add_argument("--mixed-op", action="store_true", help="also time the mixed-input kernel through the op")
     args = ap.parse_args()
     ext = extension.load()
     rows_m = [int(v) for v in args.m.split(",")]
+    shapes = [tuple(int(d) for d in sh.split("x")) for sh in args.shapes.split(",")]
+    vids = [int(v) for v in args.vids.split(",")]
     out = open(args.out, "w")
     bw = copy_bandwidth_gbps()
     out.write(f"{stamp()}\n\n{torch.cuda.get_device_name()}; copy bandwidth {bw:.0f} GB/s; bf16 x, symmetric; us per call "
               "(speedup over bf16 F.linear). `small` = the layer without the mixed copy (TABLE's small-M variant), "
-              "`mixed` = the layer with it (the mixed kernel from MIXED_FROM_M rows), vN = small-M variant N at its "
-              "plan. rel err: the largest of the row's outputs against bf16 F.linear on the dequantized weight.\n\n")
-    out.write("| M x N x K | bits | bf16 | small | mixed | " + " | ".join(f"v{v}" for v in VIDS)
-              + " | fastest | max rel err |\n|" + "---|" * (7 + len(VIDS)) + "\n")
+              "`mixed` = the layer with it (the mixed kernel from MIXED_FROM_M rows), `mixop` = the mixed kernel through the op, "
+              "vN = small-M variant N at its plan. rel err: the largest of the row's outputs against bf16 F.linear on the dequantized weight.\n\n")
+    extra = ["mixop"] if args.mixed_op else []
+    out.write("| M x N x K | bits | bf16 | small | mixed | " + " | ".join(extra + [f"v{v}" for v in vids])
+              + " | fastest | max rel err |\n|" + "---|" * (7 + len(extra) + len(vids)) + "\n")
     for bits in [int(v) for v in args.bits.split(",")]:
         group = 128 if bits == 4 else None
-        for n, k in SHAPES:
+        for n, k in shapes:
             g = torch.Generator(device="cuda").manual_seed(n + bits)
             half = 2 ** (bits - 1)
             q = torch.randint(-half, half, (n, k), generator=g, device="cuda", dtype=torch.int16)
@@ -68,7 +75,12 @@ def main():
                 names = ["bf16", "small", "mixed"]
                 fns = [cycler([lambda w=w: F.linear(x, w) for w in w16s]),
                        cycler([lambda l=l: l(x) for l in small]), cycler([lambda l=l: l(x) for l in mixed])]
-                for vid in VIDS:
+                if args.mixed_op and n >= 4096:  # the mixed-input kernel itself, whatever the layer's hand-off
+                    names.append("mixop")
+                    fns.append(cycler([lambda l=l: torch.ops.cutlass_gemm.weight_only_mm(
+                        x, l.qweight_mixed, l.scales_mixed, None, None, None, layout=LAYOUT_MIXED, bits=bits,
+                        group_size=group, n=n) for l in mixed]))
+                for vid in vids:
                     if m > VARIANTS[vid][1]:
                         continue
                     splits = ext.wo_plan_info(m, n, k, bits, False, True, vid)[2]
@@ -84,7 +96,7 @@ def main():
                 best = min((v, k_) for k_, v in t.items() if k_ != "bf16")[1]
                 cell = lambda key: f"{t[key]:.2f} ({t['bf16'] / t[key]:.2f}x)" if key in t else "-"  # noqa: E731
                 out.write(f"| {m}x{n}x{k} | {bits} | {t['bf16']:.2f} | {cell('small')} | {cell('mixed')} | "
-                          + " | ".join(cell(f"v{v}") for v in VIDS)
+                          + " | ".join(cell(c) for c in extra + [f"v{v}" for v in vids])
                           + f" | {best} | {err:.1e}{' BAD' if err > 2e-2 else ''} |\n")
                 out.flush()
             del small, mixed, raw, w16s
