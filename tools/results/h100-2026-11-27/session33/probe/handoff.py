@@ -79,7 +79,7 @@ def main():
                     names.append("mixop")
                     fns.append(cycler([lambda l=l: torch.ops.cutlass_gemm.weight_only_mm(
                         x, l.qweight_mixed, l.scales_mixed, None, None, None, layout=LAYOUT_MIXED, bits=bits,
-                        group_size=group, n=n) for l in mixed]))
+                        group_size=group or 0, n=n) for l in mixed]))
                 for vid in vids:
                     if m > VARIANTS[vid][1]:
                         continue
