@@ -59,7 +59,11 @@ MIXED_FROM_M_MIN_N = 4096
 #: against variant 2, which call4/handoff.md had put ahead of the mixed-input kernel there): int4 variant 27 (mt2
 #: 4 x 2 warps, 3 stages) 0.92-0.96x variant 2's time at all three shapes (32 x 8192^2 23.74 us, 32 x 28672 x 4096
 #: 38.69, 32 x 4096 x 14336 22.86); int8 variant 28 (mt2 2 x 4, 3 stages) 0.82x / 0.77x at 8192^2 / 4096 x 14336 (31.31
-#: / 28.83 us), variant 27 0.83x at 28672 x 4096 (47.78). M <= 64: session 7's sweep
+#: / 28.83 us), variant 27 0.83x at 28672 x 4096 (47.78). At other shapes (call10/handoff.md, call11/handoff.md, 17 /
+#: 24 / 32 rows): int4 variant 28 ahead of 27 at 4096 x 4096 (10.7-10.9 us against 11.7-12.1), 14336 x 4096 (21.6-22.9
+#: against 22.8-23.8) and 1024 x 4096 (7.6-7.9 against 8.4-8.7), behind at 6144 x 4096; int8 variant 27 ahead of 28 at
+#: 6144 x 4096 (16.5-17.0 against 17.2-17.8); both 1.2-1.5x faster than variant 2, the choice there before. M <= 64:
+#: session 7's sweep
 #: (tools/results/h100-2026-11-23/session7/call3/wo/wo_sweep.md).
 TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 1, 4096, 14336, 26),
@@ -78,6 +82,9 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 16, 8192, 8192, 22),
     (4, 16, 28672, 4096, 1),
     (4, 16, None, None, 4),
+    (4, 32, 1024, 4096, 28),
+    (4, 32, 4096, 4096, 28),
+    (4, 32, 14336, 4096, 28),
     (4, 32, None, None, 27),
     (4, 64, 4096, 14336, 0),
     (4, 64, 8192, 8192, 3),
@@ -101,6 +108,7 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (8, 16, None, None, 22),
     (8, 32, 4096, 14336, 28),
     (8, 32, 8192, 8192, 28),
+    (8, 32, 6144, 4096, 27),
     (8, 32, 28672, 4096, 27),
     (8, 32, None, None, 28),
     (8, 64, 4096, 14336, 0),
