@@ -1,7 +1,7 @@
 """Which weight-only small-M kernel variant serves a call, as plain data.
 
 The extension's weight-only GEMM has several compiled variants (runtime/csrc/wo_launch.cuh,
-`kWoVariants`): the shared-memory mma kernel of wo_gemm.cuh in four CTA shapes, the per-warp
+`kWoVariants`): the shared-memory mma kernel of wo_gemm.cuh in six CTA shapes, the per-warp
 "stream" kernels of wo_stream.cuh (x rows R, warps N x K, ring stages S) and the register-fed "direct" kernels of
 wo_direct.cuh (x rows R, warps N x K, U warp tiles per register buffer, T resident threads per SM). `VARIANTS` mirrors that list
 (a CPU test checks the two agree); `TABLE` maps (bits, M range, N, K) to a variant id and is filled from
@@ -36,7 +36,8 @@ MAX_M = 64
 #: / 41.3 / 42.5 against 40.9 / 41.2 / 41.5; int8 per channel (variant 12, variant 2 at 28672 x 4096) 34.1 / 34.2 / 35.1
 #: against 38.2 / 37.9 / 38.0 at 8192^2, 32.1 / 32.5 / 32.8 against 35.6 / 35.1 / 35.4 at 4096 x 14336, 55.8 / 56.6 /
 #: 57.5 against 60.7 / 58.3 / 56.2 at 28672 x 4096; at 48 and 64 rows the mixed kernel wins every case (int4 30.0-46.1
-#: us against the small-M kernels' 31.6-55.7). One hand-off for all shapes: M = 33.
+#: us against the small-M kernels' 31.6-55.7). One hand-off for all shapes: M = 33. (At the smaller 4096 x 4096 and
+#: 6144 x 4096 the small-M kernel was 2-11% ahead at 48 / 64 rows in 7 of 8 cases, session33/call11: not acted on.)
 MIXED_FROM_M = {4: 33, 8: 33}
 #: ... for layers with at least this many output features; narrower ones keep the small-M kernel up to its 64 rows
 #: (batch-1 ResNet-50 1x1 convs, N 64..2048: session14/call6, see kernels/mixed_input.SMALL_N).
