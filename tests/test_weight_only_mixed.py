@@ -42,13 +42,29 @@ def _wq(n, k, bits, group, zp, dtype=torch.bfloat16, seed=0):
 # ------------------------------------------------------------------------------------ config
 def test_names_round_trip_and_read_in_field_order():
     cfgs = default_configs() + [MixedInputConfig(tile=(64, 128, 64), schedule="pingpong", cluster=(2, 1, 1), stages=4)]
-    assert len(default_configs()) == 36
+    assert len(default_configs()) == 56  # 14 kernels in each of the 4 formats
     for cfg in cfgs:
         assert MixedInputConfig.from_name(cfg.name) == cfg == parse_kernel_name(cfg.name)
         assert MixedInputConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
     assert select_config("bf16", 4, False).name == "sm90_mixed_bf16_int4_sym_t128x256x64_c2x1x1_cooperative_s0"
     assert select_config("bf16", 4, False, 17).name == "sm90_mixed_bf16_int4_sym_t128x32x64_c2x1x1_cooperative_s0_streamk"
-    assert select_config("f16", 8, True, 128).name == "sm90_mixed_f16_int8_zp_t128x64x64_c1x1x1_cooperative_s0_streamk"
+    assert select_config("f16", 8, True, 128).name == "sm90_mixed_f16_int8_zp_t128x128x128_c1x1x1_cooperative_s0_streamk"
+    # the 128-wide K tile needs the group and K to be multiples of it; otherwise the same tile with K 64
+    assert select_config("f16", 8, True, 128, 8192, 8192, 64).name.endswith("_t128x128x64_c1x1x1_cooperative_s0_streamk")
+    assert select_config("f16", 8, True, 64, 8192, 8192 + 64).name.endswith("_t128x64x64_c1x1x1_cooperative_s0_streamk")
+    assert select_config("f16", 8, True, 64, 8192, 8192).name.endswith("_t128x64x128_c1x1x1_cooperative_s0_streamk")
+    # wide layers (WIDE_N) up to 64 rows of int4: 256-row weight tiles
+    assert select_config("bf16", 4, False, 64, 28672, 4096, 128).name.endswith("_t256x64x128_c1x1x1_cooperative_s0_streamk")
+    assert select_config("bf16", 4, False, 64, 28672, 4096, 64).name.endswith("_t256x64x64_c1x1x1_cooperative_s0_streamk")
+    assert select_config("bf16", 4, False, 64, 16384, 4096, 128).name.endswith("_t128x64x64_c1x1x1_cooperative_s0_streamk")
+    assert select_config("bf16", 4, False, 65, 28672, 4096, 128).name.endswith("_t256x128x64_c1x1x1_cooperative_s0_streamk")
+    assert select_config("bf16", 4, False, 200, 28672, 4096, 128).name.endswith("_t128x256x64_c2x1x1_cooperative_s0")
+    assert select_config("bf16", 4, False, 300, 28672, 4096, 128).name.endswith("_t256x128x64_c1x1x1_cooperative_s0_streamk")
+    assert select_config("bf16", 8, False, 100, 28672, 4096).name.endswith("_t128x128x64_c1x1x1_cooperative_s0")
+    assert select_config("bf16", 8, False, 64, 28672, 4096).name.endswith("_t128x64x128_c1x1x1_cooperative_s0_streamk")
+    sel = {select_config(a, b, z, m, n, 4096, g) for a in ("bf16", "f16") for b in (4, 8) for z in (False, True)
+           for m in (1, 33, 64, 65, 256, 257, 512, 513, None) for n in (1024, 4096, 28672) for g in (64, 128, None)}
+    assert sel == set(default_configs())  # every kernel built is one the selection can pick, and back
     # narrow layers keep the 128 x 128 tile at every M (mixed_input.SMALL_N)
     assert select_config("bf16", 4, False, 17, 4095).name == "sm90_mixed_bf16_int4_sym_t128x128x64_c1x1x1_cooperative_s0"
     assert select_config("bf16", 4, False, 17, 4096).name.endswith("_t128x32x64_c2x1x1_cooperative_s0_streamk")
@@ -62,7 +78,7 @@ def test_names_round_trip_and_read_in_field_order():
 
 
 @pytest.mark.parametrize("change,field", [({"sm": 80}, "sm"), ({"act_dtype": "f32"}, "act_dtype"), ({"bits": 3}, "bits"),
-                                          ({"tile": (128, 128, 128)}, "tile"), ({"tile": (64, 128, 64)}, "tile"),
+                                          ({"tile": (128, 128, 256)}, "tile"), ({"tile": (64, 128, 64)}, "tile"),
                                           ({"tile": (128, 24, 64)}, "tile"), ({"cluster": (1, 1, 2)}, "cluster"),
                                           ({"schedule": "multistage"}, "schedule"), ({"stages": 1}, "stages"),
                                           ({"scheduler": "splitk"}, "scheduler"),

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from cutlass_gemm.errors import InvalidArgumentError
-from cutlass_gemm.kernels.mixed_input import MixedInputConfig, default_configs
+from cutlass_gemm.kernels.mixed_input import MixedInputConfig, default_configs, select_config
 from cutlass_gemm.nn import WeightOnlyLinear
 from cutlass_gemm.ops import weight_only as wo_ops
 from cutlass_gemm.ops.weight_only import (WeightOnlyFallbackWarning, launch_mixed, weight_only_backend,
@@ -94,6 +94,29 @@ def test_matches_float64(bits, zp, dtype, group, n, k):
             y = weight_only_linear(x, p, b)
         assert y.shape == (m, n) and y.dtype == dtype
         _check(y, x, p, b, f"int{bits} zp={zp} g{group} {dtype} M={m} N={n} K={k}")
+
+
+@pytest.mark.parametrize("bits,zp", [(4, False), (8, False), (8, True)])
+@pytest.mark.parametrize("group", [64, 128, None])
+@pytest.mark.parametrize("n,k", [(4096, 640), (4096, 320), (24576, 256)])
+def test_selected_kernel_per_group_and_k_matches_float64(bits, zp, group, n, k):
+    """Through the op at N >= SMALL_N, where SELECTION / WIDE_N_ROWS rows with the 128-wide K tile are picked (int8 up
+    to 256 rows; int4 at N >= WIDE_N up to 64): group 64 and K = 320 (not multiples of 128) take the 64-wide form
+    of the same tile, which must be the kernel that ran and be exact too."""
+    if group and k % group:
+        pytest.skip("K not a multiple of the group")
+    dtype = torch.bfloat16
+    p = _packed(n, k, bits, group, zp, dtype, seed=n + k + bits + (group or 0))
+    for m in (40, 100, 200):
+        cfg = select_config("bf16", bits, zp, m, n, k, group)
+        wide = (k % 128 == 0) and (not group or group % 128 == 0)
+        assert wide or cfg.tile[2] == 64, cfg.name
+        x = torch.randn(m, k, device="cuda").to(dtype)
+        _poison(m * n, dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", WeightOnlyFallbackWarning)
+            y = weight_only_linear(x, p)
+        _check(y, x, p, None, f"int{bits} zp={zp} g{group} M={m} N={n} K={k} ({cfg.name})")
 
 
 @pytest.mark.parametrize("name", KERNELS)

@@ -60,11 +60,31 @@ CANDIDATES = (
 )
 #: int8 weights: the default tile and the candidates most likely to matter
 CANDIDATES_INT8 = tuple(CANDIDATES[i] for i in (2, 4, 6, 8, 10, 13, 15))
+#: Third round (session 34): a 128-element K tile (two 128-byte TMA rows of x per stage: half the k-iterations,
+#: twice the bytes per TMA copy of the weight); `--set tk128` times these beside the current SELECTION.
+CANDIDATES_TK128 = (
+    ((128, 32, 128), (2, 1, 1), "cooperative", "streamk"),
+    ((128, 64, 128), (1, 1, 1), "cooperative", "streamk"),
+    ((128, 64, 128), (2, 1, 1), "cooperative", "streamk"),
+    ((256, 64, 128), (1, 1, 1), "cooperative", "streamk"),
+    ((64, 64, 128), (1, 1, 1), "pingpong", "persistent"),
+    ((64, 128, 128), (1, 1, 1), "pingpong", "persistent"),
+    ((128, 128, 128), (1, 1, 1), "cooperative", "streamk"),
+    ((128, 128, 128), (2, 1, 1), "cooperative", "persistent"),
+    ((256, 128, 128), (1, 1, 1), "cooperative", "streamk"),
+    ((128, 256, 128), (2, 1, 1), "cooperative", "persistent"),
+)
+CANDIDATES_TK128_INT8 = tuple(CANDIDATES_TK128[i] for i in (1, 6, 7, 9))
 
 
-def configs(bits: int):
-    from cutlass_gemm.kernels.mixed_input import MixedInputConfig
-    cands = CANDIDATES if bits == 4 else CANDIDATES_INT8
+def configs(bits: int, which: str = "all"):
+    """The candidates of width `bits`: "all" (rounds 1-2), or "tk128" (the current SELECTION rows, then round 3)."""
+    from cutlass_gemm.kernels.mixed_input import SELECTION, MixedInputConfig
+    if which == "tk128":
+        cands = tuple(r[2:] for r in SELECTION if r[0] == bits)
+        cands += CANDIDATES_TK128 if bits == 4 else CANDIDATES_TK128_INT8
+    else:
+        cands = CANDIDATES if bits == 4 else CANDIDATES_INT8
     return [MixedInputConfig(act_dtype="bf16", bits=bits, zero_point=False, tile=t, cluster=c, schedule=s, scheduler=sk)
             for t, c, s, sk in cands]
 
@@ -85,7 +105,7 @@ def _weights(n, k, bits, seed):
     return wq, prepack(wq), prepack(wq, "cutlass_mixed_sm90")
 
 
-def sweep_case(n, k, bits, ms, bw, rows):
+def sweep_case(n, k, bits, ms, bw, rows, which="all"):
     import torch
     import torch.nn.functional as F
     from bench_common import L2_BYTES, copies_for, cycler, gpu_time_us
@@ -115,7 +135,7 @@ def sweep_case(n, k, bits, ms, bw, rows):
         if tiny is not None and m <= 256:
             cases.append(("torch._weight_int4pack_mm", None,
                           [lambda w=w: torch._weight_int4pack_mm(x, w, 128, tiny[1]) for w in tiny[0]]))
-        for cfg in configs(bits):
+        for cfg in configs(bits, which):
             cases.append((cfg.name, cfg, [lambda p=p, c=cfg: launch_mixed(c, x, p.qweight, p.scales, None, None, group, n)
                                           for p in mixes]))
         base = None
@@ -189,10 +209,11 @@ def main():
     ap.add_argument("--m", default="1,4,16,32,64,128,256,512,1024,2048,4096")
     ap.add_argument("--shapes", default="8192x8192,28672x4096,4096x14336", help="NxK list")
     ap.add_argument("--bits", default="4,8")
+    ap.add_argument("--set", default="all", choices=("all", "tk128"), help="candidate set (see configs())")
     args = ap.parse_args()
     bits_list = [int(b) for b in args.bits.split(",")]
     if args.names:
-        print(" ".join(f"--name {c.name}" for b in bits_list for c in configs(b)))
+        print(" ".join(f"--name {c.name}" for b in bits_list for c in configs(b, args.set)))
         return
     if not args.out:
         ap.error("--out is required")
@@ -206,7 +227,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     for bits in bits_list:
         for n, k in shapes:
-            sweep_case(n, k, bits, ms, bw, rows)
+            sweep_case(n, k, bits, ms, bw, rows, args.set)
             # what a run cut short by its time limit still returns
             (out / "mixed_sweep.partial.json").write_text(json.dumps({"bw_gbps": bw, "rows": rows}))
     best = best_rows(rows)

@@ -7,7 +7,7 @@
   python tools/generate_kernels.py --sm 90 --variant scaled_bias --out /tmp/gen --compile
   python tools/generate_kernels.py --sm 90 --activation relu --out /tmp/gen --compile   # relu kernels (prebuilt part)
   python tools/generate_kernels.py --out /tmp/gen --compile --name KERNEL_NAME [--name ...]   # exactly these
-  python tools/generate_kernels.py --mixed [--compile]          # the SM90 weight-only mixed-input set (36)
+  python tools/generate_kernels.py --mixed [--compile]          # the SM90 weight-only mixed-input set (56)
   python tools/generate_kernels.py --conv [--compile] [--resnet]  # the SM90 int8 conv2d set (36; ResNet-50's 12)
   python tools/generate_kernels.py --blockwise [--compile]      # the SM90 blockwise-scaled fp8 set
 

@@ -40,8 +40,10 @@ SCHEDULERS = ("persistent", "streamk")
 #: Group sizes the kernel serves besides per channel (None): multiples of the 64-element tile K.
 GROUP_SIZES = (64, 128)
 #: K of the CTA tile for 16-bit activations: one 128-byte TMA row of x (what the collective's
-#: smem layouts and its scale pipeline are built for; example 55 uses the same).
+#: smem layouts and its scale pipeline are built for; example 55 uses the same) ...
 TILE_K = 64
+#: ... or two (half the k-iterations per output tile); a group size must be a multiple of the tile's K.
+TILE_KS = (64, 128)
 
 
 def _is_pow2(x: int) -> bool:
@@ -90,8 +92,8 @@ class MixedInputConfig(TemplateConfigMixin):
         if len(self.tile) != 3 or any(v <= 0 for v in self.tile):
             bad("tile", f"must be three positive ints, got {self.tile}")
         tn, tm, tk = self.tile
-        if tk != TILE_K:
-            bad("tile", f"tile K must be {TILE_K} (128 bytes of 16-bit activations), got {tk}")
+        if tk not in TILE_KS:
+            bad("tile", f"tile K must be one of {TILE_KS} (128 / 256 bytes of 16-bit activations), got {tk}")
         need = 128 if self.schedule == "cooperative" else 64
         if tn % need:
             bad("tile", f"{self.schedule} needs the weight-side tile (first) a multiple of {need}, got {tn}")
@@ -144,15 +146,38 @@ class MixedInputConfig(TemplateConfigMixin):
 #: 128 x 256 tile with x multicast over a 2x1 cluster. Geometric mean over the shapes within 3.5% of the best
 #: candidate's at each measured M but 128, 256 and 512 (5-10%) for int4; int8 within 3.3% up to M = 64 and from
 #: M = 1024, 5-15% between.
+#: Session 34 (tools/results/h100-2026-11-27/session34/call1, `--set tk128`: the rows then in use beside ten / four
+#: candidates with a 128-wide K tile, M 33..2048): the int8 rows up to 256 rows take the 128-wide K tile (summed over
+#: the three shapes 126.5 us against 139.8 at M = 64, 142.4 against 170.6 at 128, 209.7 against 240.7 at 256); for
+#: int4 no 128-wide row beat the rows in use by more than 2-4% over the three shapes (kept), but see WIDE_N_ROWS.
 SELECTION = (
     (4, 32, (128, 32, 64), (2, 1, 1), "cooperative", "streamk"),
     (4, 64, (128, 64, 64), (1, 1, 1), "cooperative", "streamk"),
     (4, 256, (128, 128, 64), (1, 1, 1), "cooperative", "streamk"),
     (4, 512, (256, 128, 64), (1, 1, 1), "cooperative", "streamk"),
     (4, None, (128, 256, 64), (2, 1, 1), "cooperative", "persistent"),
-    (8, 128, (128, 64, 64), (1, 1, 1), "cooperative", "streamk"),
+    (8, 64, (128, 64, 128), (1, 1, 1), "cooperative", "streamk"),
+    (8, 256, (128, 128, 128), (1, 1, 1), "cooperative", "streamk"),
     (8, 512, (128, 128, 64), (1, 1, 1), "cooperative", "persistent"),
     (8, None, (128, 256, 64), (2, 1, 1), "cooperative", "persistent"),
+)
+
+#: Wide layers (N >= WIDE_N) take the first of these rows whose m_max admits M, else SELECTION's (same form). From
+#: session34/call1 (N = 28672, K = 4096, the only wide shape measured): int4 at 33 / 48 / 64 rows 256 x 64 x 128 stream-K,
+#: 38.3 / 38.7 / 38.9 us against 45.6 / 45.7 / 44.8 for the SELECTION row (2.24-2.30x bf16 `F.linear` against
+#: 1.89-1.96x): its 112 tiles fill about one wave of the H100's 132 SMs with a whole K loop each and x is read once per
+#: 256 weight rows (at N = 8192 the same kernel splits 32 tiles four ways and loses, 34.2 us against 29.6 at M = 64).
+#: At 128 / 256 rows the larger tiles of SELECTION's next rows already win there: int4 256 x 128 stream-K 51.4 us against
+#: 54.0, 128 x 256 (2x1 cluster) 84.9 against 96.1; int8 128 x 128 persistent 55.0 against 61.0, 128 x 256 88.6 against
+#: 98.5. The bound keeps N / 256 at 96 tiles or more (three quarters of a wave).
+WIDE_N = 24576
+WIDE_N_ROWS = (
+    (4, 64, (256, 64, 128), (1, 1, 1), "cooperative", "streamk"),
+    (4, 128, (256, 128, 64), (1, 1, 1), "cooperative", "streamk"),
+    (4, 256, (128, 256, 64), (2, 1, 1), "cooperative", "persistent"),
+    (8, 64, (128, 64, 128), (1, 1, 1), "cooperative", "streamk"),
+    (8, 128, (128, 128, 64), (1, 1, 1), "cooperative", "persistent"),
+    (8, 256, (128, 256, 64), (2, 1, 1), "cooperative", "persistent"),
 )
 
 
@@ -165,42 +190,54 @@ SMALL_N = 4096
 SMALL_N_ROW = ((128, 128, 64), (1, 1, 1), "cooperative", "persistent")
 
 
-def _rows(bits: int):
-    return [r for r in SELECTION if r[0] == bits]
+def _rows(bits: int, wide: bool = False):
+    return [r for r in (WIDE_N_ROWS if wide else ()) + SELECTION if r[0] == bits]
 
 
 def select_config(act_dtype: str, bits: int, zero_point: bool, m: Optional[int] = None,
-                  n: Optional[int] = None) -> MixedInputConfig:
-    """The kernel a call with `m` rows and `n` output features takes (SELECTION; SMALL_N_ROW for n < SMALL_N;
-    m None: the large-M row)."""
+                  n: Optional[int] = None, k: Optional[int] = None,
+                  group_size: Optional[int] = None) -> MixedInputConfig:
+    """The kernel a call with `m` rows, `n` output features, reduction `k` and `group_size` (None or 0: per
+    channel) takes: SMALL_N_ROW for n < SMALL_N, else the first row of WIDE_N_ROWS (n >= WIDE_N) and SELECTION
+    whose m_max admits m (m None: the large-M row). A row whose tile K the group size or K is not a multiple of
+    runs with the 64-wide K tile instead (same tile otherwise)."""
     rows = _rows(bits)
     if not rows:
         raise ValueError(f"no mixed-input kernel for int{bits} weights (SELECTION has none)")
     if n is not None and n < SMALL_N:
-        return _config(act_dtype, bits, bool(zero_point), -1)
-    row = len(rows) - 1 if m is None else next((i for i, r in enumerate(rows) if r[1] is None or m <= r[1]),
-                                                len(rows) - 1)
-    return _config(act_dtype, bits, bool(zero_point), row)
+        row = (bits, None) + SMALL_N_ROW
+    elif m is None:
+        row = rows[-1]
+    else:
+        wide = _rows(bits, n is not None and n >= WIDE_N)
+        row = next((r for r in wide if r[1] is None or m <= r[1]), rows[-1])
+    tk = TILE_KS[-1]
+    fits = (k is None or k % tk == 0) and (not group_size or group_size % tk == 0)
+    return _config(act_dtype, bits, bool(zero_point), row[2:], fits)
 
 
 @functools.lru_cache(maxsize=None)
-def _config(act_dtype: str, bits: int, zero_point: bool, row: int) -> MixedInputConfig:
+def _config(act_dtype: str, bits: int, zero_point: bool, kernel: tuple, wide_k: bool = True) -> MixedInputConfig:
     # one config object per (format, table row): building and validating one is host time on every eager call
-    tile, cluster, schedule, scheduler = SMALL_N_ROW if row < 0 else _rows(bits)[row][2:]
+    tile, cluster, schedule, scheduler = kernel
+    if not wide_k:
+        tile = tile[:2] + (TILE_K,)
     return MixedInputConfig(act_dtype=act_dtype, bits=bits, zero_point=zero_point, tile=tile, cluster=cluster,
                             schedule=schedule, scheduler=scheduler)
 
 
 def default_configs() -> List[MixedInputConfig]:
-    """Every kernel SELECTION can pick, in every format: 2 dtypes x sym/zp x the rows of each width and SMALL_N_ROW, 36 kernels
-    (the GPU tests' and `tools/generate_kernels.py --mixed`'s set)."""
+    """Every kernel the selection can pick, in every format: 2 dtypes x sym/zp x the rows of SELECTION, WIDE_N_ROWS
+    and SMALL_N_ROW, and for rows with the 128-wide K tile their 64-wide form (group 64) too (the GPU tests' and
+    `tools/generate_kernels.py --mixed`'s set)."""
     out = set()
+    rows = SELECTION + WIDE_N_ROWS + tuple((b, None) + SMALL_N_ROW for b in WEIGHT_BITS)
     for a in ACT_DTYPES:
         for z in (False, True):
-            for bits, _, tile, cluster, schedule, scheduler in SELECTION + tuple((b, None) + SMALL_N_ROW
-                                                                                 for b in WEIGHT_BITS):
-                out.add(MixedInputConfig(act_dtype=a, bits=bits, zero_point=z, tile=tile, cluster=cluster,
-                                         schedule=schedule, scheduler=scheduler))
+            for bits, _, tile, cluster, schedule, scheduler in rows:
+                for t in {tile, tile[:2] + (TILE_K,)}:
+                    out.add(MixedInputConfig(act_dtype=a, bits=bits, zero_point=z, tile=t, cluster=cluster,
+                                             schedule=schedule, scheduler=scheduler))
     return sorted(out, key=lambda c: c.name)
 
 

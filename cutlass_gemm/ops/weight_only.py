@@ -215,7 +215,7 @@ def _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n):
                       f"fallback; see weight_only_backend)", WeightOnlyFallbackWarning, stacklevel=4)
         packed = _packed(qweight, scales, zeros, None, LAYOUT_MIXED, bits, group_size, n, k)
         return F.linear(x2, dequantize_mixed(packed, x2.dtype), bias)
-    cfg = select_config("bf16" if x2.dtype == torch.bfloat16 else "f16", bits, zeros is not None, m, n)
+    cfg = select_config("bf16" if x2.dtype == torch.bfloat16 else "f16", bits, zeros is not None, m, n, k, group_size)
     return launch_mixed(cfg, x2, qweight, scales, zeros, bias, group_size, n)
 
 
