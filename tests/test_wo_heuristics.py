@@ -32,8 +32,9 @@ def test_variant_list_mirrors_the_cuda_table():
             assert name == f"stream x{args[0]} {args[1]}x{args[2]} s{args[3]}" and rows == args[0]
         elif kind == "wd_kernel":  # direct xR WNxWK uU tT <-> <R, WN, WK, U, T>
             assert name == f"direct x{args[0]} {args[1]}x{args[2]} u{args[3]} t{args[4]}" and rows == args[0]
-        else:  # mma mtA WNxWK sS <-> <A, WN, WK, S>, 16 rows per m tile
-            assert name == f"mma mt{args[0]} {args[1]}x{args[2]} s{args[3]}" and rows == 16 * args[0]
+        else:  # mma mtA WNxWK sS [bB] <-> <A, WN, WK, S[, B]>, 16 rows per m tile
+            blocks = f" b{args[4]}" if len(args) > 4 else ""
+            assert name == f"mma mt{args[0]} {args[1]}x{args[2]} s{args[3]}{blocks}" and rows == 16 * args[0]
 
 
 def test_emulator_configs_are_the_same_kernels():
@@ -79,12 +80,35 @@ def test_sweep_table_builder():
     assert table == [(4, 1, 8192, 8192, 5), (4, 1, None, None, 5), (4, 16, 8192, 8192, 10), (4, 16, None, None, 10)]
 
 
-def test_mixed_hand_off_depends_on_the_layer_width():
+def test_mixed_hand_off_depends_on_the_layer_shape():
     from cutlass_gemm.ops.weight_only import SMALL_M_MAX, mixed_from_m
-    from cutlass_gemm.ops.wo_heuristics import MIXED_FROM_M, MIXED_FROM_M_MIN_N
+    from cutlass_gemm.ops.wo_heuristics import MIXED_FROM_M_MIN_N, MIXED_FROM_MIN
+    assert MIXED_FROM_MIN == 33
     for bits in (4, 8):
-        assert mixed_from_m(bits, MIXED_FROM_M_MIN_N) == MIXED_FROM_M[bits] == 33
-        assert mixed_from_m(bits, MIXED_FROM_M_MIN_N - 32) == SMALL_M_MAX + 1
+        # the catch-all rows; narrow layers keep the small-M kernel to its capacity
+        assert mixed_from_m(bits, 28672, 4096) == mixed_from_m(bits, MIXED_FROM_M_MIN_N, 2048) == 33
+        assert mixed_from_m(bits, MIXED_FROM_M_MIN_N) == 33  # k unknown: the catch-all
+        assert mixed_from_m(bits, MIXED_FROM_M_MIN_N - 32, 4096) == SMALL_M_MAX + 1
+        # session 35's per-shape rows: the 48-row small-M variant ahead up to 48 rows, at 4096^2 to 64
+        assert mixed_from_m(bits, 8192, 8192) == mixed_from_m(bits, 4096, 14336) == mixed_from_m(bits, 6144, 4096) == 49
+        assert mixed_from_m(bits, 4096, 4096) == SMALL_M_MAX + 1
+
+
+def test_small_m_rows_33_to_64():
+    """Session 35's rows: the 3-m-tile variant 32 up to 48 rows (not int8 28672 x 4096), variant 34 at 4096^2 to 64;
+    every variant picked serves the call's rows."""
+    for bits in (4, 8):
+        for m in (33, 40, 48):
+            assert H.select_variant(m, 8192, 8192, bits) == 32
+            assert H.select_variant(m, 1024, 4096, bits) == 32
+        for m in (49, 64):
+            assert H.select_variant(m, 4096, 4096, bits) == 34
+            assert H.select_variant(m, 8192, 8192, bits) in (0, 3)
+    assert H.select_variant(40, 28672, 4096, 8) == 0
+    for bits in (4, 8):
+        for m in range(1, 65):
+            for n, k in ((8192, 8192), (4096, 4096), (28672, 4096), (4096, 14336), (1024, 4096)):
+                assert m <= H.variant_rows(H.select_variant(m, n, k, bits))
 
 
 def test_the_mixed_kernel_check_traces_as_a_constant(monkeypatch):

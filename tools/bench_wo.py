@@ -9,7 +9,8 @@ Device time: CUDA events around batches of 20 calls behind a GPU sleep, median o
 each call on the next of several copies of the weight (together > 4x L2), so the weight streams from
 HBM. % of floor = (weight + scale bytes) / measured copy bandwidth / time. The backend column says
 which implementation served the call ("mma_small_m" for M <= 64; "dequant_fallback" above; on SM90 from
-M = wo_heuristics.MIXED_FROM_M (33) also the rows of the layer that holds the CUTLASS mixed-input copy, as
+M = wo_heuristics.MIXED_FROM_MIN (33) also the rows of the layer that holds the CUTLASS mixed-input copy (its
+kernel from ops.weight_only.mixed_from_m(bits, N, K) rows, the small-M kernel below), as
 `from_float` builds it there, "cutlass_mixed_sm90"). Up to M = 64 a row ", PDL off" times the int4 layer with
 programmatic dependent launches switched off (runtime/csrc/pdl.cuh; on by default on SM90).
 """
@@ -94,11 +95,11 @@ def bench_wo_shape(m, n, k, bw, failures):
     ref8 = F.linear(x, dequantize_packed(p8, torch.bfloat16))
     cases.append(("WeightOnlyLinear w8a16", bytes8, weight_only_backend(m, p8), lambda: calls8))
 
-    from cutlass_gemm.ops.weight_only import MIXED_INPUT_ENV
-    from cutlass_gemm.ops.wo_heuristics import MIXED_FROM_M
+    from cutlass_gemm.ops.weight_only import MIXED_INPUT_ENV, mixed_from_m
+    from cutlass_gemm.ops.wo_heuristics import MIXED_FROM_MIN
     # SM90: the layer as from_float builds it there ("auto": it also holds the mixed-input copy, which serves
-    # M >= MIXED_FROM_M); the rows above are the same layer without that copy
-    if m >= min(MIXED_FROM_M.values()) and DEVICE == "cuda" and torch.cuda.get_device_capability() == (9, 0):
+    # M >= ops.weight_only.mixed_from_m(bits, N, K)); the rows above are the same layer without that copy
+    if m >= MIXED_FROM_MIN and DEVICE == "cuda" and torch.cuda.get_device_capability() == (9, 0):
         os.environ[MIXED_INPUT_ENV] = "1"
         for bits, p, nb in ((4, p4, bytes4), (8, p8, bytes8)):
             def mixed_calls(p=p):  # built inside the row's try: a failure is that row's, not the shape's
@@ -107,8 +108,10 @@ def bench_wo_shape(m, n, k, bw, failures):
                 out = [lay] + [WeightOnlyLinear.from_packed(p, large_m_backend="cutlass_mixed")
                                for _ in range(copies - 1)]
                 return [lambda lay=lay: lay(x) for lay in out]
+            # the layer's own hand-off: below mixed_from_m rows its small-M kernel serves the call
+            backend = "cutlass_mixed_sm90" if m >= mixed_from_m(bits, n, k) else "mma_small_m"
             cases.append((f"WeightOnlyLinear w{bits}a16{' g128' if bits == 4 else ''} cutlass_mixed", nb,
-                          "cutlass_mixed_sm90", mixed_calls))
+                          backend, mixed_calls))
 
     def tiny():
         wp, sz = _tinygemm(w4)

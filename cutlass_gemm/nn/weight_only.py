@@ -18,7 +18,7 @@ host (torch.compile(fullgraph=True) and CUDA-graph capture work).
 
 Large M on SM90 (`large_m_backend="cutlass_mixed"`): the layer also keeps the weight prepacked for
 CUTLASS's mixed-input GEMM (layout "cutlass_mixed_sm90_v1", buffers `qweight_mixed`, `scales_mixed`,
-`zeros_mixed`; group 64/128 or per channel), and calls with M >= ops.weight_only.mixed_from_m (33; 65 below 4096 output features) on an
+`zeros_mixed`; group 64/128 or per channel), and calls with M >= ops.weight_only.mixed_from_m (33, 49 or 65 by shape; 65 below 4096 output features) on an
 SM90 GPU run that kernel (off with CUTLASS_GEMM_WO_MIXED_INPUT=0: then M <= 64 keeps the small-M kernel and
 larger M the dequantize fallback). M <= 16 keeps the small-M kernel, so both copies are needed: the packed
 weight and its scales take twice the memory (int4 8192 x 8192 g128: 2 x 34 MB instead of 34 MB, still half of
@@ -203,12 +203,12 @@ class WeightOnlyLinear(QuantizedBuffers):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (..., in_features) -> (..., out_features) in x's dtype: one `weight_only_mm` call (on the
-        mixed-input copy from M = ops.weight_only.mixed_from_m(bits, N) on CUDA when the layer has one)."""
+        mixed-input copy from M = ops.weight_only.mixed_from_m(bits, N, K) on CUDA when the layer has one)."""
         # rows from which the mixed-input copy's kernel is the faster one (ops.weight_only.mixed_from_m); up to
         # SMALL_M_MAX rows the small-M kernel still serves where the mixed kernel cannot run (not SM90, opted out)
         rows = x.numel() // self.in_features if self.in_features else 0
         usable = mixed = False
-        if self.qweight_mixed is not None and x.is_cuda and rows >= mixed_from_m(self.bits, self.out_features):
+        if self.qweight_mixed is not None and x.is_cuda and rows >= mixed_from_m(self.bits, self.out_features, self.in_features):
             usable = mixed_usable(x.device)
             mixed = usable or rows > SMALL_M_MAX  # unusable above 64 rows: the op's announced fallback
         if self.perm is None and x.dtype == self.dtype and not mixed:  # eager decode: one C++ call (None: below)

@@ -16,7 +16,7 @@ Backends (`weight_only_backend(m, packed)` says which one a call of M rows takes
   x's dtype.
 - "cutlass_mixed_sm90": a weight packed in layout "cutlass_mixed_sm90_v1" (`prepack(wq,
   "cutlass_mixed_sm90")`; `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")` keeps such a copy for
-  M >= `mixed_from_m(bits, N)`: 33, or 65 below 4096 output features) runs CUTLASS's SM90 mixed-input GEMM
+  M >= `mixed_from_m(bits, N, K)`: 33, 49 or 65 by shape, 65 below 4096 output features) runs CUTLASS's SM90 mixed-input GEMM
   (kernels/mixed_input.py: the kernel per M bucket from its measured SELECTION; group 64/128 or per channel) on an
   SM90 GPU (every selectable kernel checked against float64 on the H100, session14). CUTLASS_GEMM_WO_MIXED_INPUT=0
   switches it off; elsewhere, or switched off, such a weight takes the dequantize fallback at every M (torch ops,
@@ -119,7 +119,7 @@ def mixed_usable(device: torch.device) -> bool:
 def weight_only_backend(m: int, packed: PackedWeight, mixed: Optional[PackedWeight] = None) -> str:
     """Which implementation a call with `m` rows (the product of x's leading dims) on `packed`'s device
     takes: "mma_small_m", "cutlass_mixed_sm90", "dequant_fallback" or "cpu_reference" (see the module
-    docstring). `mixed`: a "cutlass_mixed_sm90_v1" copy of the same weight that serves M >= `mixed_from_m(bits, N)`
+    docstring). `mixed`: a "cutlass_mixed_sm90_v1" copy of the same weight that serves M >= `mixed_from_m(bits, N, K)`
     (what `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")` holds). On CUDA this loads (first use:
     builds) the extension."""
     for name, p in (("packed", packed), ("mixed", mixed)):
@@ -133,16 +133,17 @@ def weight_only_backend(m: int, packed: PackedWeight, mixed: Optional[PackedWeig
         return "cpu_reference"
     if packed.layout == LAYOUT_MIXED:
         return "cutlass_mixed_sm90" if mixed_usable(packed.device) else "dequant_fallback"
-    if mixed is not None and m >= mixed_from_m(packed.bits, packed.n) and mixed_usable(mixed.device):
+    if mixed is not None and m >= mixed_from_m(packed.bits, packed.n, packed.k) and mixed_usable(mixed.device):
         return "cutlass_mixed_sm90"
     if m <= SMALL_M_MAX and extension.load() is not None:
         return "mma_small_m"
     return "dequant_fallback"
 
 
-def mixed_from_m(bits: int, n: int) -> int:
-    """Rows from which a layer holding the mixed-input copy calls its kernel instead of the small-M kernel."""
-    return wo_heuristics.MIXED_FROM_M[bits] if n >= wo_heuristics.MIXED_FROM_M_MIN_N else SMALL_M_MAX + 1
+def mixed_from_m(bits: int, n: int, k: Optional[int] = None) -> int:
+    """Rows from which an N x K layer holding the mixed-input copy calls its kernel instead of the small-M kernel
+    (wo_heuristics.MIXED_FROM; k None: the catch-all rows)."""
+    return wo_heuristics.mixed_from(bits, n, k)
 
 
 def _rows_aligned(x2: Tensor) -> bool:

@@ -1,7 +1,7 @@
 """Which weight-only small-M kernel variant serves a call, as plain data.
 
 The extension's weight-only GEMM has several compiled variants (runtime/csrc/wo_launch.cuh,
-`kWoVariants`): the shared-memory mma kernel of wo_gemm.cuh in six CTA shapes, the per-warp
+`kWoVariants`): the shared-memory mma kernel of wo_gemm.cuh in ten CTA shapes, the per-warp
 "stream" kernels of wo_stream.cuh (x rows R, warps N x K, ring stages S) and the register-fed "direct" kernels of
 wo_direct.cuh (x rows R, warps N x K, U warp tiles per register buffer, T resident threads per SM). `VARIANTS` mirrors that list
 (a CPU test checks the two agree); `TABLE` maps (bits, M range, N, K) to a variant id and is filled from
@@ -23,25 +23,34 @@ VARIANTS: Dict[int, Tuple[str, int]] = {
     20: ("direct x16 2x4 u2 t512", 16), 21: ("direct x16 4x2 u2 t512", 16), 22: ("direct x16 4x2 u1 t512", 16),
     23: ("direct x1 1x16 u1 t1024", 1), 24: ("direct x16 1x8 u1 t512", 16), 25: ("direct x8 1x16 u1 t1024", 8),
     26: ("direct x1 1x8 u1 t1024", 1), 27: ("mma mt2 4x2 s3", 32), 28: ("mma mt2 2x4 s3", 32),
+    32: ("mma mt3 4x2 s3", 48), 33: ("mma mt4 4x2 s3 b2", 64), 34: ("mma mt4 2x4 s3 b2", 64), 35: ("mma mt4 4x1 s3 b4", 64),
 }
 DEFAULT = 0
 MAX_M = 64
 
-#: Most rows of x the small-M kernel takes when the layer also holds the SM90 mixed-input copy of its weight
-#: (`large_m_backend="cutlass_mixed"`); from it that copy's kernel takes the call. Session 14's sweep
-#: (tools/bench_mixed_sweep.py, session14/call1-2) put the hand-off at 17 rows; since the small-M kernels are launched
-#: as programmatic dependents (sessions 21-22) they win again up to 32 rows: session33/call4/handoff.md (H100, bf16 x,
-#: one process, alternating): int4 g128 M = 17 / 24 / 32, small-M variant 2 against the mixed kernel, 8192^2 24.8 / 24.7
-#: / 25.2 us against 27.2 / 27.1 / 27.2, 4096 x 14336 24.7 / 24.7 / 25.2 against 26.5 / 26.4 / 26.7, 28672 x 4096 40.6
-#: / 41.3 / 42.5 against 40.9 / 41.2 / 41.5; int8 per channel (variant 12, variant 2 at 28672 x 4096) 34.1 / 34.2 / 35.1
-#: against 38.2 / 37.9 / 38.0 at 8192^2, 32.1 / 32.5 / 32.8 against 35.6 / 35.1 / 35.4 at 4096 x 14336, 55.8 / 56.6 /
-#: 57.5 against 60.7 / 58.3 / 56.2 at 28672 x 4096; at 48 and 64 rows the mixed kernel wins every case (int4 30.0-46.1
-#: us against the small-M kernels' 31.6-55.7). One hand-off for all shapes: M = 33. (At the smaller 4096 x 4096 and
-#: 6144 x 4096 the small-M kernel was 2-11% ahead at 48 / 64 rows in 7 of 8 cases, session33/call11: not acted on.)
-MIXED_FROM_M = {4: 33, 8: 33}
+#: Rows from which a layer that also holds the SM90 mixed-input copy of its weight (`large_m_backend="cutlass_mixed"`)
+#: calls that copy's kernel instead of the small-M kernel: (bits, n, k, from_m), the first row with the layer's bits and
+#: n / k (None: any) wins. Session 14's sweep (tools/bench_mixed_sweep.py, session14/call1-2) put the hand-off at 17
+#: rows; since the small-M kernels are launched as programmatic dependents (sessions 21-22) they win again up to 32 rows:
+#: session33/call4/handoff.md (H100, bf16 x, one process, alternating): int4 g128 M = 17 / 24 / 32, small-M variant 2
+#: against the mixed kernel, 8192^2 24.8 / 24.7 / 25.2 us against 27.2 / 27.1 / 27.2, 4096 x 14336 24.7 / 24.7 / 25.2
+#: against 26.5 / 26.4 / 26.7, 28672 x 4096 40.6 / 41.3 / 42.5 against 40.9 / 41.2 / 41.5; int8 per channel (variant 12,
+#: variant 2 at 28672 x 4096) 34.1 / 34.2 / 35.1 against 38.2 / 37.9 / 38.0 at 8192^2, 32.1 / 32.5 / 32.8 against 35.6 /
+#: 35.1 / 35.4 at 4096 x 14336, 55.8 / 56.6 / 57.5 against 60.7 / 58.3 / 56.2 at 28672 x 4096: the catch-all rows, 33.
+#: Per shape since session 35 (tools/results/h100-2026-11-28/session35/call1-2/handoff.md, two machines, same harness):
+#: the 3-m-tile CTA of variant 32 holds 33..48 rows, ahead of the mixed kernel at 8192^2 (int4 28.5-29.9 us against
+#: 29.6-30.3), 4096 x 14336 (27.3-28.1 against 29.7-30.4), 6144 x 4096 (16.7-17.1 against 19.7-19.9) and 4096 x 4096
+#: (14.0-14.1 against 18.7-19.0), int8 likewise except 8192^2 at 48 rows (34.8 / 36.5 against 35.9 / 36.0: even); and
+#: at 4096 x 4096 variant 34 holds 49..64 rows (int4 15.6-16.0 against 18.6-19.0, int8 16.9-17.1 against 19.2-19.3).
+#: At 28672 x 4096 and 14336 x 4096, and from 49 rows elsewhere, the mixed kernel stays ahead.
+MIXED_FROM: Tuple[Tuple[int, Optional[int], Optional[int], int], ...] = tuple(
+    (bits, n, k, from_m) for bits in (4, 8) for n, k, from_m in (
+        (4096, 4096, 65), (4096, 14336, 49), (6144, 4096, 49), (8192, 8192, 49), (None, None, 33)))
 #: ... for layers with at least this many output features; narrower ones keep the small-M kernel up to its 64 rows
 #: (batch-1 ResNet-50 1x1 convs, N 64..2048: session14/call6, see kernels/mixed_input.SMALL_N).
 MIXED_FROM_M_MIN_N = 4096
+#: The fewest rows any layer hands to its mixed-input copy.
+MIXED_FROM_MIN = min(row[3] for row in MIXED_FROM)
 
 #: (bits, max_m, n, k, variant): the first row with this bits, max_m >= M, and n / k equal to the call's
 #: (None: any) wins; rows of one bits value in increasing max_m, exact shapes before the catch-all rows.
@@ -63,9 +72,13 @@ MIXED_FROM_M_MIN_N = 4096
 #: / 28.83 us), variant 27 0.83x at 28672 x 4096 (47.78). At other shapes (call10/handoff.md, call11/handoff.md, 17 /
 #: 24 / 32 rows): int4 variant 28 ahead of 27 at 4096 x 4096 (10.7-10.9 us against 11.7-12.1), 14336 x 4096 (21.6-22.9
 #: against 22.8-23.8) and 1024 x 4096 (7.6-7.9 against 8.4-8.7), behind at 6144 x 4096; int8 variant 27 ahead of 28 at
-#: 6144 x 4096 (16.5-17.0 against 17.2-17.8); both 1.2-1.5x faster than variant 2, the choice there before. M <= 64:
-#: session 7's sweep
-#: (tools/results/h100-2026-11-23/session7/call3/wo/wo_sweep.md).
+#: 6144 x 4096 (16.5-17.0 against 17.2-17.8); both 1.2-1.5x faster than variant 2, the choice there before. M <= 48:
+#: variant 32 (3 m tiles, 4 x 2 warps) since session 35 (session35/call1-2/handoff.md, 40 / 48 rows at six shapes, two
+#: machines): faster than variant 3, the choice before, in 22 of 24 (bits, shape, M) cases of call 2 (int4 0.84-0.88x
+#: its time, 4096 x 4096 0.83x; int8 0.86-0.96x, at 28672 x 4096 1.03-1.07x, where the mixed kernel takes these rows).
+#: M <= 64: session 7's sweep (tools/results/h100-2026-11-23/session7/call3/wo/wo_sweep.md); at 4096 x 4096 variant 34
+#: (4 m tiles, 2 x 4 warps, registers capped for 2 CTAs per SM) since session 35 (int4 15.8-16.0 us against variant 3's
+#: 17.3-17.5, int8 16.9-17.1 against 18.5-18.8).
 TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 1, 4096, 14336, 26),
     (4, 1, 8192, 8192, 23),
@@ -87,6 +100,9 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (4, 32, 4096, 4096, 28),
     (4, 32, 14336, 4096, 28),
     (4, 32, None, None, 27),
+    (4, 48, 4096, 4096, 32),
+    (4, 48, None, None, 32),
+    (4, 64, 4096, 4096, 34),
     (4, 64, 4096, 14336, 0),
     (4, 64, 8192, 8192, 3),
     (4, 64, 28672, 4096, 0),
@@ -112,6 +128,9 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
     (8, 32, 6144, 4096, 27),
     (8, 32, 28672, 4096, 27),
     (8, 32, None, None, 28),
+    (8, 48, 28672, 4096, 0),
+    (8, 48, None, None, 32),
+    (8, 64, 4096, 4096, 34),
     (8, 64, 4096, 14336, 0),
     (8, 64, 8192, 8192, 0),
     (8, 64, 28672, 4096, 3),
@@ -139,6 +158,17 @@ def select_variant(m: int, n: int, k: int, bits: int, table=None) -> int:
 def select_variant_cached(m: int, n: int, k: int, bits: int) -> int:
     """select_variant on the module's TABLE, memoized (the eager layer path asks it once per call)."""
     return select_variant(m, n, k, bits)
+
+
+def mixed_from(bits: int, n: int, k: Optional[int]) -> int:
+    """Rows from which a `bits`-bit N x K layer holding the mixed-input copy calls its kernel (MIXED_FROM; MAX_M + 1,
+    i.e. never below the small-M kernel's capacity, for layers narrower than MIXED_FROM_M_MIN_N). Host arithmetic."""
+    if n < MIXED_FROM_M_MIN_N:
+        return MAX_M + 1
+    for row_bits, rn, rk, from_m in MIXED_FROM:
+        if row_bits == bits and (rn is None or rn == n) and (rk is None or rk == k):
+            return from_m
+    return MAX_M + 1
 
 
 def check_table(table=None) -> None:

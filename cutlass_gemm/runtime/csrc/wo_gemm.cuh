@@ -42,8 +42,10 @@ struct WoShape {
   static_assert(kXRowBytes % 128 == 0, "swizzle needs 8 chunks of 16 bytes per x row");
 };
 
-template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages>
-__global__ void __launch_bounds__(kWarpsN * kWarpsK * 32) wo_gemm_kernel(WoArgs a) {
+// kMinBlocks > 1 caps the registers so that many CTAs fit an SM (65536 / (threads * kMinBlocks) each): at 33..64 rows
+// the 8-warp CTAs otherwise take 130-160 registers and run one per SM (session 35).
+template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages, int kMinBlocks = 1>
+__global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_kernel(WoArgs a) {
   using S = WoShape<kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>;
   using T2 = typename Ty<T>::T2;
   constexpr int kThreads = S::kThreads;

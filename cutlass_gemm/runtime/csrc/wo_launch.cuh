@@ -32,10 +32,10 @@ struct WoKernel {
   int red = 0;      // direct kernels: shared memory of the warps' reduction
 };
 
-template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages>
+template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages, int kMinBlocks = 1>
 WoKernel wo_kernel() {
   using S = WoShape<kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>;
-  return {wo_gemm_kernel<T, kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>, S::kSmem, S::kBN, kWarpsK, S::kRows,
+  return {wo_gemm_kernel<T, kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages, kMinBlocks>, S::kSmem, S::kBN, kWarpsK, S::kRows,
           S::kThreads, kBits, S::kRows};
 }
 
@@ -111,6 +111,13 @@ inline constexpr WoVariantInfo kWoVariants[] = {
     // The mma pipeline kernel with 2 m16 tiles and 8 warps (session 33): at 17..32 rows 4-23% faster than variant 2.
     {27, "mma mt2 4x2 s3", 32},
     {28, "mma mt2 2x4 s3", 32},
+    // 33..64 rows (session 35): the 8-warp CTA shapes with 3 / 4 m16 tiles. With 4 tiles they take 130-160 registers
+    // and run one CTA per SM, slower than variant 3 (session35/call1, ids 29-31 then, dropped); "bB": registers capped
+    // for B CTAs per SM.
+    {32, "mma mt3 4x2 s3", 48},
+    {33, "mma mt4 4x2 s3 b2", 64},
+    {34, "mma mt4 2x4 s3 b2", 64},
+    {35, "mma mt4 4x1 s3 b4", 64},
 };
 constexpr int kWoVariantCount = sizeof(kWoVariants) / sizeof(kWoVariants[0]);
 
@@ -146,6 +153,10 @@ WoKernel wo_variant_kernel(int variant, int m) {
     case 26: return wd_kernel<T, kBits, kZero, 1, 1, 8, 1, 1024>();
     case 27: return wo_kernel<T, kBits, kZero, 2, 4, 2, 3>();
     case 28: return wo_kernel<T, kBits, kZero, 2, 2, 4, 3>();
+    case 32: return wo_kernel<T, kBits, kZero, 3, 4, 2, 3>();
+    case 33: return wo_kernel<T, kBits, kZero, 4, 4, 2, 3, 2>();
+    case 34: return wo_kernel<T, kBits, kZero, 4, 2, 4, 3, 2>();
+    case 35: return wo_kernel<T, kBits, kZero, 4, 4, 1, 3, 4>();
     default: return {};  // unknown id: fn == nullptr
   }
 }
