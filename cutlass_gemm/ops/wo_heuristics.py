@@ -1,7 +1,7 @@
 """Which weight-only small-M kernel variant serves a call, as plain data.
 
 The extension's weight-only GEMM has several compiled variants (runtime/csrc/wo_launch.cuh,
-`kWoVariants`): the shared-memory mma kernel of wo_gemm.cuh in ten CTA shapes, the per-warp
+`kWoVariants`): the shared-memory mma kernel of wo_gemm.cuh in eight CTA shapes, the per-warp
 "stream" kernels of wo_stream.cuh (x rows R, warps N x K, ring stages S) and the register-fed "direct" kernels of
 wo_direct.cuh (x rows R, warps N x K, U warp tiles per register buffer, T resident threads per SM). `VARIANTS` mirrors that list
 (a CPU test checks the two agree); `TABLE` maps (bits, M range, N, K) to a variant id and is filled from
@@ -23,7 +23,7 @@ VARIANTS: Dict[int, Tuple[str, int]] = {
     20: ("direct x16 2x4 u2 t512", 16), 21: ("direct x16 4x2 u2 t512", 16), 22: ("direct x16 4x2 u1 t512", 16),
     23: ("direct x1 1x16 u1 t1024", 1), 24: ("direct x16 1x8 u1 t512", 16), 25: ("direct x8 1x16 u1 t1024", 8),
     26: ("direct x1 1x8 u1 t1024", 1), 27: ("mma mt2 4x2 s3", 32), 28: ("mma mt2 2x4 s3", 32),
-    32: ("mma mt3 4x2 s3", 48), 33: ("mma mt4 4x2 s3 b2", 64), 34: ("mma mt4 2x4 s3 b2", 64), 35: ("mma mt4 4x1 s3 b4", 64),
+    32: ("mma mt3 4x2 s3", 48), 34: ("mma mt4 2x4 s3 b2", 64),
 }
 DEFAULT = 0
 MAX_M = 64

@@ -112,12 +112,11 @@ inline constexpr WoVariantInfo kWoVariants[] = {
     {27, "mma mt2 4x2 s3", 32},
     {28, "mma mt2 2x4 s3", 32},
     // 33..64 rows (session 35): the 8-warp CTA shapes with 3 / 4 m16 tiles. With 4 tiles they take 130-160 registers
-    // and run one CTA per SM, slower than variant 3 (session35/call1, ids 29-31 then, dropped); "bB": registers capped
-    // for B CTAs per SM.
+    // and run one CTA per SM, slower than variant 3 (session35/call1, ids 29-31 there: 4x2, 2x4, 8x1); capped for two
+    // or four CTAs per SM ("bB") only 2 x 4 wins anywhere (4096 x 4096, session35/call2; 33 = 4x2 b2 and 35 = 4x1 b4
+    // there, dropped).
     {32, "mma mt3 4x2 s3", 48},
-    {33, "mma mt4 4x2 s3 b2", 64},
     {34, "mma mt4 2x4 s3 b2", 64},
-    {35, "mma mt4 4x1 s3 b4", 64},
 };
 constexpr int kWoVariantCount = sizeof(kWoVariants) / sizeof(kWoVariants[0]);
 
@@ -154,9 +153,7 @@ WoKernel wo_variant_kernel(int variant, int m) {
     case 27: return wo_kernel<T, kBits, kZero, 2, 4, 2, 3>();
     case 28: return wo_kernel<T, kBits, kZero, 2, 2, 4, 3>();
     case 32: return wo_kernel<T, kBits, kZero, 3, 4, 2, 3>();
-    case 33: return wo_kernel<T, kBits, kZero, 4, 4, 2, 3, 2>();
     case 34: return wo_kernel<T, kBits, kZero, 4, 2, 4, 3, 2>();
-    case 35: return wo_kernel<T, kBits, kZero, 4, 4, 1, 3, 4>();
     default: return {};  // unknown id: fn == nullptr
   }
 }

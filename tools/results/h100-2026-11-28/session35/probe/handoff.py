@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Session 35 probe (session 33's, copied; only this paragraph and the defaults changed): the hand-off between the
 small-M kernels and the SM90 mixed-input kernel at 33..64 rows, with session 35's 3 / 4 m-tile CTA shapes (variants
-29-32). Session 33's text follows.
+29-32 in call 1, 32-35 in call 2; of those only 32 and 34 were kept, so
+the ids 29-31, 33 and 35 no longer exist in the committed code). Session 33's text follows.
 
 The hand-off between the small-M kernels and the SM90 mixed-input kernel at 17..64 rows.
 
