@@ -1,5 +1,7 @@
 # Session 35 call 1 (2026-11-28), carry [".whl", "devtmp/s35/cgc"], from the repository root:
 #   bash tools/results/h100-2026-11-28/session35/call1/command.sh
+# (Ran with a copy of session 33's probe/handoff.py that differed only in its docstring and argument defaults; every
+# argument is given explicitly below, so session 33's file runs the same.)
 # The 3 / 4 m-tile CTA shapes of the small-M mma kernel (ids 29-31: mt4 4x2 s3, mt4 2x4 s3, mt4 8x1 s4, unbounded registers, since dropped; 32: mt3 4x2 s3) against the mixed-input kernel at 40..64 rows:
 # probe/handoff.py at six shapes (int4 g128 / int8 per channel, bf16 x, alternating, one process); then the variants'
 # float64 GPU test file; then Nsight Compute on the mixed kernel and variants 29 / 31 at 64 x 8192^2 (probe/prof_wo.py).
@@ -15,7 +17,7 @@ export PYTHONPATH=/tmp/site35:$PWD
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv > $OUT/gpu.txt 2>&1
 python3 -c "from cutlass_gemm.runtime import extension; extension.build_extension()" > $OUT/extension.log 2>&1
 echo "extension rc=$? at ${SECONDS}s" | tee $OUT/times.txt
-timeout 240 python3 $D/probe/handoff.py $OUT/handoff.md --m 40,48,56,64 --bits 4,8 \
+timeout 240 python3 tools/results/h100-2026-11-27/session33/probe/handoff.py $OUT/handoff.md --m 40,48,56,64 --bits 4,8 \
   --shapes 8192x8192,28672x4096,4096x14336,4096x4096,6144x4096,14336x4096 --vids 3,29,30,31,32 --mixed-op > $OUT/handoff.log 2>&1
 echo "probe rc=$? at ${SECONDS}s" | tee -a $OUT/times.txt
 grep -c "building kernel" $OUT/handoff.log; tail -3 $OUT/handoff.log

@@ -1,5 +1,7 @@
 # Session 35 call 2 (2026-11-28), carry [".whl", "devtmp/s35/cgc"], from the repository root:
 #   bash tools/results/h100-2026-11-28/session35/call2/command.sh
+# (Ran with a copy of session 33's probe/handoff.py that differed only in its docstring and argument defaults; every
+# argument is given explicitly below, so session 33's file runs the same.)
 # Call 1 again with the register-capped 4 m-tile shapes (variants 33-35: 2 / 2 / 4 CTAs per SM) beside variants 3 and
 # 32; Nsight Compute on variants 33 / 35 at 64 x 8192^2; the variant test file for 32-35.
 # devtmp/s35/cgc: the three bf16 mixed kernels the layer selects at 40..64 rows at these shapes, built on the
@@ -14,7 +16,7 @@ export PYTHONPATH=/tmp/site35:$PWD
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv > $OUT/gpu.txt 2>&1
 python3 -c "from cutlass_gemm.runtime import extension; extension.build_extension()" > $OUT/extension.log 2>&1
 echo "extension rc=$? at ${SECONDS}s" | tee $OUT/times.txt
-timeout 240 python3 $D/probe/handoff.py $OUT/handoff.md --m 40,48,56,64 --bits 4,8 \
+timeout 240 python3 tools/results/h100-2026-11-27/session33/probe/handoff.py $OUT/handoff.md --m 40,48,56,64 --bits 4,8 \
   --shapes 8192x8192,28672x4096,4096x14336,4096x4096,6144x4096,14336x4096 --vids 3,32,33,34,35 --mixed-op > $OUT/handoff.log 2>&1
 echo "probe rc=$? at ${SECONDS}s" | tee -a $OUT/times.txt
 grep -c "building kernel" $OUT/handoff.log; tail -3 $OUT/handoff.log
