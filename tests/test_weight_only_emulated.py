@@ -86,7 +86,7 @@ def test_every_format_m_le_16(emu, bits, group, zp, dtype):
 
 
 @pytest.mark.parametrize("cfg,m", [(0, 1), (0, 16), (5, 5), (5, 16), (1, 17), (1, 32), (2, 33), (2, 64), (3, 5),
-                                   (4, 40), (6, 20), (7, 17), (7, 32), (8, 25)])
+                                   (4, 40), (6, 20), (7, 17), (7, 32), (8, 25), (9, 33), (9, 48), (10, 49), (10, 64)])
 def test_cta_shapes_and_m_tiles(emu, cfg, m):
     p = _packed(160, 512, 4, 64, True, seed=m)  # 160 columns: the last CTA is partly past N for every width
     x = torch.randn(m, 512).bfloat16()
@@ -107,7 +107,7 @@ def test_split_k_is_ordered_and_resets_its_counters(emu, bits, zp, dtype):
     assert torch.equal(_run(emu, p, x, bias, cfg=5, splits=5, reverse=True), _run(emu, p, x, bias, cfg=5, splits=5))
 
 
-@pytest.mark.parametrize("cfg", [0, 2, 4, 5, 7, 8])
+@pytest.mark.parametrize("cfg", [0, 2, 4, 5, 7, 8, 9])
 def test_deferred_copies_expose_no_pipeline_hazard(emu, cfg):
     """cp.async data landing only at the wait that covers its group: a stage read before its wait, or a
     slot refilled while still being read, would give wrong results here."""

@@ -314,6 +314,8 @@ int by_config(int cfg, WoArgs const& a, int splits, bool eager, bool rev) {
     case 6: return run<T, kBits, kZero, 2, 2, 2, 4>(a, splits, eager, rev);  // 2 x 2 warps
     case 7: return run<T, kBits, kZero, 2, 4, 2, 3>(a, splits, eager, rev);  // variant 27: 4 x 2 warps, 3 stages
     case 8: return run<T, kBits, kZero, 2, 2, 4, 3>(a, splits, eager, rev);  // variant 28: 2 x 4 warps, 3 stages
+    case 9: return run<T, kBits, kZero, 3, 4, 2, 3>(a, splits, eager, rev);  // variant 32: 3 m tiles, 4 x 2 warps
+    case 10: return run<T, kBits, kZero, 4, 2, 4, 3>(a, splits, eager, rev);  // variant 34 (its register cap aside)
     default: return 1;
   }
 }
