@@ -20,7 +20,7 @@ from cutlass_gemm.quant.prepack import LAYOUT
 
 HERE = Path(__file__).resolve().parent
 CUDA_INCLUDE = Path("/usr/local/cuda/include")
-CONFIGS = {0: 16, 1: 32, 2: 64, 3: 16, 4: 64, 5: 16, 6: 32, 7: 32, 8: 32}  # emu.cpp's config index -> rows it serves
+CONFIGS = {0: 16, 1: 32, 2: 64, 3: 16, 4: 64, 5: 16, 6: 32, 7: 32, 8: 32, 9: 48, 10: 64}  # emu.cpp's config index -> rows it serves
 
 
 @pytest.fixture(scope="module")
