@@ -31,7 +31,8 @@ MAX_M = 64
 #: Rows from which a layer that also holds the SM90 mixed-input copy of its weight (`large_m_backend="cutlass_mixed"`)
 #: calls that copy's kernel instead of the small-M kernel: (bits, n, k, from_m), the first row with the layer's bits and
 #: n / k (None: any) wins. Session 14's sweep (tools/bench_mixed_sweep.py, session14/call1-2) put the hand-off at 17
-#: rows; since the small-M kernels are launched as programmatic dependents (sessions 21-22) they win again up to 32 rows:
+#: rows; since the small-M kernels are launched as programmatic dependents (sessions 21-22) they win again up to 32
+#: rows:
 #: session33/call4/handoff.md (H100, bf16 x, one process, alternating): int4 g128 M = 17 / 24 / 32, small-M variant 2
 #: against the mixed kernel, 8192^2 24.8 / 24.7 / 25.2 us against 27.2 / 27.1 / 27.2, 4096 x 14336 24.7 / 24.7 / 25.2
 #: against 26.5 / 26.4 / 26.7, 28672 x 4096 40.6 / 41.3 / 42.5 against 40.9 / 41.2 / 41.5; int8 per channel (variant 12,
@@ -41,7 +42,8 @@ MAX_M = 64
 #: the 3-m-tile CTA of variant 32 holds 33..48 rows, ahead of the mixed kernel at 8192^2 (int4 28.5-29.9 us against
 #: 29.6-30.3), 4096 x 14336 (27.3-28.1 against 29.7-30.4), 6144 x 4096 (16.7-17.1 against 19.7-19.9) and 4096 x 4096
 #: (14.0-14.1 against 18.7-19.0), int8 likewise except 8192^2 at 48 rows (34.8 / 36.5 against 35.9 / 36.0: even); and
-#: at 4096 x 4096 variant 34 holds 49..64 rows (int4 15.6-16.0 against 18.6-19.0, int8 16.9-17.1 against 19.2-19.3).
+#: at 4096 x 4096 variant 34 holds 49..64 rows (call 2: int4 15.8-16.0 against 18.8-19.0, int8 16.9-17.1 against
+#: 19.2-19.3).
 #: At 28672 x 4096 and 14336 x 4096, and from 49 rows elsewhere, the mixed kernel stays ahead.
 MIXED_FROM: Tuple[Tuple[int, Optional[int], Optional[int], int], ...] = tuple(
     (bits, n, k, from_m) for bits in (4, 8) for n, k, from_m in (
@@ -74,8 +76,8 @@ MIXED_FROM_MIN = min(row[3] for row in MIXED_FROM)
 #: against 22.8-23.8) and 1024 x 4096 (7.6-7.9 against 8.4-8.7), behind at 6144 x 4096; int8 variant 27 ahead of 28 at
 #: 6144 x 4096 (16.5-17.0 against 17.2-17.8); both 1.2-1.5x faster than variant 2, the choice there before. M <= 48:
 #: variant 32 (3 m tiles, 4 x 2 warps) since session 35 (session35/call1-2/handoff.md, 40 / 48 rows at six shapes, two
-#: machines): faster than variant 3, the choice before, in 22 of 24 (bits, shape, M) cases of call 2 (int4 0.84-0.88x
-#: its time, 4096 x 4096 0.83x; int8 0.86-0.96x, at 28672 x 4096 1.03-1.07x, where the mixed kernel takes these rows).
+#: machines): faster than variant 3, the choice before, in 22 of 24 (bits, shape, M) cases of call 2 (int4 0.86-0.91x
+#: its time, 4096 x 4096 0.83x; int8 0.79-0.99x, at 28672 x 4096 1.03-1.07x, where the mixed kernel takes these rows).
 #: M <= 64: session 7's sweep (tools/results/h100-2026-11-23/session7/call3/wo/wo_sweep.md); at 4096 x 4096 variant 34
 #: (4 m tiles, 2 x 4 warps, registers capped for 2 CTAs per SM) since session 35 (int4 15.8-16.0 us against variant 3's
 #: 17.3-17.5, int8 16.9-17.1 against 18.5-18.8).
