@@ -24,6 +24,7 @@ VARIANTS: Dict[int, Tuple[str, int]] = {
     23: ("direct x1 1x16 u1 t1024", 1), 24: ("direct x16 1x8 u1 t512", 16), 25: ("direct x8 1x16 u1 t1024", 8),
     26: ("direct x1 1x8 u1 t1024", 1), 27: ("mma mt2 4x2 s3", 32), 28: ("mma mt2 2x4 s3", 32),
     32: ("mma mt3 4x2 s3", 48), 34: ("mma mt4 2x4 s3 b2", 64),
+    36: ("wgmma x64 w2 s6", 64), 37: ("wgmma x64 w1 s8", 64), 38: ("wgmma x64 w2 s8", 64),
 }
 DEFAULT = 0
 MAX_M = 64
