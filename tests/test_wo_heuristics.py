@@ -17,7 +17,7 @@ def _cuh_variants():
     text = LAUNCH.read_text()
     listed = {int(i): (name, int(rows)) for i, name, rows in re.findall(r'\{(\d+), "([^"]+)", (\d+)\}', text)}
     cases = {}
-    for vid, kind, args in re.findall(r"case (\d+): return (wo_kernel|ws_kernel|wd_kernel|wg_kernel)<T, kBits, kZero, ([\d, ]+)>\(\);", text):
+    for vid, kind, args in re.findall(r"case (\d+): return (wo_kernel|ws_kernel|wd_kernel)<T, kBits, kZero, ([\d, ]+)>\(\);", text):
         cases[int(vid)] = (kind, tuple(int(a) for a in args.split(",")))
     return listed, cases
 
@@ -32,8 +32,6 @@ def test_variant_list_mirrors_the_cuda_table():
             assert name == f"stream x{args[0]} {args[1]}x{args[2]} s{args[3]}" and rows == args[0]
         elif kind == "wd_kernel":  # direct xR WNxWK uU tT <-> <R, WN, WK, U, T>
             assert name == f"direct x{args[0]} {args[1]}x{args[2]} u{args[3]} t{args[4]}" and rows == args[0]
-        elif kind == "wg_kernel":  # wgmma x64 wW sS <-> <W, S>, 64 rows
-            assert name == f"wgmma x64 w{args[0]} s{args[1]}" and rows == 64
         else:  # mma mtA WNxWK sS [bB] <-> <A, WN, WK, S[, B]>, 16 rows per m tile
             blocks = f" b{args[4]}" if len(args) > 4 else ""
             assert name == f"mma mt{args[0]} {args[1]}x{args[2]} s{args[3]}{blocks}" and rows == 16 * args[0]

@@ -24,7 +24,6 @@ VARIANTS: Dict[int, Tuple[str, int]] = {
     23: ("direct x1 1x16 u1 t1024", 1), 24: ("direct x16 1x8 u1 t512", 16), 25: ("direct x8 1x16 u1 t1024", 8),
     26: ("direct x1 1x8 u1 t1024", 1), 27: ("mma mt2 4x2 s3", 32), 28: ("mma mt2 2x4 s3", 32),
     32: ("mma mt3 4x2 s3", 48), 34: ("mma mt4 2x4 s3 b2", 64),
-    36: ("wgmma x64 w2 s6", 64), 37: ("wgmma x64 w1 s8", 64), 38: ("wgmma x64 w2 s8", 64),
 }
 DEFAULT = 0
 MAX_M = 64
@@ -46,6 +45,8 @@ MAX_M = 64
 #: at 4096 x 4096 variant 34 holds 49..64 rows (call 2: int4 15.8-16.0 against 18.8-19.0, int8 16.9-17.1 against
 #: 19.2-19.3).
 #: At 28672 x 4096 and 14336 x 4096, and from 49 rows elsewhere, the mixed kernel stays ahead.
+#: A warpgroup-MMA small-M kernel (session 36, commit 73328ba, removed after) did not change that: 31-32 us at 64 x
+#: 8192^2 against the mixed kernel's 29.8-30.2 (tools/results/h100-2026-11-28/session36/README.md).
 MIXED_FROM: Tuple[Tuple[int, Optional[int], Optional[int], int], ...] = tuple(
     (bits, n, k, from_m) for bits in (4, 8) for n, k, from_m in (
         (4096, 4096, 65), (4096, 14336, 49), (6144, 4096, 49), (8192, 8192, 49), (None, None, 33)))

@@ -27,7 +27,7 @@ SOURCES = ("fast_path.cpp", "quant_ops.cu", "quant_inst_float.cu", "quant_inst_h
 #: Everything whose text changes the binary (the sources and the headers they include).
 HASHED = SOURCES + ("quant_common.cuh", "quant_launch.cuh", "quant_ops.h", "quant_rows.cuh", "quant_tensor.cuh",
                      "wo_common.cuh", "wo_dequant.cuh", "wo_gemm.cuh", "wo_launch.cuh", "wo_ops.h", "wo_spread.h",
-                     "wo_stream.cuh", "wo_warp.cuh", "wo_direct.cuh", "wo_wgmma.cuh", "bi8_gemm.cuh", "bi8_launch.cuh", "bi8_ops.h", "ext_msg.h", "gemv_w8a8.cuh", "gemv_w8a8.h",
+                     "wo_stream.cuh", "wo_warp.cuh", "wo_direct.cuh", "bi8_gemm.cuh", "bi8_launch.cuh", "bi8_ops.h", "ext_msg.h", "gemv_w8a8.cuh", "gemv_w8a8.h",
                      "wo_mixed_fast.h", "pdl.cuh")
 
 _module = None
@@ -43,10 +43,8 @@ def _archs() -> List[str]:
 
 
 def _arch_flags(archs: List[str]) -> List[str]:
-    # sm_90a for SM 9.0: the weight-only wgmma kernels (wo_wgmma.cuh) need its instructions; the other kernels use
-    # none. PTX of the newest plain arch for JIT (the wgmma kernels compile to an empty body there and are never
-    # launched off SM 9.0: wo_launch.cuh's wo_select).
-    flags = [f"-gencode=arch=compute_{a}{'a' if a == '90' else ''},code=sm_{a}{'a' if a == '90' else ''}" for a in archs]
+    # sm_90 (not 90a): the quant kernels use no Hopper-only instructions; PTX of the newest for JIT.
+    flags = [f"-gencode=arch=compute_{a},code=sm_{a}" for a in archs]
     if archs:
         flags.append(f"-gencode=arch=compute_{archs[-1]},code=compute_{archs[-1]}")
     return flags

@@ -41,9 +41,6 @@ struct WoArgs {
   int* counters;         // split-K arrival counters, one per n tile, zero before and after the launch
   int prefetch;          // direct kernels launched as programmatic dependents (pdl.cuh): warp tiles each warp
                          // sends to L2 before its wait; 0: none
-  // wgmma kernels (wo_wgmma.cuh): the TMA descriptor (a CUtensorMap, 128 bytes) of x, 64 x 64 boxes with the 128-byte
-  // swizzle, written by launch_wo_gemm for each call; unused by the other kernels.
-  alignas(64) uint64_t x_tmap[16];
 };
 
 // A kernel's dynamic shared memory (`smem`) and its split-K arrival flag (`s_last`); the CPU emulator

@@ -2,8 +2,6 @@
 // each M, the split-K plan, and the launch. Used by the torch extension (wo_ops.cu) and by standalone
 // harnesses (tools/results/h100-2026-11-23/wo/wb.cu), which also instantiate tuning variants.
 #pragma once
-#include <cudaTypedefs.h>  // cuTensorMapEncodeTiled's type (through the runtime's driver entry point: no -lcuda)
-
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -12,7 +10,6 @@
 #include "wo_direct.cuh"
 #include "wo_spread.h"
 #include "wo_stream.cuh"
-#include "wo_wgmma.cuh"
 
 namespace cg_wo {
 
@@ -33,7 +30,6 @@ struct WoKernel {
   int ws_rows = 0;  // accumulator rows per column in the split-K workspace (>= rows)
   int x_tile = 0;   // direct kernels: bytes of x staged per 64-wide K tile (0: other kinds, fixed smem)
   int red = 0;      // direct kernels: shared memory of the warps' reduction
-  bool sm90a = false;  // wgmma kernels: sm_90a code only (wo_select serves other GPUs with the default kernel)
 };
 
 template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages, int kMinBlocks = 1>
@@ -49,14 +45,6 @@ WoKernel ws_kernel() {
   using S = WsShape<kBits, kZero, kXRows, kWarpsN, kWarpsK, kStages>;
   return {wo_stream_kernel<T, kBits, kZero, kXRows, kWarpsN, kWarpsK, kStages>, S::kSmem, S::kBN, kWarpsK, S::kRows,
           S::kThreads, kBits, S::kAcc};
-}
-
-// A "wgmma" kernel (wo_wgmma.cuh): 64 rows, kWG warpgroups along N and a copy warp.
-template <typename T, int kBits, bool kZero, int kWG, int kStages, int kChains = 1, int kMinBlocks = 1, bool kOverlap = true>
-WoKernel wg_kernel() {
-  using S = WgShape<kBits, kZero, kWG, kStages>;
-  return {wo_wgmma_kernel<T, kBits, kZero, kWG, kStages, kChains, kMinBlocks, kOverlap>, S::kSmem, S::kBN, 1, S::kRows, S::kThreads + 32, kBits, S::kRows,
-          0, 0, true};
 }
 
 // A "direct" kernel (wo_direct.cuh): kXRows rows of x at most; its shared memory is sized per launch.
@@ -129,11 +117,6 @@ inline constexpr WoVariantInfo kWoVariants[] = {
     // there, dropped).
     {32, "mma mt3 4x2 s3", 48},
     {34, "mma mt4 2x4 s3 b2", 64},
-    // 33..64 rows on SM90 (session 36): warpgroup MMAs with the weight as the register operand (wo_wgmma.cuh), W warpgroups
-    // of 128 columns per CTA, S stages of one 64-wide K slab.
-    {36, "wgmma x64 w2 s6", 64},
-    {37, "wgmma x64 w1 s8", 64},
-    {38, "wgmma x64 w2 s8", 64},
 };
 constexpr int kWoVariantCount = sizeof(kWoVariants) / sizeof(kWoVariants[0]);
 
@@ -171,32 +154,12 @@ WoKernel wo_variant_kernel(int variant, int m) {
     case 28: return wo_kernel<T, kBits, kZero, 2, 2, 4, 3>();
     case 32: return wo_kernel<T, kBits, kZero, 3, 4, 2, 3>();
     case 34: return wo_kernel<T, kBits, kZero, 4, 2, 4, 3, 2>();
-    case 36: return wg_kernel<T, kBits, kZero, 2, 6>();
-    case 37: return wg_kernel<T, kBits, kZero, 1, 8>();
-    case 38: return wg_kernel<T, kBits, kZero, 2, 8>();
     default: return {};  // unknown id: fn == nullptr
   }
 }
 
-// Whether the current device runs sm_90a code (compute capability 9.0 exactly), cached per device.
-inline bool wo_device_is_sm90() {
-  static std::atomic<int> cache[64];  // 0 unknown, 1 no, 2 yes
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
-  int v = cache[dev].load(std::memory_order_relaxed);
-  if (v == 0) {
-    int major = 0, minor = 0;
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    v = major == 9 && minor == 0 ? 2 : 1;
-    cache[dev].store(v, std::memory_order_relaxed);
-  }
-  return v == 2;
-}
-
 // The kernel of `variant` for an (m, k) call; a direct kernel whose CTAs could not stage their x at K = k even at
-// the most splits (k > ~49K at 16 rows, ~98K at 8) is replaced by the default kernel for m, and so is a wgmma kernel
-// on a GPU other than SM 9.0 (its code is sm_90a only; ops/wo_heuristics.py never picks one there).
+// the most splits (k > ~49K at 16 rows, ~98K at 8) is replaced by the default kernel for m.
 inline WoKernel wo_select(ActType t, int bits, bool zero, int m, int variant, int k) {
   auto pick = [&](int v) {
     if (t == ActType::kHalf) {
@@ -209,7 +172,6 @@ inline WoKernel wo_select(ActType t, int bits, bool zero, int m, int variant, in
   };
   WoKernel kern = pick(variant);
   if (kern.fn != nullptr && kern.x_tile > 0 && wd_x_bytes(kern, k, kMaxSplits) > kWdXBudget) kern = pick(0);
-  if (kern.fn != nullptr && kern.sm90a && !wo_device_is_sm90()) kern = pick(0);
   return kern;
 }
 
@@ -312,28 +274,6 @@ inline int wo_spread_smem(WoDeviceFit const& fit, int64_t ctas, int smem) {
   return wo_spread_smem_bytes(ctas, fit.sms, fit.per_sm, fit.smem_sm, fit.smem_reserved, fit.static_smem, smem);
 }
 
-// Writes the TMA descriptor of x (M x K, row stride ldx, 16-bit elements) that the wgmma kernels read: 64 x 64 boxes,
-// 128-byte swizzle (wgmma's K-major B layout), rows past M zero-filled. Host work only (no device call).
-inline cudaError_t wo_encode_x_tmap(WoArgs& b) {
-  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      fn = nullptr;
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  }();
-  if (encode == nullptr) return cudaErrorNotSupported;
-  static_assert(sizeof(b.x_tmap) == sizeof(CUtensorMap), "WoArgs::x_tmap holds a CUtensorMap");
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(b.k), static_cast<cuuint64_t>(b.m)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(b.ldx) * 2};
-  const cuuint32_t box[2] = {kTileK, 64}, elem[2] = {1, 1};
-  const CUresult r = encode(reinterpret_cast<CUtensorMap*>(b.x_tmap), CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<void*>(b.x),
-                            dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
-}
-
 // Launch a plan. `a.workspace` must hold plan.ws_floats floats and `a.counters` plan.ntiles ints that
 // are zero (the kernel leaves them zero) when plan.splits > 1.
 inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t stream) {
@@ -362,10 +302,6 @@ inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t
   const int smem_launch = pdl && policy == 2 ? wo_spread_smem(fit, static_cast<int64_t>(p.ntiles) * p.splits, smem) : smem;
   WoArgs b = a;
   b.prefetch = 0;
-  if (p.kernel.sm90a) {
-    const cudaError_t e = wo_encode_x_tmap(b);
-    if (e != cudaSuccess) return e;
-  }
   if (pdl && p.kernel.x_tile > 0) {
     const int64_t resident = std::min<int64_t>(static_cast<int64_t>(p.ntiles) * p.splits, static_cast<int64_t>(fit.per_sm) * fit.sms);
     b.prefetch = cg_pdl::prefetch_units(resident, p.kernel.threads / 32, int64_t{kTileN} * kTileK * p.kernel.bits / 8);

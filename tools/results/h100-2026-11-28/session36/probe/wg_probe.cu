@@ -4,6 +4,9 @@
 // another order: a relative tolerance); times alternate in one process (batches of 20 launches on weight copies rotated
 // past L2, 9 rounds, medians). A probe, not a design.
 //
+// Builds against the kernel of commit 73328ba (runtime/csrc/wo_wgmma.cuh, wo_launch.cuh; removed from the library in
+// the commit after it) with probe/rotate.patch applied (the "rot" candidates of call 8):
+//   git checkout 73328ba -- cutlass_gemm && git apply tools/results/h100-2026-11-28/session36/probe/rotate.patch
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -o wgp wg_probe.cu && ./wgp
 //   ./wgp C S       # only candidate C at shape S, 8 launches, no timing (for ncu --launch-skip 5)
 #include <algorithm>
@@ -45,10 +48,10 @@ int main(int argc, char** argv) {
       {"wg w2 s6 c1 (v36)", wg_kernel<B, 4, false, 2, 6, 1>()},
       {"wg w1 s8 c1 (v37)", wg_kernel<B, 4, false, 1, 8, 1>()},
       {"wg w1 s4 c1 b3 ser", wg_kernel<B, 4, false, 1, 4, 1, 3, false>()},
-      {"wg w1 s4 c1 b4 ser", wg_kernel<B, 4, false, 1, 4, 1, 4, false>()},
-      {"wg w1 s6 c1 b3 ser", wg_kernel<B, 4, false, 1, 6, 1, 3, false>()},
-      {"wg w2 s6 c1 b2 ser", wg_kernel<B, 4, false, 2, 6, 1, 2, false>()},
-      {"wg w1 s4 c2 b2 ser", wg_kernel<B, 4, false, 1, 4, 2, 2, false>()},
+      {"wg w1 s4 b3 ser rot", wg_kernel<B, 4, false, 1, 4, 1, 3, false, true>()},
+      {"wg w1 s8 c1 rot", wg_kernel<B, 4, false, 1, 8, 1, 1, true, true>()},
+      {"wg w2 s6 c1 rot", wg_kernel<B, 4, false, 2, 6, 1, 1, true, true>()},
+      {"wg w2 s6 b2 ser rot", wg_kernel<B, 4, false, 2, 6, 1, 2, false, true>()},
   };
   const int shapes[][3] = {{64, 8192, 8192}, {64, 4096, 14336}, {64, 28672, 4096}, {48, 8192, 8192}, {64, 4096, 4096}};
   cudaStream_t st;
