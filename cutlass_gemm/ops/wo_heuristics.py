@@ -45,7 +45,7 @@ MAX_M = 64
 #: at 4096 x 4096 variant 34 holds 49..64 rows (call 2: int4 15.8-16.0 against 18.8-19.0, int8 16.9-17.1 against
 #: 19.2-19.3).
 #: At 28672 x 4096 and 14336 x 4096, and from 49 rows elsewhere, the mixed kernel stays ahead.
-#: A warpgroup-MMA small-M kernel (session 36, commit 73328ba, removed after) did not change that: 31-32 us at 64 x
+#: A warpgroup-MMA small-M kernel (session 36, commit 73328ba, removed after) did not change that: 30.9-32 us at 64 x
 #: 8192^2 against the mixed kernel's 29.8-30.2 (tools/results/h100-2026-11-28/session36/README.md).
 MIXED_FROM: Tuple[Tuple[int, Optional[int], Optional[int], int], ...] = tuple(
     (bits, n, k, from_m) for bits in (4, 8) for n, k, from_m in (
