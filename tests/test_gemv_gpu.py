@@ -208,27 +208,30 @@ def test_launcher_refuses_what_it_cannot_serve():
     assert kern.plan(16, 8192, 8192)["warps_k"] in (4, 8, 16)
 
 
+@pytest.mark.parametrize("m", [12, 4])
 @pytest.mark.parametrize("fp8", [False, True], ids=["int8", "e4m3"])
-def test_step_depth_at_m_9_to_16_keeps_the_bits_and_the_bound(fp8):
-    """M 9..16 takes 4 chunks of 64 K per lane step (session 15); the former 2 (forced through gemv_set_step) loads
-    differently but adds the same products in the same order at equal warps: the same bits, both within the bound."""
+def test_step_depth_keeps_the_bits_and_the_bound(fp8, m):
+    """Both row counts take 4 chunks of 64 K per lane step (M 9..16 since session 15, M <= 8 since session 37); the
+    other depth (forced through gemv_set_step: 2 chunks at M 9..16, the 3-chunk kernel at M <= 8) loads differently but
+    adds the same products in the same order at equal warps: the same bits, both within the bound."""
     _needs_gemv()
     from cutlass_gemm.runtime import extension
     ext = extension.load()
-    m, n, k = 12, 1040, 4160
+    n, k = 1040, 4160
+    other = 2 if m > 8 else 3
     a, w, sa, sb, b, _ = problem(m, n, k, fp8, torch.bfloat16, bias=True, sa_vec=True, sb_vec=True, seed=9)
-    assert ext.gemv_w8a8_plan(m, n, k)[3] == 4 and ext.gemv_w8a8_plan(4, n, k)[3] == 3
+    assert ext.gemv_w8a8_plan(m, n, k)[3] == 4
     outs = {}
     try:
         gemv.set_warps_k(8)
-        for step in (4, 2):
-            ext.gemv_set_step(step)
+        for forced, step in ((4, 4), (2, other)):
+            ext.gemv_set_step(forced)
             assert ext.gemv_w8a8_plan(m, n, k)[3] == step
             outs[step] = cutlass_gemm.scaled_mm(a, w.t(), sa, sb, torch.bfloat16, b)
     finally:
         ext.gemv_set_step(0)
         gemv.set_warps_k(0)
-    assert torch.equal(outs[4], outs[2])
+    assert torch.equal(outs[4], outs[other])
     check(outs[4], a, w, sa, sb, b, fp8, f"M={m} 4 chunks per step")
 
 

@@ -295,7 +295,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("gemv_w8a8_last_error", &cg::gemv_w8a8_last_error, "message of this thread's last failed GEMV launch");
   m.def("gemv_w8a8_plan", &cg::gemv_w8a8_plan, "GEMV launch of an (m, n, k) call: (warps per CTA, CTAs, threads, unroll)",
         py::arg("m"), py::arg("n"), py::arg("k"), py::arg("block") = 0);
-  m.def("gemv_set_step", &cg::gemv_set_step, "GEMV chunks per step, forced (2 or 4; 0 = the rule): block form, plain at M 9..16");
+  m.def("gemv_set_step", &cg::gemv_set_step, "GEMV chunks per step, forced (2 or 4; 0 = the rule; the plain M <= 8 kernel: 2 means its 3)");
   m.def("pdl_set_prefetch_bytes", &cg::pdl_set_prefetch_bytes, "weight bytes a programmatic dependent's first wave "
         "prefetches to L2 before its wait (GEMV, weight-only direct kernels); -1 reads it; returns the previous value");
   m.def("pdl_set", &cg::pdl_set, "programmatic dependent launches of the extension's kernels: 0 off, 1 on, other: "

@@ -34,54 +34,63 @@ int sm_count() {
   return cache[dev];
 }
 
-// Chunks of 64 K per lane step of a call, asked by the launchers and the plan (both forms; kDeep = 4 chunks).
-// Plain form: 3 at M <= 8, 4 at M 9..16 (session 15: tools/results/h100-2026-11-26/session15/call6/
-// probe_plain_gemv.log, int8 and e4m3, M 12 / 16, five shapes: 4 chunks beat the former 2 at every shape, int8
-// 16 x 8192^2 26.5 -> 25.9 us, 16 x 4096 x 14336 23.9 -> 23.1, 16 x 28672 x 4096 43.5 -> 41.4; e4m3 27.9 -> 26.6,
-// 24.6 -> 23.6, 47.1 -> 42.4). Block-scaled form (session15/call1 and call2, probe_block_gemv.log: int8 B = 64 / 128
-// and e4m3, M = 1..16, five LLM shapes, 2 or 4 chunks x 4 / 8 / 16 warps): 4, but 2 at M 9..16 where N / 16 CTAs
-// exceed four per SM (16 x 28672 x 4096 int8 43.5 us against 44.9 at 4 chunks). g_step forces 2 or 4 (tuning).
+// The launch shape of a call: chunks of 64 K per lane step (4: the kDeep kernel at 512 threads per SM; 2: 1024 threads
+// per SM plain, 768 block-scaled; 3: the plain M <= 8 kernel at 1024) and warps splitting K per CTA (a CTA owns 16
+// weight rows, so a call makes ceil(N / 16) CTAs). Session 37 measured every step x warp form of every kernel kind (int8
+// per token, int8 B = 128 / 64, e4m3 128 x 128) at 17 decode shapes in one process (tools/results/h100-2026-11-28/
+// session37/call4/sw_probe.txt); the rule below takes its best form or one within 2.5% of it at 62 of the 68 (shape,
+// kind) rows (worst: 16 x 1024 x 4096 e4m3 8%, 1 x 7168 x 2048 int8 B = 128 7%, 16 x 14336 x 4096 B = 64 3.5%), is
+// nowhere more than 1% slower than session 15's rule and 4% faster in the geometric mean (up to 31%). What decides is
+// whether the CTAs fit on the SMs in one wave and how many steps each warp makes:
+// - few CTAs (<= half the SMs: N <= ~1056): 16 warps, 4 chunks (16 x 1024 x 4096: 3.96-4.90 us against 4.27-6.30 at 8);
+// - up to two 8-warp CTAs per SM: 4 chunks, 8 warps, 4 where K gives a warp fewer than two steps (as since session 15);
+// - plain form beyond that: 2 chunks and 8 warps (4 CTAs a SM at 1024 threads) where K <= 2048 (16 x 7168 x 2048 6.89 us
+//   against 7.60; at M <= 8 4 chunks), else 4 chunks and 4 warps (one wave of 4 CTAs a SM) unless K gives 8 warps four steps (16 x 8192 x
+//   4096 13.37 against 13.85, 16 x 14336 x 4096 21.62 against 22.88; 16 x 10240 x 8192 and 16 x 8192^2 keep 8);
+// - block-scaled form beyond that: 2 chunks and 8 warps while the CTAs fit three a SM (16 x 6144 x 4096 int8 B = 128
+//   11.07 us against 13.60, B = 64 12.49 against 15.24, e4m3 11.44 against 15.04), 4 chunks while they fit four a SM,
+//   with 4 warps unless K gives 8 warps four steps (16 x 8192 x 4096 13.70 / 14.92 / 14.72 against 15.27 / 17.08 /
+//   16.28), and past that 2 chunks with session 15's warps (8, or 4 where the CTAs fill one to two waves of three a SM);
+// - the plain form at M <= 8 takes the 4-chunk kernel too (1 x 8192^2 23.23 us against 26.70 at 3 chunks and 16 warps,
+//   1 x 28672 x 4096 40.10 against 47.26, 8 x 4096^2 7.34 against 8.27).
+// g_step forces the depth (2 or 4; the plain M <= 8 kernel then has 3 or 4), g_warps_k_override the warps (tuning).
 std::atomic<int> g_step{0};
-int step_of(int64_t m, int64_t n, bool block) {
-  const int forced = g_step.load(std::memory_order_relaxed);
-  if (!block) return m <= 8 ? 3 : (forced ? forced : 4);  // the plain form's M <= 8 kernel has one depth
-  if (forced) return forced;
-  const int64_t ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
-  return m <= 8 || ctas <= 4 * static_cast<int64_t>(sm_count()) ? 4 : 2;
-}
-
-// Warps splitting K per CTA (a CTA owns 16 weight rows). At 4 chunks per step (either form; two CTAs of 8 warps
-// per SM at its register count): 8, or 4 where 8 would give a warp fewer than two steps (K < 4096: block form
-// 7168 x 2048 int8 8.0 vs 8.3 us at M = 1, 8.6 vs 9.1 at M = 16; plain form: 8 warps best or within 1.5%, call 6).
-// The block form at 2 chunks: 8, or 4 where N / 16 CTAs need one to two waves of 8-warp CTAs at three per SM
-// (call 1: 16 x 8192^2, 28.1 us at 4 warps against 33.1 at 8; 16 warps was never the best for it). The plain form at
-// 3 chunks (M <= 8), measured on the H100 (int8, tools/results/h100-2026-11-24/session10/call2: gemv_bench.log and
-// bd/decode.md, warps 4 / 8 / 16): 8 is best or within 2% wherever ceil(N / 16) * 8 warps reach 7168 (4096 at
-// M 9..16 with 2 chunks); below that 16 is best (1 x 8192^2: 27.3 us against 28.6 at 8; 1 x 4096 x 14336: 24.8
-// against 27.5; 1 x 28672 x 4096: 44.8 at 8 against 47.6 at 4); fewer when K gives a warp under 2 chunks.
-int choose_warps(int64_t m, int64_t n, int64_t k, bool block) {
-  const int forced = g_warps_k_override.load(std::memory_order_relaxed);
-  if (forced) return forced;
+struct Shape {
+  int warps, step;
+};
+Shape choose(int64_t m, int64_t n, int64_t k, bool block) {
+  const int64_t sms = sm_count();
   const int64_t ctas = (n + cg_gemv::kRows - 1) / cg_gemv::kRows;
   const int64_t chunks = (k + cg_gemv::kChunk - 1) / cg_gemv::kChunk;
-  const int step = step_of(m, n, block);
-  if (step == 4) return chunks >= 8 * 2 * step ? 8 : 4;
-  if (block) {
-    const int64_t slots = 3 * static_cast<int64_t>(sm_count());
-    return ctas > slots && ctas <= 2 * slots ? 4 : 8;
+  Shape s{8, 4};
+  if (2 * ctas <= sms) {
+    s = {16, 4};
+  } else if (ctas <= 2 * sms || (block && m <= 8)) {
+    s = {chunks >= 8 * 2 * 4 ? 8 : 4, 4};
+  } else if (!block) {
+    if (chunks <= 32 && ctas <= 4 * sms) s = {8, m <= 8 ? 4 : 2};
+    else s = {chunks >= 4 * 8 * 4 ? 8 : 4, 4};
+  } else if (ctas <= 3 * sms && chunks >= 2 * 8 * 2) {
+    s = {8, 2};
+  } else if (ctas <= 4 * sms) {
+    s = {chunks >= 4 * 8 * 4 ? 8 : 4, 4};
+  } else {
+    s = {ctas <= 6 * sms ? 4 : 8, 2};
   }
-  int kw = ctas * 8 >= (m <= 8 ? 7168 : 4096) ? 8 : 16;  // (M 9..16 here only when forced to 2 chunks)
-  while (kw > 4 && chunks < 2 * kw) kw /= 2;
-  return kw;
+  const int forced = g_step.load(std::memory_order_relaxed);
+  if (forced) s.step = !block && m <= 8 && forced == 2 ? 3 : forced;
+  const int kw = g_warps_k_override.load(std::memory_order_relaxed);
+  if (kw) s.warps = kw;
+  return s;
 }
 
 // The kernel's chunks per step: 4 with kDeep, else 2 (block-scaled; whole blocks) or 3 / 2 (plain, M <= 8 / M 9..16).
 template <int kMT, int kBC, bool kDeep>
 constexpr int unroll() { return kDeep ? 4 : kBC ? 2 : (kMT == 1 ? 3 : 2); }
 
-template <bool kFp8, typename TOut, int kMT, int kBC = 0, bool kDeep = false>
-cudaError_t launch_mt(cg_gemv::GemvArgs a, int kw, cudaStream_t s) {
-  constexpr int kUnroll = unroll<kMT, kBC, kDeep>();
+// One kernel form: kUnroll chunks per step (the kernel's launch bounds: threads_per_sm()).
+template <bool kFp8, typename TOut, int kMT, int kBC, int kUnroll>
+cudaError_t launch_form(cg_gemv::GemvArgs a, int kw, cudaStream_t s) {
   const dim3 grid(static_cast<unsigned>((a.n + cg_gemv::kRows - 1) / cg_gemv::kRows));
   // A programmatic dependent where the device takes it (pdl.cuh); its warps then prefetch their first chunks (1 KB
   // each: 16 weight rows x 64 bytes), pdl.cuh's budget over the CTAs resident at once.
@@ -98,6 +107,11 @@ cudaError_t launch_mt(cg_gemv::GemvArgs a, int kw, cudaStream_t s) {
     case 8: return cg_pdl::launch(cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 8, kUnroll, kBC>, grid, 256, 0, s, pdl, a, pf);
     default: return cg_pdl::launch(cg_gemv::gemv_w8a8_kernel<kFp8, TOut, kMT, 16, kUnroll, kBC>, grid, 512, 0, s, pdl, a, pf);
   }
+}
+
+template <bool kFp8, typename TOut, int kMT, int kBC = 0, bool kDeep = false>
+cudaError_t launch_mt(cg_gemv::GemvArgs a, int kw, cudaStream_t s) {
+  return launch_form<kFp8, TOut, kMT, kBC, unroll<kMT, kBC, kDeep>()>(a, kw, s);
 }
 
 bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
@@ -137,11 +151,13 @@ int launch(void const* a, void const* b, void* d, int64_t m, int64_t n, int64_t 
   args.k = static_cast<int>(k);
   args.sa_vec = kSaVec && !(scale_flags & 1);
   args.sb_vec = kSbVec && !(scale_flags & 2);
-  const int kw = choose_warps(m, n, k, false);
+  const Shape sh = choose(m, n, k, false);
   auto s = static_cast<cudaStream_t>(stream);
-  const cudaError_t err = m <= 8 ? launch_mt<kFp8, TOut, 1>(args, kw, s)
-                          : step_of(m, n, false) == 4 ? launch_mt<kFp8, TOut, 2, 0, true>(args, kw, s)
-                                                      : launch_mt<kFp8, TOut, 2>(args, kw, s);
+  const bool deep = sh.step == 4;
+  const cudaError_t err = m <= 8 ? (deep ? launch_mt<kFp8, TOut, 1, 0, true>(args, sh.warps, s)
+                                         : launch_mt<kFp8, TOut, 1>(args, sh.warps, s))
+                                 : (deep ? launch_mt<kFp8, TOut, 2, 0, true>(args, sh.warps, s)
+                                         : launch_mt<kFp8, TOut, 2>(args, sh.warps, s));
   if (err != cudaSuccess) return fail(std::string("gemv_w8a8: launch failed: ") + cudaGetErrorString(err));
   return 0;
 }
@@ -167,8 +183,8 @@ int64_t gemv_w8a8_address(bool fp8, bool bf16, bool sa_vec, bool sb_vec) {
 std::string gemv_w8a8_last_error() { return g_last_error; }
 
 std::vector<int64_t> gemv_w8a8_plan(int64_t m, int64_t n, int64_t k, int64_t block) {
-  const int64_t kw = choose_warps(m, n, k, block != 0);
-  return {kw, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, kw * 32, step_of(m, n, block != 0)};
+  const Shape sh = choose(m, n, k, block != 0);
+  return {sh.warps, (n + cg_gemv::kRows - 1) / cg_gemv::kRows, int64_t{sh.warps} * 32, sh.step};
 }
 
 // The block-scaled form (the per-block int8 op and the blockwise fp8 op at M <= 16). The torch glue
@@ -206,12 +222,13 @@ int gemv_block_launch(GemvBlockCall const& c) {
   args.sb_cs = c.sb_cs;
   args.sb_shift = c.sb_shift;
   args.act = c.act;
-  const int kw = choose_warps(c.m, c.n, c.k, true);
+  const Shape sh = choose(c.m, c.n, c.k, true);
+  const int kw = sh.warps;
   auto s = static_cast<cudaStream_t>(c.stream);
   auto go = [&](auto fp8, auto out) -> cudaError_t {
     constexpr bool kF = decltype(fp8)::value;
     using TOut = decltype(out);
-    const bool deep = step_of(c.m, c.n, true) == 4;
+    const bool deep = sh.step == 4;
     auto rows = [&](auto bc) -> cudaError_t {  // m8 tiles x step
       constexpr int kB = decltype(bc)::value;
       if (c.m <= 8)

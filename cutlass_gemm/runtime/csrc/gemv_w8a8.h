@@ -43,8 +43,8 @@ struct GemvBlockCall {
 // Launches it: 0, or a nonzero code with the message in gemv_w8a8_last_error().
 int gemv_block_launch(GemvBlockCall const& call);
 
-// Force the chunks of 64 K per lane step, 2 or 4, for every call the choice applies to (the block-scaled form at any
-// M, the plain form at M 9..16) for tuning and comparison; 0 restores the rule.
+// Force the chunks of 64 K per lane step, 2 or 4 (the plain form's M <= 8 kernel: 2 means its 3-chunk kernel), for
+// tuning and comparison; 0 restores the rule.
 void gemv_set_step(int64_t step);
 
 // The extension-wide programmatic-dependent-launch switch (pdl.cuh; on at start unless CUTLASS_GEMM_PDL=0):
