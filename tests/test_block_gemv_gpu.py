@@ -67,7 +67,7 @@ def test_int8_strided_scales_unroll_variant_and_plan():
     warps, ctas, threads, unroll = ext.gemv_w8a8_plan(m, n, k, block)
     # the rule at M <= 8: 4 chunks; 16 warps for these 13 CTAs, no more than half the SMs (session 37)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    assert ctas == -(-n // 16) and threads == 32 * warps and warps == (16 if 2 * ctas <= sms else 4) and unroll == 4
+    assert ctas == -(-n // 16) and threads == 32 * warps and warps == (16 if 2 * ctas <= sms else 8) and unroll == 4
     assert ext.gemv_w8a8_plan(12, n, k, block)[3] == 4 and ext.gemv_w8a8_plan(12, 28672, k, block)[3] == 2
     for forced in (2, 4):  # other loads in flight per step, the same blocks folded in the same order: the same bits
         try:
