@@ -16,12 +16,8 @@
 #include <vector>
 
 #include "../../../../../cutlass_gemm/runtime/csrc/gemv_w8a8.cu"
+#include "probe_common.h"
 
-#define CK(x)                                                                                            \
-  do {                                                                                                   \
-    cudaError_t e = (x);                                                                                 \
-    if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } \
-  } while (0)
 
 using B = __nv_bfloat16;
 using Launch = cudaError_t (*)(cg_gemv::GemvArgs, int, cudaStream_t);
@@ -168,29 +164,12 @@ int main(int argc, char** argv) {
         if (finite && !same) snprintf(buf, sizeof buf, "rel err %.1e%s", std::sqrt(num / den), std::sqrt(num / den) > 1e-3 ? " BAD" : "");
         notes[i] = buf;
       }
-      cudaEvent_t e0, e1;
-      CK(cudaEventCreate(&e0));
-      CK(cudaEventCreate(&e1));
       const int nr = static_cast<int>(rows.size());
-      std::vector<std::vector<float>> t(nr);
-      for (int i = 0; i < nr; ++i)
-        for (int r = 0; r < 20; ++r) rows[i].call(r % copies);
-      for (int round = 0; round < 9; ++round)
-        for (int i = 0; i < nr; ++i) {
-          CK(cudaStreamSynchronize(st));
-          CK(cudaEventRecord(e0, st));
-          for (int r = 0; r < 20; ++r) rows[i].call(r % copies);
-          CK(cudaEventRecord(e1, st));
-          CK(cudaEventSynchronize(e1));
-          float ms;
-          CK(cudaEventElapsedTime(&ms, e0, e1));
-          t[i].push_back(ms * 1e3f / 20);
-        }
+      auto t = time_alternating(nr, [&](int i, int c) { rows[i].call(c); }, copies, st);
       const double floor_us = wbytes / (copy_gbps * 1e3);
       printf("  %s (rule: %lld warps, %lld chunks a step)\n", kind.name, (long long)plan[0], (long long)plan[3]);
       for (int i = 0; i < nr; ++i) {
-        std::sort(t[i].begin(), t[i].end());
-        printf("    %-18s %7.2f us (%3.0f%%)  min %.2f max %.2f  %s\n", rows[i].name.c_str(), t[i][4], 100 * floor_us / t[i][4],
+          printf("    %-18s %7.2f us (%3.0f%%)  min %.2f max %.2f  %s\n", rows[i].name.c_str(), t[i][4], 100 * floor_us / t[i][4],
                t[i][0], t[i][8], notes[i].c_str());
       }
       fflush(stdout);

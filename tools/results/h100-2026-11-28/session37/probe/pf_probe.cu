@@ -18,13 +18,9 @@
 #include <vector>
 
 #include "../../../../../cutlass_gemm/runtime/csrc/gemv_w8a8.cu"
+#include "probe_common.h"
 #include "../../../../../cutlass_gemm/runtime/csrc/wo_launch.cuh"
 
-#define CK(x)                                                                                            \
-  do {                                                                                                   \
-    cudaError_t e = (x);                                                                                 \
-    if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } \
-  } while (0)
 #define CI(x)                                                                             \
   do {                                                                                    \
     if ((x) != 0) { printf("%s:%d %s\n", __FILE__, __LINE__, cg::gemv_w8a8_last_error().c_str()); exit(1); } \
@@ -74,29 +70,7 @@ int main(int argc, char** argv) {
   cudaStream_t st;
   CK(cudaStreamCreate(&st));
   // copy bandwidth: a 1 GiB device-to-device copy (read + written)
-  double copy_gbps = 0;
-  {
-    void *a, *b;
-    const size_t n = size_t(1) << 30;
-    CK(cudaMalloc(&a, n));
-    CK(cudaMalloc(&b, n));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> t;
-    for (int r = 0; r < 6; ++r) {
-      CK(cudaEventRecord(e0, st));
-      CK(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice, st));
-      CK(cudaEventRecord(e1, st));
-      CK(cudaEventSynchronize(e1));
-      float ms;
-      CK(cudaEventElapsedTime(&ms, e0, e1));
-      if (r) t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    copy_gbps = 2.0 * n / (t[t.size() / 2] * 1e-3) / 1e9;
-    cudaFree(a), cudaFree(b);
-  }
+  const double copy_gbps = ::copy_gbps(st);
   printf("%s, %d SMs; 1 GiB device copy %.0f GB/s (read + written); floor = weight bytes / that rate\n\n",
          argc > 1 ? argv[1] : "GPU", sms, copy_gbps);
   unsigned* sink;
@@ -225,28 +199,11 @@ int main(int argc, char** argv) {
       for (int64_t e = 0; e < rows[i].out_bytes / 2; ++e) nan = nan || (bb[e] & 0x7f80) == 0x7f80;
       notes[i] = a == b ? (nan ? "equal, base has NaN/inf!" : "bit-identical to base") : "DIFFERS from base";
     }
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     const int nr = static_cast<int>(rows.size());
-    std::vector<std::vector<float>> t(nr);
-    for (int i = 0; i < nr; ++i)
-      for (int r = 0; r < 20; ++r) rows[i].call(r % copies);
-    for (int round = 0; round < 9; ++round)
-      for (int i = 0; i < nr; ++i) {
-        CK(cudaStreamSynchronize(st));
-        CK(cudaEventRecord(e0, st));
-        for (int r = 0; r < 20; ++r) rows[i].call(r % copies);
-        CK(cudaEventRecord(e1, st));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        t[i].push_back(ms * 1e3f / 20);
-      }
+    auto t = time_alternating(nr, [&](int i, int c) { rows[i].call(c); }, copies, st);
     set_rest(-1);
     printf("%d x %d x %d (%d weight copies rotated)\n", m, n, k, copies);
     for (int i = 0; i < nr; ++i) {
-      std::sort(t[i].begin(), t[i].end());
       const bool wo = rows[i].name.rfind("wo ", 0) == 0;
       const double bytes = wo ? w4bytes + hs4.size() * 2.0 : double(wbytes);
       const double floor_us = bytes / (copy_gbps * 1e3);

@@ -14,12 +14,8 @@
 #include <vector>
 
 #include "../../../../../cutlass_gemm/runtime/csrc/gemv_w8a8.cu"
+#include "probe_common.h"
 
-#define CK(x)                                                                                            \
-  do {                                                                                                   \
-    cudaError_t e = (x);                                                                                 \
-    if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } \
-  } while (0)
 
 using B = __nv_bfloat16;
 
@@ -94,29 +90,7 @@ int main(int argc, char** argv) {
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaStream_t st;
   CK(cudaStreamCreate(&st));
-  double copy_gbps = 0;
-  {
-    void *a, *b;
-    const size_t n = size_t(1) << 30;
-    CK(cudaMalloc(&a, n));
-    CK(cudaMalloc(&b, n));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> t;
-    for (int r = 0; r < 6; ++r) {
-      CK(cudaEventRecord(e0, st));
-      CK(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice, st));
-      CK(cudaEventRecord(e1, st));
-      CK(cudaEventSynchronize(e1));
-      float ms;
-      CK(cudaEventElapsedTime(&ms, e0, e1));
-      if (r) t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    copy_gbps = 2.0 * n / (t[t.size() / 2] * 1e-3) / 1e9;
-    cudaFree(a), cudaFree(b);
-  }
+  const double copy_gbps = ::copy_gbps(st);
   printf("%s, %d SMs; 1 GiB device copy %.0f GB/s (read + written); floor = bytes read / that rate\n\n",
          argc > 1 ? argv[1] : "GPU", sms, copy_gbps);
   CK(cudaFuncSetAttribute(rd_bulk, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
@@ -191,29 +165,12 @@ int main(int argc, char** argv) {
         }
     for (auto& r : rows) r.call(0);
     CK(cudaStreamSynchronize(st));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     const int nr = static_cast<int>(rows.size());
-    std::vector<std::vector<float>> t(nr);
-    for (int i = 0; i < nr; ++i)
-      for (int r = 0; r < 20; ++r) rows[i].call(r % copies);
-    for (int round = 0; round < 9; ++round)
-      for (int i = 0; i < nr; ++i) {
-        CK(cudaStreamSynchronize(st));
-        CK(cudaEventRecord(e0, st));
-        for (int r = 0; r < 20; ++r) rows[i].call(r % copies);
-        CK(cudaEventRecord(e1, st));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        t[i].push_back(ms * 1e3f / 20);
-      }
+    auto t = time_alternating(nr, [&](int i, int c) { rows[i].call(c); }, copies, st);
     const double floor_us = wbytes / (copy_gbps * 1e3);
     printf("%d MB (the int8 weight of %d x %d x %d; %d copies rotated), floor %.2f us\n", int(wbytes >> 20), m, n, k,
            copies, floor_us);
     for (int i = 0; i < nr; ++i) {
-      std::sort(t[i].begin(), t[i].end());
       printf("  %-34s %7.2f us (%3.0f%% of the floor)  min %.2f max %.2f\n", rows[i].name.c_str(), t[i][4],
              100 * floor_us / t[i][4], t[i][0], t[i][8]);
     }
