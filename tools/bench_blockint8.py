@@ -13,9 +13,12 @@ alternating batches (the same clock for the ratio). `--choices` adds a row per i
 weights rotated over copies > 4x L2), the ratio per-token time / per-block time (the issue's bar: >= 0.85
 at M >= 2048), and the per-block call's % of the bandwidth floor ((weight + weight-scale + activation
 bytes + output bytes) / measured copy bandwidth; the issue's bar: >= 80% at M = 16). Each per-block
-result is first checked against the float64 reference of its quantized operands (rel. Frobenius error). The last two
-columns are the layer a model calls, eager: `Int8BlockLinear` (activation quantization + the GEMM; one C++ call at
-M <= 16) against bf16 `F.linear`, wall clock per call of back-to-back calls (host cost included), one weight each.
+result is first checked against the float64 reference of its quantized operands (rel. Frobenius error). The two
+columns before the last three are the layer a model calls, eager: `Int8BlockLinear` (activation quantization + the GEMM; one C++
+call at M <= 16) against bf16 `F.linear`, wall clock per call of back-to-back calls (host cost included), one weight
+each. The last three, at M <= 16 only: the per-block and per-token calls captured 20 at a time into a CUDA graph
+(bench_common.graph_time_us; the weight copies rotate inside the graph), replay time per call and the per-block call's
+% of the floor so: a decode step as serving engines run it, captured, without the launch gaps of eager calls.
 """
 import argparse
 import os
@@ -27,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from bench_common import copies_for, copy_bandwidth_gbps, gpu_time_us, parse_shapes, wall_time_us  # noqa: E402
+from bench_common import copies_for, copy_bandwidth_gbps, gpu_time_us, graph_time_us, parse_shapes, wall_time_us  # noqa: E402
 
 import cutlass_gemm  # noqa: E402
 from cutlass_gemm.nn import Int8BlockLinear  # noqa: E402
@@ -109,10 +112,15 @@ def bench(m, n, k, block, bw_gbps, choices=False):
     w_layer, w_bf16 = wall_time_us(lambda: layer(x)), wall_time_us(lambda: F.linear(x, wbf[0]))
     bytes_moved = wbytes + m * k + m * (k // block) * 4 + m * n * 2
     floor_us = bytes_moved / (bw_gbps * 1e3)
+    graph = "| - | - | - |"
+    if m <= MAX_M:  # decode M: the same calls replayed from a CUDA graph (weight copies rotating inside it)
+        g_block = graph_time_us(per_block)
+        g_token = graph_time_us(per_token) if per_token is not None else float("nan")
+        graph = f"| {g_block:.2f} | {100 * floor_us / g_block:.0f}% | {g_token:.2f} |"
     tops = 2 * m * n * k / t_block / 1e6
     return "\n".join([f"| {m} | {n} | {k} | {block} | {t_block:.2f} | {t_tiled:.2f} | {t_token:.2f} | {t_bf16:.2f} | "
                       f"{t_token / t_block:.2f} | {100 * floor_us / t_block:.0f}% | {tops:.0f} | {err:.1e} | "
-                      f"{w_layer:.1f} | {w_bf16:.1f} |"] + extra)
+                      f"{w_layer:.1f} | {w_bf16:.1f} " + graph] + extra)
 
 
 def main():
@@ -127,8 +135,9 @@ def main():
     print(f"{torch.cuda.get_device_name()}  copy bandwidth {bw:.0f} GB/s  backend "
           f"{cutlass_gemm.ops.blockwise_int8_backend('cuda')}")
     print("| M | N | K | B | per-block us | tiled kernel us (bi8_gemm.cuh) | per-token us | bf16 us | per-token/per-block | "
-          "% of bw floor | TOPS | rel err | Int8BlockLinear eager wall us | bf16 F.linear eager wall us |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "% of bw floor | TOPS | rel err | Int8BlockLinear eager wall us | bf16 F.linear eager wall us | "
+          "per-block us, CUDA graph | % of bw floor, CUDA graph | per-token us, CUDA graph |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for m, n, k in shapes:
         print(bench(m, n, k, args.block, bw, args.choices), flush=True)
         torch.cuda.empty_cache()

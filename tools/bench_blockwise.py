@@ -14,7 +14,9 @@ each shape, against
 - the selected kernel again with scale_a column-major (stride (1, M), loaded by TMA) where M % 4 == 0,
 - every candidate tile of kernels/blockwise.py (`candidate_configs`, rows "blockwise <tile>"), or the kernels
   named by `--choices NAME,NAME` (full BlockwiseConfig names): the data for SELECTION,
-- `Fp8BlockLinear` (per-group activation quantization + the GEMM) vs bf16 F.linear: the layer row.
+- `Fp8BlockLinear` (per-group activation quantization + the GEMM) vs bf16 F.linear: the layer row,
+- at M <= 16 the blockwise, per-token, bf16 and torch blockwise calls again as CUDA-graph replays (", CUDA graph":
+  20 calls captured, weights rotating inside the graph): a decode step as serving engines run it.
 Every row's output is checked against bf16 F.linear on the same dequantized operands first (relative
 Frobenius error, flagged above 5e-2). Device time: CUDA events around batches behind a GPU sleep, median
 (bench_common), weights rotated over copies larger than L2. "% floor": (fp8 weight + scales + activation +
@@ -30,7 +32,8 @@ from cutlass_gemm.kernels.gemv import MAX_M
 from cutlass_gemm.runtime.gemv import GEMV_ENV
 from cutlass_gemm.runtime.gemv import enabled as gemv_enabled
 from bench_common import (alternating_time_us, bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail,
-                          gpu_time_us, md_table, parse_shapes, pdl_off, report, wall_time_us, write_results)
+                          gpu_time_us, graph_time_us, md_table, parse_shapes, pdl_off, report, wall_time_us,
+                          write_results)
 
 SHAPES = [(16, 7168, 2048), (16, 8192, 8192), (128, 7168, 2048), (1024, 7168, 2048), (4096, 7168, 2048),
           (2048, 8192, 8192), (8192, 8192, 8192)]
@@ -38,6 +41,7 @@ QUICK = [(16, 7168, 2048), (4096, 7168, 2048), (8192, 8192, 8192)]
 ERR_LIMIT = 5e-2
 BLOCKWISE = "cutlass_gemm blockwise (selected)"
 BLOCKWISE_MN = "cutlass_gemm blockwise (selected), scale_a column-major"
+GRAPH = ", CUDA graph"
 PER_TOKEN = "cutlass_gemm fp8 per-token"
 ALTERNATING = "alternating: "  # prefix of the rows timed in alternation
 TORCH = "torch._scaled_mm blockwise"
@@ -108,13 +112,13 @@ def bench_blockwise_shape(m, n, k, bw, failures, choices=None, tiles=True):
         nxt = cycler(items)
         return lambda: nxt() if rotate["on"] else items[0]
 
-    def row(name, fn, check=True, note=""):
+    def row(name, fn, check=True, note="", graph=False):
         try:
             rotate["on"] = False
             y = fn()
             err = _rel(y, ref) if check else float("nan")
             rotate["on"] = True
-            us = gpu_time_us(fn)
+            us = graph_time_us(fn) if graph else gpu_time_us(fn)
         except Exception as exc:
             fail(f"{name} at {m}x{n}x{k}", exc)
             failures.append(f"{m}x{n}x{k} {name}: {type(exc).__name__}: {str(exc)[:200]}")
@@ -149,7 +153,14 @@ def bench_blockwise_shape(m, n, k, bw, failures, choices=None, tiles=True):
         sa_mn = sa.t().contiguous().t()
         row(BLOCKWISE_MN, lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa_mn, q.scale, bias),
             note=bk.select_config("bf16", m, sfa_major="mn").name)
-    torch_fn = _torch_blockwise(a8, blk[0].q.t(), sa, blk[0].scale, bias)
+    # torch's path on every weight copy, rotated like the others (before session 38 it ran on copy 0 alone, which at the
+    # small shapes could stay in L2 between its calls)
+    torch_fns = [_torch_blockwise(a8, q.q.t(), sa, q.scale, bias) for q in blk]
+    if isinstance(torch_fns[0], str):
+        torch_fn = torch_fns[0]
+    else:
+        nxt_torch = cycle(torch_fns)
+        torch_fn = lambda: nxt_torch()()  # noqa: E731
     if not decode and {PER_TOKEN, BLOCKWISE} <= {r["impl"] for r in rows}:
         # the done-when ratios: the per-token kernel, the selected blockwise ones and torch's blockwise path timed in
         # alternation (same clock)
@@ -186,6 +197,14 @@ def bench_blockwise_shape(m, n, k, bw, failures, choices=None, tiles=True):
                      "pct_floor": "", "rel_err": "", "note": torch_fn})
     else:
         row(TORCH, torch_fn, note="1x128 x 128x128, torch " + torch.__version__)
+    if decode:  # a decode step as serving engines run it: 20 calls captured into a CUDA graph, replayed (weights rotate)
+        graphed = "20 calls captured in a CUDA graph, replay time per call"
+        row(BLOCKWISE + GRAPH, lambda: cutlass_gemm.scaled_mm_blockwise(a8, (q := nxtb()).q.t(), sa, q.scale, bias),
+            note=graphed, graph=True)
+        row(PER_TOKEN + GRAPH, per_token, check=False, note=graphed, graph=True)
+        row("bf16 F.linear" + GRAPH, lambda: F.linear(x, nxt16(), bias), note=graphed, graph=True)
+        if not isinstance(torch_fn, str):
+            row(TORCH + GRAPH, torch_fn, note=graphed, graph=True)
     layer = Fp8BlockLinear(k, n, dtype=torch.bfloat16, device="cuda")
     with torch.no_grad():
         layer.weight.copy_(blk[0].q), layer.weight_scale.copy_(blk[0].scale), layer.bias.copy_(bias)
