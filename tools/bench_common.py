@@ -55,22 +55,48 @@ def plain_launch(fn):
     return run
 
 
+#: A timing whose median batch is more than this many times its fastest is taken again (up to SETTLE_RETRIES times):
+#: on the device machines a window of tens of ms in which everything runs 2-4x slower comes now and then (session 38
+#: call 8: two of 27 alternating groups of one probe, every row of each, the fastest batch normal; the decode
+#: benchmark's single rows of 39 / 183 / 88 us for a ~7 us call in sessions 37-38), and one such window can hold most
+#: batches of one row.
+SETTLE_SPREAD = 1.5
+SETTLE_RETRIES = 2
+
+
+def _settled_median(measure, what):
+    """The median of `measure()`'s per-batch times, measured again while it exceeds SETTLE_SPREAD x their minimum
+    (a disturbed window, named on stderr); the last median after SETTLE_RETRIES more tries."""
+    for attempt in range(SETTLE_RETRIES + 1):
+        times = measure()
+        med = statistics.median(times)
+        if med <= SETTLE_SPREAD * min(times) or attempt == SETTLE_RETRIES:
+            return med
+        print(f"  {what}: batches {min(times):.2f}..{max(times):.2f} us, median {med:.2f}: timed again",
+              file=sys.stderr, flush=True)
+    return med
+
+
 def gpu_time_us(fn, batch=20, batches=7, warmup=3):
-    """Median GPU time per call (us) over batches queued behind a sleep."""
+    """Median GPU time per call (us) over batches queued behind a sleep (again where the batches disagree:
+    _settled_median)."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(batches):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(3_000_000)
-        start.record()
-        for _ in range(batch):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / batch)
-    return statistics.median(times)
+
+    def measure():
+        times = []
+        for _ in range(batches):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda._sleep(3_000_000)
+            start.record()
+            for _ in range(batch):
+                fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) * 1e3 / batch)
+        return times
+    return _settled_median(measure, "gpu_time_us")
 
 
 def alternating_time_us(fns, batch=20, rounds=9, warmup=3):
@@ -101,7 +127,7 @@ def graph_time_us(fn, calls=20, replays=7, warmup=3):
     (warmed up on a side stream first, as capture requires), each replay queued behind a sleep and timed with
     events. What `fn` allocates comes from the graph's private pool, so its outputs stay valid across replays.
     Unlike `gpu_time_us` (a sleep then eager calls), a host slower than the kernel cannot drain the queue and
-    turn the figure into the host's rate."""
+    turn the figure into the host's rate. Replays that disagree are timed again (_settled_median)."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -115,17 +141,21 @@ def graph_time_us(fn, calls=20, replays=7, warmup=3):
             fn()
     graph.replay()  # the first replay uploads the graph
     torch.cuda.synchronize()
-    times = []
-    for _ in range(replays):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(1_000_000)  # the graph launch is queued before the GPU gets to it
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / calls)
+
+    def measure():
+        times = []
+        for _ in range(replays):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda._sleep(1_000_000)  # the graph launch is queued before the GPU gets to it
+            start.record()
+            graph.replay()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) * 1e3 / calls)
+        return times
+    med = _settled_median(measure, "graph_time_us")
     del graph
-    return statistics.median(times)
+    return med
 
 
 def wall_time_us(fn, calls=200, reps=5, warmup=10):
