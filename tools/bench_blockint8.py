@@ -14,9 +14,9 @@ weights rotated over copies > 4x L2), the ratio per-token time / per-block time 
 at M >= 2048), and the per-block call's % of the bandwidth floor ((weight + weight-scale + activation
 bytes + output bytes) / measured copy bandwidth; the issue's bar: >= 80% at M = 16). Each per-block
 result is first checked against the float64 reference of its quantized operands (rel. Frobenius error). The two
-columns before the last three are the layer a model calls, eager: `Int8BlockLinear` (activation quantization + the GEMM; one C++
-call at M <= 16) against bf16 `F.linear`, wall clock per call of back-to-back calls (host cost included), one weight
-each. The last three, at M <= 16 only: the per-block and per-token calls captured 20 at a time into a CUDA graph
+columns before the last three are the layer a model calls, eager: `Int8BlockLinear` (activation quantization + the
+GEMM; one C++ call at M <= 16) against bf16 `F.linear`, wall clock per call of back-to-back calls (host cost
+included), one weight each. The last three, at M <= 16 only: the per-block and per-token calls captured 20 at a time into a CUDA graph
 (bench_common.graph_time_us; the weight copies rotate inside the graph), replay time per call and the per-block call's
 % of the floor so: a decode step as serving engines run it, captured, without the launch gaps of eager calls.
 """

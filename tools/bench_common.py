@@ -74,7 +74,6 @@ def _settled_median(measure, what):
             return med
         print(f"  {what}: batches {min(times):.2f}..{max(times):.2f} us, median {med:.2f}: timed again",
               file=sys.stderr, flush=True)
-    return med
 
 
 def gpu_time_us(fn, batch=20, batches=7, warmup=3):
