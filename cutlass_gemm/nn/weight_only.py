@@ -22,7 +22,7 @@ CUTLASS's mixed-input GEMM (layout "cutlass_mixed_sm90_v1", buffers `qweight_mix
 shape; 65 below 4096 output features) on an SM90 GPU run that kernel (off with CUTLASS_GEMM_WO_MIXED_INPUT=0: then
 M <= 64 keeps the small-M kernel and larger M the dequantize fallback). M <= 16 keeps the small-M kernel, so both copies are needed: the packed
 weight and its scales take twice the memory (int4 8192 x 8192 g128: 2 x 34 MB instead of 34 MB, still half of
-bf16's 134 MB). H100 figures: README, "Weight-only".
+bf16's 134 MB). H100 figures: docs/weight_only.md.
 `from_float` and `quantize_model` default to "auto": "cutlass_mixed" when the current CUDA device is an
 SM90 GPU and the group size is one it takes, else "dequant" (one copy; `__init__`, `from_packed` and the
 checkpoint importers default to "dequant"). The resolved choice is in `large_m_backend` and `extra_repr`;
