@@ -48,7 +48,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from filelock import FileLock
 
-from . import build
+from . import build, cache
 from ..kernels.heuristics import SELECTION, TileChoice, table_tiles
 
 log = logging.getLogger("cutlass_gemm")
@@ -229,7 +229,7 @@ class Autotuner:
             with self._lock_for(path):
                 table = self._read(path)  # what other processes wrote since we last looked
                 table[key] = entry
-                build._atomic_write(path, _dumps(table, device_key))
+                cache.atomic_write(path, _dumps(table, device_key))
             self._install(device_key, table)
 
     # -- queries -----------------------------------------------------------------------------------

@@ -335,7 +335,3 @@ def _build_locked(entry: CacheEntry, source: str, want: str) -> float:
         cache.quarantine(entry.path, why)
         raise BuildError(f"the library just built for {cfg.name} failed verification ({why})")
     return elapsed
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    cache.atomic_write(path, text)

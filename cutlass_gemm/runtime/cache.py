@@ -121,11 +121,14 @@ def file_digest(path: Path) -> Tuple[int, str]:
     return size, h.hexdigest()
 
 
-def atomic_write(path: Path, text: str) -> None:
+@contextmanager
+def _replacing(path: Path) -> Iterator[Path]:
+    """A temporary file beside `path` for the caller to fill; renamed onto `path` when the block ends, removed if
+    it raises (readers see the old file or the whole new one, never a partial one)."""
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        yield Path(tmp)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -133,6 +136,12 @@ def atomic_write(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write `text` to `path` by a temporary file and a rename."""
+    with _replacing(path) as tmp:
+        tmp.write_text(text)
 
 
 def metadata_path(artifact: Path) -> Path:
@@ -286,17 +295,8 @@ def install(staged: Path, target: Path) -> None:
         return
     except OSError:
         pass
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
-    os.close(fd)
-    try:
+    with _replacing(target) as tmp:
         shutil.copyfile(staged, tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 # ---------------------------------------------------------------------------------------- locks
