@@ -93,6 +93,21 @@ def test_cta_shapes_and_m_tiles(emu, cfg, m):
     _check(_run(emu, p, x, cfg=cfg, ldx=520), x, p, what=f"cfg {cfg} M={m}")
 
 
+@pytest.mark.parametrize("cfg,m,splits,bits", [(2, 65, 1, 4), (2, 150, 3, 4), (1, 70, 2, 8), (5, 40, 1, 4),
+                                               (9, 100, 2, 8), (8, 97, 1, 4), (10, 129, 1, 8)])
+def test_row_blocks_beyond_the_cta_rows(emu, cfg, m, splits, bits):
+    """M above the CTA's rows: the mma kernels run ceil(M / rows) row blocks (grid z), each a call of its own: its x
+    and output rows, its slice of the split-K partials and its own counters (the blocks run in reverse order, the
+    splits of odd tiles too); the last block is partial, x has a row stride."""
+    p = _packed(96, 512, bits, 128 if bits == 4 else None, bits == 8, seed=m)
+    x = torch.randn(m, 512).half()
+    bias = torch.randn(96).half()
+    y = _run(emu, p, x, bias, cfg=cfg, splits=splits, ldx=520, reverse=True)
+    _check(y, x, p, bias, f"cfg {cfg} M={m} splits={splits} int{bits}")
+    if splits > 1:
+        assert torch.equal(y, _run(emu, p, x, bias, cfg=cfg, splits=splits, ldx=520))
+
+
 @pytest.mark.parametrize("bits,zp,dtype", [(4, False, torch.bfloat16), (8, True, torch.float16)])
 def test_split_k_is_ordered_and_resets_its_counters(emu, bits, zp, dtype):
     p = _packed(64, 1024, bits, 128 if bits == 4 else None, zp, seed=3, dtype=dtype)

@@ -1,6 +1,6 @@
 """GPU: the weight-only small-M kernel (runtime/csrc/wo_gemm.cuh) against a float64 matmul with the
-dequantized weight, for every format x group x dtype x M (1..64 on the kernel, 65 and 200 on the
-fallback) on odd-but-allowed shapes, the target shapes (split-K), strided / misaligned / batched x,
+dequantized weight, for every format x group x dtype x M (1..64 on the kernel, 65 and 200 on its row blocks: the
+shapes are narrow) on odd-but-allowed shapes, the dequantize fallback on a wide layer, the target shapes (split-K), strided / misaligned / batched x,
 act-order, bias; opcheck, torch.compile(fullgraph=True), CUDA-graph replay, no host sync, determinism,
 typed errors. Run with `pytest -m gpu`.
 
@@ -118,14 +118,20 @@ def test_act_order_and_scales_in_the_other_dtype():
 
 
 def test_fallback_warns_and_backends():
-    p = _packed(64, 256, 8, 32, True, torch.bfloat16)
-    assert weight_only_backend(1, p) == weight_only_backend(64, p) == "mma_small_m"
-    assert weight_only_backend(65, p) == "dequant_fallback"
-    assert weight_only_backend(65, p.to("cpu")) == "cpu_reference"
+    wide = _packed(4096, 256, 8, 32, True, torch.bfloat16)  # 4096 outputs: the small-M kernels to 64 rows
+    assert weight_only_backend(1, wide) == weight_only_backend(64, wide) == "mma_small_m"
+    assert weight_only_backend(65, wide) == "dequant_fallback"
+    assert weight_only_backend(65, wide.to("cpu")) == "cpu_reference"
     x = torch.randn(65, 256, device="cuda").bfloat16()
-    with pytest.warns(WeightOnlyFallbackWarning, match="M = 65"):
-        y = weight_only_linear(x, p)
-    _check(y, _ref(x, p), "fallback")
+    with pytest.warns(WeightOnlyFallbackWarning, match="M = 65 > 64"):
+        y = weight_only_linear(x, wide)
+    _check(y, _ref(x, wide), "fallback")
+    narrow = _packed(64, 256, 8, 32, True, torch.bfloat16)  # row blocks: up to max(256, 2^30 / (N * K)) rows
+    assert weight_only_backend(65536, narrow) == "mma_small_m" and weight_only_backend(65537, narrow) == "dequant_fallback"
+    x = torch.randn(3000, 256, device="cuda").bfloat16()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WeightOnlyFallbackWarning)
+        _check(weight_only_linear(x, narrow), _ref(x, narrow), "row blocks, 3000 rows")
 
 
 @pytest.mark.parametrize("bits,group,zp", FORMATS)
@@ -212,7 +218,8 @@ def test_device_errors_name_the_argument():
 def test_layer_eager_fast_path_equals_the_op(bits, group, zp):
     """WeightOnlyLinear's eager call goes through one C++ entry (ops.weight_only.layer_fast_call); it must give
     the op's bytes on every M it serves (1..64, leading dims, bias), stand aside (None) for what it does not
-    serve, and leave bad input to the typed errors of the Python path."""
+    serve, and leave bad input to the typed errors of the Python path. 1..64 rows and, on this narrow layer, 300 as
+    row blocks."""
     from cutlass_gemm.ops.weight_only import layer_fast_call
     torch.manual_seed(0)
     lin = torch.nn.Linear(384, 160, bias=True).to("cuda", torch.bfloat16)
@@ -229,8 +236,14 @@ def test_layer_eager_fast_path_equals_the_op(bits, group, zp):
         assert torch.equal(y, ref), shape
         assert torch.equal(lay(x), ref), shape
         _check(y, _ref(x, lay.packed, lay.bias), f"fast path {shape}")
-    big = torch.randn(65, 384, device="cuda", dtype=torch.bfloat16)
-    assert layer_fast_call(big, *args) is None  # M > 64: the Python path's backends
+    big = torch.randn(3, 100, 384, device="cuda", dtype=torch.bfloat16)  # 300 rows of a narrow layer: row blocks
+    y = layer_fast_call(big, *args)
+    assert y is not None and torch.equal(y, weight_only_linear(big, lay.packed, lay.bias))
+    _check(y, _ref(big, lay.packed, lay.bias), "fast path, 300 rows")
+    wide = WeightOnlyLinear.from_float(torch.nn.Linear(384, 4096).to("cuda", torch.bfloat16), bits=bits,
+                                       group_size=group, zero_point=zp, large_m_backend="dequant")
+    assert layer_fast_call(big[0, :65], wide.qweight, wide.scales, wide.zeros, wide.bias, bits, group,
+                           4096) is None  # 65 rows of a wide layer: the Python path's backends
     odd = torch.randn(3, 394, device="cuda", dtype=torch.bfloat16)[:, 1:385]  # misaligned rows: stands aside
     assert layer_fast_call(odd, *args) is None
     _check(lay(odd), _ref(odd, lay.packed, lay.bias), "misaligned rows through the Python path")

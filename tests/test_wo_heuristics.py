@@ -53,7 +53,7 @@ def test_select_variant_rules():
     assert H.select_variant(8, 4096, 14336, 4, table) == 7
     assert H.select_variant(9, 4096, 14336, 4, table) == 0  # past every matching row
     assert H.select_variant(17, 8192, 8192, 4, table) == 0
-    assert H.select_variant(40, 1, 1, 8, table) == 3
+    assert H.select_variant(40, 8192, 8192, 8, table) == 3
     assert H.select_variant(2, 1, 1, 4, ((4, 16, None, None, 5),)) == 0  # a row's variant must serve M
     if not H.TABLE:
         assert H.select_variant(3, 8192, 8192, 4) == H.DEFAULT  # the shipped table, empty: the default
@@ -81,14 +81,15 @@ def test_sweep_table_builder():
 
 
 def test_mixed_hand_off_depends_on_the_layer_shape():
-    from cutlass_gemm.ops.weight_only import SMALL_M_MAX, mixed_from_m
+    from cutlass_gemm.ops.weight_only import SMALL_M_MAX, mixed_from_m, small_m_limit
     from cutlass_gemm.ops.wo_heuristics import MIXED_FROM_M_MIN_N, MIXED_FROM_MIN
     assert MIXED_FROM_MIN == 33
     for bits in (4, 8):
-        # the catch-all rows; narrow layers keep the small-M kernel to its capacity
+        # the catch-all rows; narrow layers keep the small-M kernels (row blocks) to their limit
         assert mixed_from_m(bits, 28672, 4096) == mixed_from_m(bits, MIXED_FROM_M_MIN_N, 2048) == 33
         assert mixed_from_m(bits, MIXED_FROM_M_MIN_N) == 33  # k unknown: the catch-all
-        assert mixed_from_m(bits, MIXED_FROM_M_MIN_N - 32, 4096) == SMALL_M_MAX + 1
+        assert mixed_from_m(bits, MIXED_FROM_M_MIN_N - 32, 4096) == small_m_limit(MIXED_FROM_M_MIN_N - 32, 4096) + 1 == 257
+        assert mixed_from_m(bits, 512, 512) == small_m_limit(512, 512) + 1 == 4097
         # session 35's per-shape rows: the 48-row small-M variant ahead up to 48 rows, at 4096^2 to 64
         assert mixed_from_m(bits, 8192, 8192) == mixed_from_m(bits, 4096, 14336) == mixed_from_m(bits, 6144, 4096) == 49
         assert mixed_from_m(bits, 4096, 4096) == SMALL_M_MAX + 1
@@ -96,11 +97,11 @@ def test_mixed_hand_off_depends_on_the_layer_shape():
 
 def test_small_m_rows_33_to_64():
     """Session 35's rows: the 3-m-tile variant 32 up to 48 rows (not int8 28672 x 4096), variant 34 at 4096^2 to 64;
-    every variant picked serves the call's rows."""
+    every variant picked serves the call's rows (on narrow layers an mma variant, as row blocks)."""
     for bits in (4, 8):
         for m in (33, 40, 48):
             assert H.select_variant(m, 8192, 8192, bits) == 32
-            assert H.select_variant(m, 1024, 4096, bits) == 32
+            assert H.select_variant(m, 1024, 4096, bits) == H.row_block_variant(m, 1024, 4096) == 28  # narrow: row rules
         for m in (49, 64):
             assert H.select_variant(m, 4096, 4096, bits) == 34
             assert H.select_variant(m, 8192, 8192, bits) in (0, 3)
@@ -108,7 +109,28 @@ def test_small_m_rows_33_to_64():
     for bits in (4, 8):
         for m in range(1, 65):
             for n, k in ((8192, 8192), (4096, 4096), (28672, 4096), (4096, 14336), (1024, 4096)):
-                assert m <= H.variant_rows(H.select_variant(m, n, k, bits))
+                v = H.select_variant(m, n, k, bits)
+                assert m <= H.variant_rows(v) or (n < H.MIXED_FROM_M_MIN_N and H.VARIANTS[v][0].startswith("mma"))
+
+
+def test_row_block_rules():
+    """Narrow layers (N < 4096): the mma variants' row blocks from 33 rows to max(256, 2^30 / (N * K)), the variant
+    by K and N * K (session40/call1/rows/rows.md); wide layers keep 64 rows."""
+    assert H.row_block_limit(8192, 8192) == H.row_block_limit(4096, 64) == H.MAX_M
+    assert H.row_block_limit(64, 64) == 2 ** 30 // 4096 and H.row_block_limit(2048, 8192) == 256
+    assert H.row_block_limit(1024, None) == 256
+    # the batch-1 ResNet-50 1x1 convs: every one is served, by the variant the sweep found best or within 8% of it
+    convs = {(3136, 64, 64): 2, (3136, 256, 64): 3, (3136, 64, 256): 28, (3136, 128, 256): 28, (784, 512, 128): 2,
+             (784, 128, 512): 1, (784, 256, 512): 1, (196, 1024, 256): 28, (196, 256, 1024): 1, (196, 512, 1024): 1,
+             (49, 2048, 512): 1, (49, 512, 2048): 1}
+    for (m, n, k), variant in convs.items():
+        assert H.row_block_limit(n, k) >= m
+        assert H.select_variant(m, n, k, 4) == H.select_variant(m, n, k, 8) == variant
+    assert H.select_variant(128, 1024, 4096, 4) == 28 and H.select_variant(32, 1024, 4096, 4) == 28  # the table's row
+    assert H.select_variant(16, 64, 64, 4) == H.select_variant(16, 64, 64, 4, H.TABLE)  # up to 32 rows: the table
+    for n, k in ((64, 64), (1024, 4096), (2048, 8192)):
+        variant = H.select_variant(H.row_block_limit(n, k), n, k, 4)
+        assert variant in H.VARIANTS and H.VARIANTS[variant][0].startswith("mma")  # only the mma kernels have row blocks
 
 
 def test_the_mixed_kernel_check_traces_as_a_constant(monkeypatch):

@@ -2,7 +2,8 @@
 wo_stream.cuh's per-warp pipelines and wo_direct.cuh's register-fed warps), called through `ext.wo_gemm(..., variant)`, against a float64 matmul
 with the dequantized weight: random data, M from 1 to each variant's capacity (odd M included), the three
 target N x K shapes (split-K engaged) and small odd ones (N not a multiple of the CTA width, K not of any
-stage), every format on the small shapes, outputs poisoned with NaN first, bitwise run-to-run determinism.
+stage), every format on the small shapes, the mma kernels' row blocks above their rows (M up to 300), outputs
+poisoned with NaN first, bitwise run-to-run determinism.
 Tolerance as tests/test_weight_only_gpu.py (per-row relative 1e-2). Run with `pytest -m gpu`."""
 import pytest
 import torch
@@ -83,6 +84,27 @@ def test_target_shapes_every_variant(ext, bits, group, n, k):
             y = _run(ext, x, p, None, v)
             _check(y, x, p, None, f"v{v} int{bits} M={m} {n}x{k}", w64)
             assert torch.equal(y, _run(ext, x, p, None, v)), f"v{v}: split-K / reductions must be deterministic"
+
+
+MMA_IDS = [0] + [v for v in sorted(VARIANTS) if VARIANTS[v][0].startswith("mma")]
+
+
+@pytest.mark.parametrize("v", MMA_IDS)
+@pytest.mark.parametrize("bits,group,zp", [(4, 128, False), (4, 64, True), (8, None, False)])
+def test_mma_variants_serve_more_rows_as_row_blocks(ext, v, bits, group, zp):
+    """M above an mma variant's rows: ceil(M / rows) row blocks (grid z), the last one partial, each with its own
+    split-K partials and counters where K is long (160 x 2048), x with a row stride: every element against float64,
+    bitwise the same run to run."""
+    for n, k in ((96, 320), (160, 2048)):
+        k = k if not group or k % group == 0 else k + group - k % group
+        p = _packed(n, k, bits, group, zp, torch.float16, seed=n + bits + v)
+        w64 = unpack(p).dequantize(torch.float64)
+        bias = torch.randn(n, device="cuda").half()
+        for m in sorted({_cap(v) + 1, 3 * _cap(v) - 5, 300}):
+            x = torch.randn(m, k + 64, device="cuda").half()[:, :k]  # row stride k + 64
+            y = _run(ext, x, p, bias, v)
+            _check(y, x, p, bias, f"v{v} int{bits} g{group} zp={zp} M={m} {n}x{k}", w64)
+            assert torch.equal(y, _run(ext, x, p, bias, v)), f"v{v} M={m}: row blocks must be deterministic"
 
 
 @pytest.mark.parametrize("v", [v for v in IDS if VARIANTS.get(v, ("",))[0].startswith("direct")])

@@ -43,7 +43,7 @@ from torch import nn
 
 from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
-from ..ops.weight_only import (SMALL_M_MAX, layer_fast_call, mixed_fast_call, mixed_from_m, mixed_usable,
+from ..ops.weight_only import (layer_fast_call, mixed_fast_call, mixed_from_m, mixed_usable, small_m_limit,
                                 weight_only_mm)
 from ..quant.prepack import LAYOUT, LAYOUT_MIXED, PackedWeight, prepack, unpack, unservable_reason as _layout_reason
 from ..quant.prepack_mixed import MIXED_GROUP_SIZES, prepack_mixed
@@ -205,12 +205,12 @@ class WeightOnlyLinear(QuantizedBuffers):
         """x (..., in_features) -> (..., out_features) in x's dtype: one `weight_only_mm` call (on the
         mixed-input copy from M = ops.weight_only.mixed_from_m(bits, N, K) on CUDA when the layer has one)."""
         # rows from which the mixed-input copy's kernel is the faster one (ops.weight_only.mixed_from_m); up to
-        # SMALL_M_MAX rows the small-M kernel still serves where the mixed kernel cannot run (not SM90, opted out)
+        # small_m_limit rows the small-M kernel still serves where the mixed kernel cannot run (not SM90, opted out)
         rows = x.numel() // self.in_features if self.in_features else 0
         usable = mixed = False
         if self.qweight_mixed is not None and x.is_cuda and rows >= mixed_from_m(self.bits, self.out_features, self.in_features):
             usable = mixed_usable(x.device)
-            mixed = usable or rows > SMALL_M_MAX  # unusable above 64 rows: the op's announced fallback
+            mixed = usable or rows > small_m_limit(self.out_features, self.in_features)  # unusable beyond: the op's announced fallback
         if self.perm is None and x.dtype == self.dtype and not mixed:  # eager decode: one C++ call (None: below)
             y = layer_fast_call(x, self.qweight, self.scales, self.zeros, self.bias, self.bits, self.group_size,
                                 self.out_features)

@@ -3,10 +3,12 @@
     y = weight_only_linear(x, packed, bias=None)       # x (..., K) fp16/bf16, packed = quant.prepack(wq)
 
 Backends (`weight_only_backend(m, packed)` says which one a call of M rows takes):
-- "mma_small_m": CUDA, 1 <= M <= 64: the kernel of runtime/csrc/wo_gemm.cuh (int4/int8, symmetric or
-  zero points, group 32/64/128 or per channel, fp16/bf16), on the current stream, no host sync; split-K
-  with a deterministic in-kernel reduction where N gives too few CTAs.
-- "dequant_fallback": CUDA, M > 64 without a mixed-input copy (below) or off SM90, or the extension could not be
+- "mma_small_m": CUDA, 1 <= M <= `small_m_limit(N, K)` (64; on layers of fewer than 4096 output features up to
+  256 rows, or more while M * N * K <= 2^30, as row blocks: wo_heuristics.row_block_limit): the kernels of
+  runtime/csrc/wo_gemm.cuh and its siblings (int4/int8, symmetric or zero points, group 32/64/128 or per channel,
+  fp16/bf16), on the current stream, no host sync; split-K with a deterministic in-kernel reduction where N gives too
+  few CTAs.
+- "dequant_fallback": CUDA, M above that without a mixed-input copy (below) or off SM90, or the extension could not be
   built: the packed weight is dequantized to a dense (N, K) weight in x's dtype (one kernel,
   runtime/csrc/wo_dequant.cuh; torch ops when there is no extension), then `F.linear` (cuBLAS). No host
   sync; it rebuilds the full weight each call (for 8192 x 8192: 134 MB written and read again), so it
@@ -16,7 +18,7 @@ Backends (`weight_only_backend(m, packed)` says which one a call of M rows takes
   x's dtype.
 - "cutlass_mixed_sm90": a weight packed in layout "cutlass_mixed_sm90_v1" (`prepack(wq,
   "cutlass_mixed_sm90")`; `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")` keeps such a copy for
-  M >= `mixed_from_m(bits, N, K)`: 33, 49 or 65 by shape, 65 below 4096 output features) runs CUTLASS's SM90
+  M >= `mixed_from_m(bits, N, K)`: 33, 49 or 65 by shape, past the row blocks below 4096 output features) runs CUTLASS's SM90
   mixed-input GEMM (kernels/mixed_input.py: the kernel per M bucket from its measured SELECTION; group 64/128 or
   per channel) on an SM90 GPU (every selectable kernel checked against float64 on the H100, session14).
   CUTLASS_GEMM_WO_MIXED_INPUT=0 switches it off; elsewhere, or switched off, such a weight takes the dequantize fallback at every M (torch ops,
@@ -135,9 +137,15 @@ def weight_only_backend(m: int, packed: PackedWeight, mixed: Optional[PackedWeig
         return "cutlass_mixed_sm90" if mixed_usable(packed.device) else "dequant_fallback"
     if mixed is not None and m >= mixed_from_m(packed.bits, packed.n, packed.k) and mixed_usable(mixed.device):
         return "cutlass_mixed_sm90"
-    if m <= SMALL_M_MAX and extension.load() is not None:
+    if m <= small_m_limit(packed.n, packed.k) and extension.load() is not None:
         return "mma_small_m"
     return "dequant_fallback"
+
+
+def small_m_limit(n: int, k: Optional[int] = None) -> int:
+    """The most rows the small-M kernels serve on an N x K layer (wo_heuristics.row_block_limit): SMALL_M_MAX, more
+    on layers narrower than 4096 output features (row blocks). Host arithmetic."""
+    return wo_heuristics.row_block_limit(n, k)
 
 
 def mixed_from_m(bits: int, n: int, k: Optional[int] = None) -> int:
@@ -175,12 +183,13 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
         scales = scales.to(x.dtype)
         zeros = None if zeros is None else zeros.to(x.dtype)
     ext = extension.load() if m > 0 else None
-    if ext is not None and m <= SMALL_M_MAX:
+    limit = small_m_limit(n, k)
+    if ext is not None and 0 < m <= limit:
         y = _small_m(ext, x2, qweight, scales, zeros, bias, bits, group_size, n)
     elif m == 0:
         y = x2.new_empty((0, n))
     else:
-        warnings.warn(f"cutlass_gemm weight_only_mm: M = {m} > {SMALL_M_MAX} (or no compiled extension): "
+        warnings.warn(f"cutlass_gemm weight_only_mm: M = {m} > {limit} (or no compiled extension): "
                       f"dequantizing the int{bits} weight to {x.dtype} and calling F.linear (slow, documented "
                       f"fallback; see weight_only_backend)", WeightOnlyFallbackWarning, stacklevel=3)
         if ext is not None:  # one kernel writes the dense weight (wo_dequant.cuh), then cuBLAS
@@ -192,7 +201,7 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
 
 
 def _small_m(ext, x2, qweight, scales, zeros, bias, bits, group_size, n):
-    """The small-M kernel on checked arguments (x2 2-D, 1 <= M <= 64, scales in x2's dtype, no perm)."""
+    """The small-M kernel on checked arguments (x2 2-D, 1 <= M <= small_m_limit, scales in x2's dtype, no perm)."""
     if not _rows_aligned(x2):  # cp.async reads 16-byte chunks: copy a misaligned view once
         x2 = x2.clone(memory_format=torch.contiguous_format)
     qweight, scales, zeros, bias = _aligned(qweight, 16), _aligned(scales, 16), _aligned(zeros, 16), _aligned(bias, 4)
@@ -287,7 +296,7 @@ def weight_only_mm(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[T
         # round trip and the second check of the op's implementation (the W8A8 layers' C++ entry does the same).
         k = x.shape[-1]
         x2 = x.reshape(-1, k)
-        if 0 < x2.shape[0] <= SMALL_M_MAX:
+        if 0 < x2.shape[0] <= small_m_limit(n, k):
             ext = extension.load()
             if ext is not None:
                 return _small_m(ext, x2, qweight, scales, zeros, bias, bits, group_size or 0, n).reshape(
@@ -303,7 +312,7 @@ def layer_fast_call(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[
                     bits: int, group_size: Optional[int], n: int) -> Optional[Tensor]:
     """The eager call of `nn.WeightOnlyLinear` on a weight without act-order: one C++ call that checks all the
     kernel relies on and launches it (`wo_linear_fast`), or None when anything is off (not eager, not CUDA,
-    M > 64, a mismatched or misaligned tensor, no extension): the caller then takes `weight_only_mm`, which
+    M > small_m_limit, a mismatched or misaligned tensor, no extension): the caller then takes `weight_only_mm`, which
     serves the call or raises the typed error. About 10 us of host time per call fewer than that path."""
     global _fast_ext
     if type(x) is not Tensor or not x.is_cuda or not _eager_direct(x) or x.dim() < 1:
@@ -314,7 +323,7 @@ def layer_fast_call(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[
         return None
     k = x.shape[-1]
     m = x.numel() // k if k else 0
-    if not 0 < m <= SMALL_M_MAX:
+    if not 0 < m <= small_m_limit(n, k):
         return None
     return _fast_ext.wo_linear_fast(x, qweight, scales, zeros, bias, bits, group_size or 0, n,
                                     wo_heuristics.select_variant_cached(m, n, k, bits))

@@ -56,6 +56,50 @@ MIXED_FROM_M_MIN_N = 4096
 #: The fewest rows any layer hands to its mixed-input copy.
 MIXED_FROM_MIN = min(row[3] for row in MIXED_FROM)
 
+#: Row blocks (session 40): the mma kernels (wo_gemm.cuh) serve M above their CTA's rows as ceil(M / rows) blocks along
+#: the grid's z dimension, each block re-reading the layer's weight (from L2 after the first). On narrow layers
+#: (N < MIXED_FROM_M_MIN_N) that beat every other path at few rows: tools/results/h200-2026-11-28/session40/call1/rows/
+#: rows.md (H200, fp16, int4 g128 / g64, one process): the batch-1 ResNet-50 1x1 convs (M = 49 .. 3136 pixel rows, N and
+#: K 64 .. 2048) at 2.2-6.8 us against cuDNN fp16's 4.9-8.7 (1.28-2.38x) and the mixed-input kernel's 4.4-11.6; linear
+#: layers of 1024 / 2048 outputs at 128 and 256 rows 9.4-35.6 us against the mixed kernel's 14.8-46.2 (0.71-0.89x of
+#: cuBLAS fp16 there at 128 rows); from 512 rows on the mixed kernel is ahead wherever M * N * K >= 2^31.
+#: Narrow layers take the row-block rules from ROW_BLOCKS_FROM_M rows up to row_block_limit(N, K).
+ROW_BLOCKS_FROM_M = 33
+ROW_BLOCK_ALWAYS_M = 256
+ROW_BLOCK_MAX_MNK = 1 << 30
+#: (k_max, nk_max, variant): the first rule with K <= k_max and N * K <= nk_max (None: any) names the variant. From the
+#: same sweep: 32 x 128-column CTAs (variant 2) where K <= 128, 32 x 64 with K over 4 warps (28) at K = 256, 16 x 32 with
+#: K over 4 warps (1) for weights up to 2^20 elements, 28 again beyond; then ROW_BLOCK_TALL. Each choice is within 8% of
+#: the sweep's best variant at every measured shape but 256 x 2048 x 8192 (13%).
+ROW_BLOCK_RULES: Tuple[Tuple[Optional[int], Optional[int], int], ...] = (
+    (128, None, 2), (256, None, 28), (None, 1 << 20, 1), (None, None, 28))
+#: (variant, taller variant, its columns, its rows): the taller CTA instead where its CTAs alone are at least
+#: ROW_BLOCK_FULL_GRID (3136 x 256 x 64: 64-row CTAs 3.42 us against 3.96 with 32 rows, 98 CTAs; at 3136 x 64 x 64 and
+#: 784 x 512 x 128 they would be 49 and 52, and the 32-row CTAs win, 2.17 / 2.95 us against 3.06 / 3.66).
+ROW_BLOCK_TALL: Tuple[Tuple[int, int, int, int], ...] = ((2, 3, 128, 64),)
+ROW_BLOCK_FULL_GRID = 96
+
+
+def row_block_limit(n: int, k: Optional[int]) -> int:
+    """The most rows the small-M kernels serve on an N x K layer: MAX_M, or on a layer narrower than
+    MIXED_FROM_M_MIN_N (as row blocks) max(ROW_BLOCK_ALWAYS_M, ROW_BLOCK_MAX_MNK // (N * K)); k None: the rows any K
+    gets. Host arithmetic."""
+    if n >= MIXED_FROM_M_MIN_N:
+        return MAX_M
+    if k is None or k <= 0 or n <= 0:
+        return ROW_BLOCK_ALWAYS_M
+    return max(ROW_BLOCK_ALWAYS_M, ROW_BLOCK_MAX_MNK // (n * k))
+
+
+def row_block_variant(m: int, n: int, k: int) -> int:
+    """The mma variant ROW_BLOCK_RULES and ROW_BLOCK_TALL give M rows of an N x K layer."""
+    variant = next((v for k_max, nk_max, v in ROW_BLOCK_RULES
+                    if (k_max is None or k <= k_max) and (nk_max is None or n * k <= nk_max)), DEFAULT)
+    for short, tall, cols, rows in ROW_BLOCK_TALL:
+        if variant == short and -(-n // cols) * -(-m // rows) >= ROW_BLOCK_FULL_GRID:
+            return tall
+    return variant
+
 #: (bits, max_m, n, k, variant): the first row with this bits, max_m >= M, and n / k equal to the call's
 #: (None: any) wins; rows of one bits value in increasing max_m, exact shapes before the catch-all rows.
 #: M <= 16: from tools/results/h100-2026-11-27/session22/call3/sweep/wo_sweep.md (H100, bf16 x, int4 g128 / int8 per
@@ -149,8 +193,11 @@ def variant_rows(variant: int, m: int = 1) -> int:
 
 
 def select_variant(m: int, n: int, k: int, bits: int, table=None) -> int:
-    """The variant id for an (m, n, k) call on a `bits`-bit weight: the table's first matching row whose
-    variant serves m, else 0. Pure host arithmetic on Python ints (no device query, no sync)."""
+    """The variant id for an (m, n, k) call on a `bits`-bit weight: on a narrow layer from ROW_BLOCKS_FROM_M rows
+    row_block_variant (any M up to row_block_limit), else the table's first matching row whose variant serves m, else 0.
+    Pure host arithmetic on Python ints (no device query, no sync)."""
+    if m >= ROW_BLOCKS_FROM_M and n < MIXED_FROM_M_MIN_N:
+        return row_block_variant(m, n, k)
     for row_bits, max_m, rn, rk, variant in (TABLE if table is None else table):
         if row_bits == bits and m <= max_m and (rn is None or rn == n) and (rk is None or rk == k) \
                 and m <= variant_rows(variant):
@@ -165,10 +212,10 @@ def select_variant_cached(m: int, n: int, k: int, bits: int) -> int:
 
 
 def mixed_from(bits: int, n: int, k: Optional[int]) -> int:
-    """Rows from which a `bits`-bit N x K layer holding the mixed-input copy calls its kernel (MIXED_FROM; MAX_M + 1,
-    i.e. never below the small-M kernel's capacity, for layers narrower than MIXED_FROM_M_MIN_N). Host arithmetic."""
+    """Rows from which a `bits`-bit N x K layer holding the mixed-input copy calls its kernel (MIXED_FROM; for layers
+    narrower than MIXED_FROM_M_MIN_N, the first row beyond the row blocks' row_block_limit). Host arithmetic."""
     if n < MIXED_FROM_M_MIN_N:
-        return MAX_M + 1
+        return row_block_limit(n, k) + 1
     for row_bits, rn, rk, from_m in MIXED_FROM:
         if row_bits == bits and (rn is None or rn == n) and (rk is None or rk == k):
             return from_m

@@ -212,22 +212,26 @@ template <uint32_t kLut> inline uint32_t lop3(uint32_t a, uint32_t b, uint32_t c
 namespace {
 using namespace cg_wo;
 
-// One launch of kernel `kern` whose shape is S (WoShape or WsShape), CTA by CTA.
+// One launch of kernel `kern` whose shape is S (WoShape or WsShape), CTA by CTA; `row_blocks`: M > S::kRows runs as
+// grid z row blocks (the mma kernels, wo_launch.cuh's wo_row_blocks), the blocks in reverse order.
 template <typename S>
-int run_kernel(void (*kern)(WoArgs), WoArgs a, int splits, bool eager, bool reverse_splits, int ws_rows, int smem = S::kSmem) {
-  if (a.m < 1 || a.m > S::kRows) return 2;
+int run_kernel(void (*kern)(WoArgs), WoArgs a, int splits, bool eager, bool reverse_splits, int ws_rows, int smem = S::kSmem,
+               bool row_blocks = false) {
+  if (a.m < 1 || (a.m > S::kRows && !row_blocks)) return 2;
   const int ntiles = (a.n + S::kBN - 1) / S::kBN;
-  std::vector<float> ws(static_cast<size_t>(splits) * ntiles * S::kBN * ws_rows);
-  std::vector<int> counters(ntiles, 0);
+  const int mblocks = (a.m + S::kRows - 1) / S::kRows;
+  std::vector<float> ws(static_cast<size_t>(splits) * ntiles * S::kBN * ws_rows * mblocks);
+  std::vector<int> counters(static_cast<size_t>(ntiles) * mblocks, 0);
   a.workspace = ws.data();
   a.counters = counters.data();
   cg_wo_emu::g_eager_copies = eager;
   cg_wo_emu::g_diverged = false;
-  cg_wo_emu::g_grid = {unsigned(ntiles), unsigned(splits), 1};
+  cg_wo_emu::g_grid = {unsigned(ntiles), unsigned(splits), unsigned(mblocks)};
+  for (int mb = mblocks - 1; mb >= 0; --mb)
   for (int t = 0; t < ntiles; ++t)
     for (int i = 0; i < splits; ++i) {
       const int sp = reverse_splits && (t % 2) ? splits - 1 - i : i;  // arrival order must not matter
-      cg_wo_emu::g_block = {unsigned(t), unsigned(sp), 0};
+      cg_wo_emu::g_block = {unsigned(t), unsigned(sp), unsigned(mb)};
       cg_wo_emu::g_smem.assign(smem, 0xFF);  // NaN-filled: unloaded rows stay NaN and must not leak
       cg_wo_emu::g_cta_barrier = std::make_unique<std::barrier<>>(S::kThreads);
       cg_wo_emu::g_warps = std::vector<cg_wo_emu::Warp>(S::kThreads / 32);
@@ -259,7 +263,7 @@ int run_kernel(void (*kern)(WoArgs), WoArgs a, int splits, bool eager, bool reve
 template <typename T, int kBits, bool kZero, int kMT, int kWN, int kWK, int kST>
 int run(WoArgs a, int splits, bool eager, bool rev) {
   using S = WoShape<kBits, kZero, kMT, kWN, kWK, kST>;
-  return run_kernel<S>(wo_gemm_kernel<T, kBits, kZero, kMT, kWN, kWK, kST>, a, splits, eager, rev, S::kRows);
+  return run_kernel<S>(wo_gemm_kernel<T, kBits, kZero, kMT, kWN, kWK, kST>, a, splits, eager, rev, S::kRows, S::kSmem, true);
 }
 
 template <typename T, int kBits, bool kZero, int kXR, int kWN, int kWK, int kST>

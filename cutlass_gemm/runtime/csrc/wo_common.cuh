@@ -22,6 +22,7 @@ namespace cg_wo {
 constexpr int kTileN = 32;    // columns of a warp tile (4 mma n8 sub-tiles)
 constexpr int kTileK = 64;    // input features of a warp tile (4 mma k16 steps)
 constexpr int kMaxM = 64;     // rows served by this kernel (4 mma m16 tiles)
+constexpr int kMaxRowBlockM = 1 << 20;  // rows served by the mma kernels' row blocks (grid z: at most 65535 blocks)
 constexpr int kPerChannelShift = 30;  // group_shift meaning "one group spans K"
 
 enum class ActType : int { kHalf = 0, kBFloat16 = 1 };

@@ -1,4 +1,7 @@
 // Weight-only small-M GEMM kernel (M <= 64): out (M, N) = x (M, K) @ dequant(W)^T (+ bias), T = fp16/bf16.
+// M above a CTA's rows runs as row blocks (grid z, session 40): each block is a call of its own on its rows, which on
+// narrow layers (the pixel rows of a batch-1 1x1 conv, few output features) beats the large-M kernels; the launcher
+// (wo_launch.cuh wo_plan) sizes the grid, cutlass_gemm/ops/wo_heuristics.py says where.
 //
 // Work split: a CTA of kWarpsN x kWarpsK warps owns kWarpsN * 32 columns and, per pipeline stage, kWarpsK * 64 input
 // features; warp (wn, wk) computes its 32 x 64 warp tile of the stage. A stage is one cp.async group:
@@ -45,7 +48,7 @@ struct WoShape {
 // kMinBlocks > 1 caps the registers so that many CTAs fit an SM (65536 / (threads * kMinBlocks) each): at 33..64 rows
 // the 8-warp CTAs otherwise take 130-160 registers and run one per SM (session 35).
 template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages, int kMinBlocks = 1>
-__global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_kernel(WoArgs a) {
+__global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_kernel(WoArgs args) {
   using S = WoShape<kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>;
   using T2 = typename Ty<T>::T2;
   constexpr int kThreads = S::kThreads;
@@ -57,6 +60,20 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
   const int wn = warp % kWarpsN, wk = warp / kWarpsN;
   const int g = lane >> 2, tig = lane & 3;
   const int tile = blockIdx.x, split = blockIdx.y, splits = gridDim.y;
+  // Row blocks (gridDim.z > 1 where M > kRows: narrow layers at medium M, e.g. the pixel rows of a batch-1 1x1
+  // conv): block z computes rows z * kRows .. of x and out as a call of its own, with its own slice of the split-K
+  // partials and its own arrival counters.
+  WoArgs a = args;
+  {
+    const int64_t r0 = static_cast<int64_t>(blockIdx.z) * S::kRows;
+    a.x = static_cast<const T*>(args.x) + r0 * args.ldx;
+    a.out = static_cast<T*>(args.out) + r0 * args.ldo;
+    a.m = min(S::kRows, args.m - static_cast<int>(r0));
+    if (splits > 1) {
+      a.workspace = args.workspace + static_cast<int64_t>(blockIdx.z) * splits * gridDim.x * kWarpsN * S::kAcc * 32;
+      a.counters = args.counters + static_cast<int64_t>(blockIdx.z) * gridDim.x;
+    }
+  }
   const int n0 = tile * S::kBN;
   const int nblk = a.n / kTileN, kblk = a.k / kTileK;
   const int stages_total = (kblk + kWarpsK - 1) / kWarpsK;

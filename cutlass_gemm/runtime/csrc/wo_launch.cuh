@@ -30,13 +30,14 @@ struct WoKernel {
   int ws_rows = 0;  // accumulator rows per column in the split-K workspace (>= rows)
   int x_tile = 0;   // direct kernels: bytes of x staged per 64-wide K tile (0: other kinds, fixed smem)
   int red = 0;      // direct kernels: shared memory of the warps' reduction
+  bool row_blocks = false;  // serves M > rows as ceil(M / rows) row blocks (grid z): the mma kernels (wo_gemm.cuh)
 };
 
 template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages, int kMinBlocks = 1>
 WoKernel wo_kernel() {
   using S = WoShape<kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>;
   return {wo_gemm_kernel<T, kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages, kMinBlocks>, S::kSmem, S::kBN, kWarpsK, S::kRows,
-          S::kThreads, kBits, S::kRows};
+          S::kThreads, kBits, S::kRows, 0, 0, true};
 }
 
 // A "stream" kernel (wo_stream.cuh): kXRows rows of x at most.
@@ -217,25 +218,39 @@ inline WoDeviceFit wo_fit(WoKernel const& k) {
   return fit;
 }
 
-// What one call launches: grid (ntiles, splits) and the workspace it needs (floats; 0 without split-K).
+// What one call launches: grid (ntiles, splits, mblocks) and the workspace it needs (floats; 0 without split-K).
 struct WoPlan {
   WoKernel kernel;
-  int ntiles = 0, splits = 1;
+  int ntiles = 0, splits = 1, mblocks = 1;
   int64_t ws_floats = 0;
   cudaError_t err = cudaSuccess;
+  int64_t counters() const { return static_cast<int64_t>(ntiles) * mblocks; }  // split-K arrival counters it needs
 };
+
+// Row blocks a call of m rows takes on `kernel` (1 where m fits its CTA; 0 where it does not and the kernel has no
+// row blocks).
+inline int wo_row_blocks(WoKernel const& kernel, int m) {
+  if (m <= kernel.rows) return 1;
+  return kernel.row_blocks ? (m + kernel.rows - 1) / kernel.rows : 0;
+}
 
 // Split-K only where the N tiles leave resident CTA slots empty (small N, long K): as many splits as
 // fill those slots, each split keeping at least kMinStagesPerSplit pipeline stages, and the fp32
 // partials (written and read back through L2) at most a quarter of the weight bytes or, if more,
 // kPartialL2Bytes in all (L2-resident: without it a narrow layer at M = 49, N = 512, K = 2048 ran on 4
 // CTAs, 22 us against cuDNN's 8.7 for the same 1x1 conv, session8/call2/bench_conv_wo.log). `force_splits`
-// > 0 overrides (tuning); it is clamped to the number of stages and to kMaxSplits (the workspace bound).
-inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0) {
+// > 0 overrides (tuning); it is clamped to the number of stages and to kMaxSplits (the workspace bound). `m` > the
+// kernel's rows: row blocks (wo_row_blocks), each with the N tiles' CTAs, and the partials' cap shared among them.
+inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0, int m = 1) {
   WoPlan p;
   p.kernel = kernel;
   if (kernel.fn == nullptr) {
     p.err = cudaErrorInvalidDeviceFunction;
+    return p;
+  }
+  p.mblocks = wo_row_blocks(kernel, m);
+  if (p.mblocks == 0 || p.mblocks > 65535) {
+    p.err = cudaErrorInvalidValue;
     return p;
   }
   p.ntiles = (n + kernel.bn - 1) / kernel.bn;
@@ -246,17 +261,18 @@ inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0
     const WoDeviceFit fit = wo_fit(kernel);
     if ((p.err = fit.err) != cudaSuccess) return p;
     const int slots = fit.per_sm * fit.sms;
+    const int64_t ctas = static_cast<int64_t>(p.ntiles) * p.mblocks;
     const int64_t partial_cap = std::max<int64_t>(static_cast<int64_t>(k) * kernel.bits / (4 * 8 * 4 * kernel.ws_rows),  // per n: k*bits/8/4 bytes
-                                                  kPartialL2Bytes / (static_cast<int64_t>(n) * kernel.ws_rows * 4));
-    if (p.ntiles < slots)
-      p.splits = static_cast<int>(std::min<int64_t>({slots / p.ntiles, stages / kMinStagesPerSplit, kMaxSplits, partial_cap}));
+                                                  kPartialL2Bytes / (static_cast<int64_t>(n) * kernel.ws_rows * 4 * p.mblocks));
+    if (ctas < slots)
+      p.splits = static_cast<int>(std::min<int64_t>({slots / ctas, stages / kMinStagesPerSplit, kMaxSplits, partial_cap}));
     p.splits = std::max(1, p.splits);
   }
   if (kernel.x_tile > 0) {  // a direct kernel: enough splits that each CTA's x fits its shared memory
     while (p.splits < std::min(stages, kMaxSplits) && wd_x_bytes(kernel, k, p.splits) > kWdXBudget) ++p.splits;
     if (wd_x_bytes(kernel, k, p.splits) > kWdXBudget) p.err = cudaErrorInvalidValue;  // wo_select avoids it
   }
-  if (p.splits > 1) p.ws_floats = static_cast<int64_t>(p.splits) * p.ntiles * kernel.bn * kernel.ws_rows;
+  if (p.splits > 1) p.ws_floats = static_cast<int64_t>(p.splits) * p.ntiles * kernel.bn * kernel.ws_rows * p.mblocks;
   return p;
 }
 
@@ -274,12 +290,12 @@ inline int wo_spread_smem(WoDeviceFit const& fit, int64_t ctas, int smem) {
   return wo_spread_smem_bytes(ctas, fit.sms, fit.per_sm, fit.smem_sm, fit.smem_reserved, fit.static_smem, smem);
 }
 
-// Launch a plan. `a.workspace` must hold plan.ws_floats floats and `a.counters` plan.ntiles ints that
+// Launch a plan. `a.workspace` must hold plan.ws_floats floats and `a.counters` plan.counters() ints that
 // are zero (the kernel leaves them zero) when plan.splits > 1.
 inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t stream) {
   if (p.err != cudaSuccess) return p.err;
   if (p.kernel.fn == nullptr) return cudaErrorInvalidDeviceFunction;
-  if (a.m < 1 || a.m > p.kernel.rows || a.n % kTileN || a.k % kTileK || a.ldx % 8 || a.ldo % 2)
+  if (a.m < 1 || a.m > p.kernel.rows * p.mblocks || a.m <= p.kernel.rows * (p.mblocks - 1) || a.n % kTileN || a.k % kTileK || a.ldx % 8 || a.ldo % 2)
     return cudaErrorInvalidValue;
   if (p.splits > 1 && (a.workspace == nullptr || a.counters == nullptr)) return cudaErrorInvalidValue;
   const WoDeviceFit fit = wo_fit(p.kernel);  // sets the shared memory limit on first use
@@ -299,14 +315,15 @@ inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t
   // pdl.cuh's budget over the CTAs resident at once.
   const int policy = wo_pdl_policy().load(std::memory_order_relaxed);
   const bool pdl = cg_pdl::active() && (policy > 0 || p.kernel.x_tile > 0 || p.kernel.bits == 4);
-  const int smem_launch = pdl && policy == 2 ? wo_spread_smem(fit, static_cast<int64_t>(p.ntiles) * p.splits, smem) : smem;
+  const int64_t ctas = static_cast<int64_t>(p.ntiles) * p.splits * p.mblocks;
+  const int smem_launch = pdl && policy == 2 ? wo_spread_smem(fit, ctas, smem) : smem;
   WoArgs b = a;
   b.prefetch = 0;
   if (pdl && p.kernel.x_tile > 0) {
-    const int64_t resident = std::min<int64_t>(static_cast<int64_t>(p.ntiles) * p.splits, static_cast<int64_t>(fit.per_sm) * fit.sms);
+    const int64_t resident = std::min<int64_t>(ctas, static_cast<int64_t>(fit.per_sm) * fit.sms);
     b.prefetch = cg_pdl::prefetch_units(resident, p.kernel.threads / 32, int64_t{kTileN} * kTileK * p.kernel.bits / 8);
   }
-  return cg_pdl::launch(p.kernel.fn, dim3(p.ntiles, p.splits), dim3(p.kernel.threads), static_cast<size_t>(smem_launch),
+  return cg_pdl::launch(p.kernel.fn, dim3(p.ntiles, p.splits, p.mblocks), dim3(p.kernel.threads), static_cast<size_t>(smem_launch),
                         stream, pdl, b);
 }
 

@@ -56,21 +56,23 @@ int group_shift(int64_t group_size) {
 
 namespace {
 
-// The launch itself, on arguments already checked: x (m, k) with m in [1, kern.rows], out (m, n) given.
+// The launch itself, on arguments already checked: x (m, k) with m >= 1 that kern serves (wo_row_blocks), out (m, n)
+// given.
 void run_wo(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
             c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t group_size,
             int64_t n, int64_t split, cg_wo::WoKernel const& kern, at::Tensor& out) {
   const int64_t m = x.size(0), k = x.size(1);
   c10::cuda::CUDAGuard guard(x.device());
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x.get_device()).stream();
-  const cg_wo::WoPlan plan = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k), static_cast<int>(split));
+  const cg_wo::WoPlan plan = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k), static_cast<int>(split),
+                                            static_cast<int>(m));
   TORCH_CHECK(plan.err == cudaSuccess, msg("wo_gemm: planning failed: ", cudaGetErrorString(plan.err)).c_str());
   at::Tensor ws;
   cg_wo::WoArgs a{};
   if (plan.splits > 1) {
     ws = at::empty({plan.ws_floats}, x.options().dtype(at::kFloat));
     a.workspace = ws.data_ptr<float>();
-    a.counters = split_counters(x, stream, plan.ntiles);
+    a.counters = split_counters(x, stream, plan.counters());
   }
   a.x = x.data_ptr();
   a.ldx = m > 1 ? x.stride(0) : k;
@@ -107,9 +109,10 @@ at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
   TORCH_CHECK(qweight.is_cuda() && qweight.scalar_type() == at::kInt && qweight.is_contiguous(), "wo_gemm: bad qweight");
   TORCH_CHECK(bits == 4 || bits == 8, "wo_gemm: bits must be 4 or 8");
   const int64_t m = x.size(0);
-  TORCH_CHECK(m <= cg_wo::kMaxM, msg("wo_gemm: at most ", cg_wo::kMaxM, " rows").c_str());
-  const cg_wo::WoKernel kern = select_kernel(x, bits, zeros.has_value(), m, variant);
-  TORCH_CHECK(kern.fn != nullptr && m <= kern.rows, msg("wo_gemm: variant ", variant, " does not serve M = ", m).c_str());
+  TORCH_CHECK(m <= cg_wo::kMaxRowBlockM, msg("wo_gemm: at most ", cg_wo::kMaxRowBlockM, " rows").c_str());
+  const cg_wo::WoKernel kern = select_kernel(x, bits, zeros.has_value(), std::min<int64_t>(m, cg_wo::kMaxM), variant);
+  TORCH_CHECK(kern.fn != nullptr && cg_wo::wo_row_blocks(kern, static_cast<int>(std::max<int64_t>(m, 1))) > 0,
+              msg("wo_gemm: variant ", variant, " does not serve M = ", m).c_str());
   at::Tensor out = at::empty({m, n}, x.options());
   if (m > 0) run_wo(x, qweight, scales, zeros, bias, group_size, n, split, kern, out);
   return out;
@@ -124,7 +127,7 @@ c10::optional<at::Tensor> wo_linear_fast(at::Tensor const& x, at::Tensor const& 
   if (k <= 0 || k % cg_wo::kTileK || n <= 0 || n % cg_wo::kTileN || (bits != 4 && bits != 8)) return {};
   if (!(x.is_contiguous() || (x.dim() == 2 && x.stride(1) == 1 && x.stride(0) % 8 == 0)) || !aligned(x, 16)) return {};
   const int64_t m = x.numel() / k;
-  if (m < 1 || m > cg_wo::kMaxM) return {};
+  if (m < 1 || m > cg_wo::kMaxRowBlockM) return {};
   if (group_size != 0 && (group_size < 32 || (group_size & (group_size - 1)) || k % group_size)) return {};
   const auto dev = x.device();
   const int64_t groups = group_size ? k / group_size : 1;
@@ -139,8 +142,8 @@ c10::optional<at::Tensor> wo_linear_fast(at::Tensor const& x, at::Tensor const& 
   if (bias.has_value() && (bias->device() != dev || bias->scalar_type() != x.scalar_type() || !bias->is_contiguous() ||
                            bias->dim() != 1 || bias->size(0) != n || !aligned(*bias, 4)))
     return {};
-  const cg_wo::WoKernel kern = select_kernel(x, bits, zeros.has_value(), m, variant);
-  if (kern.fn == nullptr || m > kern.rows) return {};
+  const cg_wo::WoKernel kern = select_kernel(x, bits, zeros.has_value(), std::min<int64_t>(m, cg_wo::kMaxM), variant);
+  if (kern.fn == nullptr || cg_wo::wo_row_blocks(kern, static_cast<int>(m)) == 0) return {};
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape.back() = n;
   at::Tensor out = at::empty(shape, x.options());
@@ -174,12 +177,12 @@ at::Tensor wo_dequant(at::Tensor const& qweight, at::Tensor const& scales, c10::
 
 std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits, bool zero, bool bf16, int64_t variant) {
   const cg_wo::WoKernel kern = cg_wo::wo_select(bf16 ? cg_wo::ActType::kBFloat16 : cg_wo::ActType::kHalf,
-                                                static_cast<int>(bits), zero, static_cast<int>(m), static_cast<int>(variant),
-                                                static_cast<int>(k));
+                                                static_cast<int>(bits), zero, static_cast<int>(std::min<int64_t>(m, cg_wo::kMaxM)),
+                                                static_cast<int>(variant), static_cast<int>(k));
   TORCH_CHECK(kern.fn != nullptr, msg("wo_plan_info: unknown variant ", variant).c_str());
-  const cg_wo::WoPlan p = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k));
+  const cg_wo::WoPlan p = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k), 0, static_cast<int>(m));
   TORCH_CHECK(p.err == cudaSuccess, msg("wo_plan_info: planning failed: ", cudaGetErrorString(p.err)).c_str());
-  return {kern.rows, kern.bn, p.splits, static_cast<int64_t>(p.ntiles) * p.splits, kern.smem, kern.threads};
+  return {kern.rows, kern.bn, p.splits, static_cast<int64_t>(p.ntiles) * p.splits * p.mblocks, kern.smem, kern.threads};
 }
 
 int64_t wo_set_pdl_policy(int64_t policy) {
