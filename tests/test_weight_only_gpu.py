@@ -126,8 +126,8 @@ def test_fallback_warns_and_backends():
     with pytest.warns(WeightOnlyFallbackWarning, match="M = 65 > 64"):
         y = weight_only_linear(x, wide)
     _check(y, _ref(x, wide), "fallback")
-    narrow = _packed(64, 256, 8, 32, True, torch.bfloat16)  # row blocks: up to max(256, 2^30 / (N * K)) rows
-    assert weight_only_backend(65536, narrow) == "mma_small_m" and weight_only_backend(65537, narrow) == "dequant_fallback"
+    narrow = _packed(64, 256, 8, 32, True, torch.bfloat16)  # row blocks: up to max(256, 2^27 / (N * K)) rows
+    assert weight_only_backend(8192, narrow) == "mma_small_m" and weight_only_backend(8193, narrow) == "dequant_fallback"
     x = torch.randn(3000, 256, device="cuda").bfloat16()
     with warnings.catch_warnings():
         warnings.simplefilter("error", WeightOnlyFallbackWarning)

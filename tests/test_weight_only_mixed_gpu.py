@@ -169,9 +169,9 @@ def test_target_shape_and_determinism():
 def test_layer_uses_the_mixed_copy_from_33_rows_and_graphs_replay(zp):
     narrow = WeightOnlyLinear.from_float(torch.nn.Linear(1024, 512).to("cuda", torch.bfloat16), bits=4, group_size=128,
                                          zero_point=zp, large_m_backend="cutlass_mixed")
-    # N < 4096: the small-M kernels' row blocks to max(256, 2^30 / (N * K)) rows (2048 here), the mixed copy beyond
-    assert weight_only_backend(2048, narrow.packed, narrow.packed_mixed) == "mma_small_m"
-    assert weight_only_backend(2049, narrow.packed, narrow.packed_mixed) == "cutlass_mixed_sm90"
+    # N < 4096: the small-M kernels' row blocks to max(256, 2^27 / (N * K)) rows (256 here), the mixed copy beyond
+    assert weight_only_backend(256, narrow.packed, narrow.packed_mixed) == "mma_small_m"
+    assert weight_only_backend(257, narrow.packed, narrow.packed_mixed) == "cutlass_mixed_sm90"
     lin = torch.nn.Linear(1024, 4096).to("cuda", torch.bfloat16)
     layer = WeightOnlyLinear.from_float(lin, bits=4, group_size=128, zero_point=zp, large_m_backend="cutlass_mixed")
     assert weight_only_backend(2048, layer.packed, layer.packed_mixed) == "cutlass_mixed_sm90"

@@ -89,7 +89,7 @@ def test_mixed_hand_off_depends_on_the_layer_shape():
         assert mixed_from_m(bits, 28672, 4096) == mixed_from_m(bits, MIXED_FROM_M_MIN_N, 2048) == 33
         assert mixed_from_m(bits, MIXED_FROM_M_MIN_N) == 33  # k unknown: the catch-all
         assert mixed_from_m(bits, MIXED_FROM_M_MIN_N - 32, 4096) == small_m_limit(MIXED_FROM_M_MIN_N - 32, 4096) + 1 == 257
-        assert mixed_from_m(bits, 512, 512) == small_m_limit(512, 512) + 1 == 4097
+        assert mixed_from_m(bits, 512, 512) == small_m_limit(512, 512) + 1 == 513
         # session 35's per-shape rows: the 48-row small-M variant ahead up to 48 rows, at 4096^2 to 64
         assert mixed_from_m(bits, 8192, 8192) == mixed_from_m(bits, 4096, 14336) == mixed_from_m(bits, 6144, 4096) == 49
         assert mixed_from_m(bits, 4096, 4096) == SMALL_M_MAX + 1
@@ -114,10 +114,10 @@ def test_small_m_rows_33_to_64():
 
 
 def test_row_block_rules():
-    """Narrow layers (N < 4096): the mma variants' row blocks from 33 rows to max(256, 2^30 / (N * K)), the variant
+    """Narrow layers (N < 4096): the mma variants' row blocks from 33 rows to max(256, 2^27 / (N * K)), the variant
     by K and N * K (session40/call1/rows/rows.md); wide layers keep 64 rows."""
     assert H.row_block_limit(8192, 8192) == H.row_block_limit(4096, 64) == H.MAX_M
-    assert H.row_block_limit(64, 64) == 2 ** 30 // 4096 and H.row_block_limit(2048, 8192) == 256
+    assert H.row_block_limit(64, 64) == 2 ** 27 // 4096 and H.row_block_limit(2048, 8192) == 256
     assert H.row_block_limit(1024, None) == 256
     # the batch-1 ResNet-50 1x1 convs: every one is served, by the variant the sweep found best or within 8% of it
     convs = {(3136, 64, 64): 2, (3136, 256, 64): 3, (3136, 64, 256): 28, (3136, 128, 256): 28, (784, 512, 128): 2,

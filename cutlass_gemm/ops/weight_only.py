@@ -4,7 +4,7 @@
 
 Backends (`weight_only_backend(m, packed)` says which one a call of M rows takes):
 - "mma_small_m": CUDA, 1 <= M <= `small_m_limit(N, K)` (64; on layers of fewer than 4096 output features up to
-  256 rows, or more while M * N * K <= 2^30, as row blocks: wo_heuristics.row_block_limit): the kernels of
+  256 rows, or more while M * N * K <= 2^27, as row blocks: wo_heuristics.row_block_limit): the kernels of
   runtime/csrc/wo_gemm.cuh and its siblings (int4/int8, symmetric or zero points, group 32/64/128 or per channel,
   fp16/bf16), on the current stream, no host sync; split-K with a deterministic in-kernel reduction where N gives too
   few CTAs.
