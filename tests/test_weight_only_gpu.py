@@ -150,17 +150,20 @@ def test_dequant_kernel_equals_the_reference_dequantization(bits, group, zp, dty
 
 def test_opcheck_cuda():
     p = _packed(64, 256, 4, 128, False, torch.float16)
-    x = torch.randn(3, 256, device="cuda").half()
     bias = torch.randn(64, device="cuda").half()
-    torch.library.opcheck(torch.ops.cutlass_gemm.weight_only_mm.default, (x, p.qweight, p.scales, None, bias, None),
-                          {"layout": p.layout, "bits": 4, "group_size": 128, "n": 64})
+    for m in (3, 100):  # 100 rows of this narrow layer: the row blocks
+        x = torch.randn(m, 256, device="cuda").half()
+        torch.library.opcheck(torch.ops.cutlass_gemm.weight_only_mm.default, (x, p.qweight, p.scales, None, bias, None),
+                              {"layout": p.layout, "bits": 4, "group_size": 128, "n": 64})
 
 
-def test_layer_compile_cuda_graph_no_sync():
+@pytest.mark.parametrize("rows", [1, 200])
+def test_layer_compile_cuda_graph_no_sync(rows):
+    """One row (split-K) and 200 (the row blocks of this narrow layer): no host sync, fullgraph compile, graph replays."""
     torch.manual_seed(0)
     lin = torch.nn.Linear(8192, 256, device="cuda", dtype=torch.bfloat16)  # 256 columns, K 8192: split-K
     layer = WeightOnlyLinear.from_float(lin, bits=4, group_size=128)
-    x = torch.randn(1, 8192, device="cuda").bfloat16()
+    x = torch.randn(rows, 8192, device="cuda").bfloat16()
     eager = layer(x)
     torch.cuda.synchronize()
     torch.cuda.set_sync_debug_mode("error")
@@ -181,7 +184,7 @@ def test_layer_compile_cuda_graph_no_sync():
     with torch.cuda.graph(graph):
         static_y = layer(static_x)
     for _ in range(3):  # replays reuse the split-K counters: they must be back at zero each time
-        x2 = torch.randn(1, 8192, device="cuda").bfloat16()
+        x2 = torch.randn(rows, 8192, device="cuda").bfloat16()
         static_x.copy_(x2)
         graph.replay()
         assert torch.equal(static_y, layer(x2))
