@@ -63,9 +63,9 @@ MIXED_FROM_MIN = min(row[3] for row in MIXED_FROM)
 #: K 64 .. 2048) at 2.2-6.8 us against cuDNN fp16's 4.9-8.7 (1.28-2.38x) and the mixed-input kernel's 4.4-11.6; linear
 #: layers of 1024 / 2048 outputs at 128 and 256 rows 9.4-35.6 us against the mixed kernel's 14.8-46.2 (0.71-0.89x of
 #: cuBLAS fp16 there at 128 rows). With more rows the blocks' weight re-reads and dequantization add up: beyond 256 rows
-#: the mixed kernel is ahead from M * N * K = 2^28 on (call5/large/large.md: 17 batch-8 / 32 conv and 512..4096-row
-#: linear shapes, 268M-1.07G multiply-adds 1.1-3.6x faster on the mixed kernel; 25088 x 64 x 64, 103M, 1.65x slower there;
-#: every batch-1 conv is <= 103M).
+#: the mixed kernel was ahead at every shape of 2^28 (268M) multiply-adds or more (call5/large/large.md: batch-8 / 32
+#: conv and 512..4096-row linear shapes, 1.1-3.6x faster there; 25088 x 64 x 64, 103M, 1.65x slower), so the bound is
+#: 2^27, which every batch-1 conv (<= 103M) is under.
 #: Narrow layers take the row-block rules from ROW_BLOCKS_FROM_M rows up to row_block_limit(N, K).
 ROW_BLOCKS_FROM_M = 33
 ROW_BLOCK_ALWAYS_M = 256
