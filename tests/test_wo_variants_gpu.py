@@ -107,6 +107,44 @@ def test_mma_variants_serve_more_rows_as_row_blocks(ext, v, bits, group, zp):
             assert torch.equal(y, _run(ext, x, p, bias, v)), f"v{v} M={m}: row blocks must be deterministic"
 
 
+@pytest.fixture
+def cluster_reduce(ext):
+    """Sets the extension's cluster split-K policy for one test and puts the previous one back."""
+    before = ext.wo_set_cluster_reduce(-1)
+    yield lambda on: ext.wo_set_cluster_reduce(int(on))
+    ext.wo_set_cluster_reduce(before)
+
+
+@pytest.mark.parametrize("v", MMA_IDS)
+@pytest.mark.parametrize("bits,group,zp", [(4, 128, False), (8, 64, True)])
+def test_mma_split_k_in_a_cluster_equals_the_workspace_path(ext, cluster_reduce, v, bits, group, zp):
+    """Split-K of an mma variant through a thread block cluster (its splits' sums added in distributed shared memory,
+    SM90) against float64 and bit for bit against the global-workspace path, at forced split counts 2..8 (the cluster
+    sizes; 16 stays on the workspace) with one and several row blocks; the plan reports the cluster where it takes it."""
+    if torch.cuda.get_device_capability()[0] < 9:
+        pytest.skip("thread block clusters need SM90")
+    n, k = 160, 4096
+    p = _packed(n, k, bits, group, zp, torch.float16, seed=v + bits)
+    w64 = unpack(p).dequantize(torch.float64)
+    bias = torch.randn(n, device="cuda").half()
+    for m in sorted({1, _cap(v), 2 * _cap(v) + 3}):
+        x = torch.randn(m, k, device="cuda").half()
+        for splits in (2, 3, 8, 16):
+            args = (x, p.qweight, p.scales, p.zeros, bias, bits, group, n, splits, v)
+            cluster_reduce(False)
+            y_ws = ext.wo_gemm(*args)
+            cluster_reduce(True)
+            y_cl = ext.wo_gemm(*args)
+            what = f"v{v} int{bits} M={m} splits={splits}"
+            _check(y_cl, x, p, bias, what, w64)
+            assert torch.equal(y_cl, y_ws), f"{what}: the cluster and workspace sums differ"
+            assert torch.equal(y_cl, ext.wo_gemm(*args)), f"{what}: not deterministic"
+        cluster_reduce(True)
+        splits, on = ext.wo_plan_info(m, n, k, bits, zp, False, v)[2::4]
+        cluster_reduce(False)
+        assert on == (2 <= splits <= 8) and ext.wo_plan_info(m, n, k, bits, zp, False, v)[6] == 0, (splits, on)
+
+
 @pytest.mark.parametrize("v", [v for v in IDS if VARIANTS.get(v, ("",))[0].startswith("direct")])
 def test_direct_variants_at_long_k(ext, v):
     """Direct kernels stage their CTA's x in at most 96 KB of shared memory: K = 16384 needs more splits than the

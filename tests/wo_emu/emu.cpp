@@ -159,6 +159,12 @@ inline void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {
   w.bar->arrive_and_wait();
 }
 
+// Thread block clusters are not emulated (the emulator runs one CTA at a time): the mma kernel's cluster reduction
+// (WoArgs::cluster_splits > 1) is never asked for here, and reaching it is an error.
+inline void cluster_sync() { throw std::runtime_error("cluster_sync: clusters are not emulated"); }
+inline uint32_t map_cluster(uint32_t, int) { throw std::runtime_error("map_cluster: clusters are not emulated"); }
+inline float ld_cluster_f32(uint32_t) { throw std::runtime_error("ld_cluster_f32: clusters are not emulated"); }
+
 // __syncwarp: the warp's lanes meet (not a counted collective: the kernel calls it in the same places on
 // every lane anyway).
 inline void syncwarp_emu() { cg_wo_emu::warp().bar->arrive_and_wait(); }

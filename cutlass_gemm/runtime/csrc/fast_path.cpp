@@ -282,12 +282,15 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("wo_gemm", &cg::wo_gemm, "weight-only small-M GEMM (see wo_gemm.cuh)");
   m.def("wo_linear_fast", &cg::wo_linear_fast, "eager weight-only layer call; None when the Python path must take it");
   m.def("wo_dequant", &cg::wo_dequant, "dense weight of a packed weight-only weight (large-M fallback)");
-  m.def("wo_plan_info", &cg::wo_plan_info, "launch plan of wo_gemm: (rows, columns per CTA, splits, CTAs, smem, threads)",
+  m.def("wo_plan_info", &cg::wo_plan_info, "launch plan of wo_gemm: (rows, columns per CTA, splits, CTAs, smem, threads, cluster)",
         py::arg("m"), py::arg("n"), py::arg("k"), py::arg("bits"), py::arg("zero"), py::arg("bf16"), py::arg("variant") = 0);
   m.def("wo_variants", &cg::wo_variants, "weight-only kernel variants: (id, name, M capacity)");
   m.def("wo_set_pdl_policy", &cg::wo_set_pdl_policy, "weight-only kernels launched as programmatic dependents "
         "(measuring): 0 the direct and int4 kernels (sessions 20-21), 1 all, 2 all with their CTAs spread per SM (the "
         "default); -1 reads it; returns the previous policy");
+  m.def("wo_set_cluster_reduce", &cg::wo_set_cluster_reduce, "split weight-only mma launches: 1 partial sums added in a "
+        "thread block cluster where the plan allows (SM90, <= 8 splits), 0 through the global workspace; -1 reads it; "
+        "returns the previous setting");
   m.def("bi8_gemm", &cg::bi8_gemm, "per-block int8 W8A8 GEMM (see bi8_gemm.cuh)");
   m.def("bi8_plan_info", &cg::bi8_plan_info, "launch plan of bi8_gemm: (tile rows, tile columns, splits, CTAs)");
   m.def("gemv_w8a8_address", &cg::gemv_w8a8_address, "launcher address of the W8A8 decode GEMV (cg_launch ABI)",

@@ -42,6 +42,9 @@ struct WoArgs {
   int* counters;         // split-K arrival counters, one per n tile, zero before and after the launch
   int prefetch;          // direct kernels launched as programmatic dependents (pdl.cuh): warp tiles each warp
                          // sends to L2 before its wait; 0: none
+  int cluster_splits;    // mma kernels (wo_gemm.cuh), > 1: the launch is a thread block cluster of each column tile's
+                         // gridDim.y splits, whose partial sums meet in distributed shared memory, not in `workspace`
+                         // (SM90; wo_launch.cuh wo_plan); 0: the workspace and counters
 };
 
 // A kernel's dynamic shared memory (`smem`) and its split-K arrival flag (`s_last`); the CPU emulator
@@ -103,6 +106,29 @@ __device__ __forceinline__ void cp_async8_ca(uint32_t dst, const void* src) {
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
 template <int kPending> __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");  // no shared load moves above it
+}
+
+// Thread block clusters (SM90): every thread of every CTA of the cluster arrives (release) and waits (acquire).
+__device__ __forceinline__ void cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+// The address in CTA `rank` of the cluster of what is at shared address `addr` in this CTA's layout.
+__device__ __forceinline__ uint32_t map_cluster(uint32_t addr, int rank) {
+  uint32_t remote = addr;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+#endif
+  return remote;
+}
+// The float at a distributed shared memory address (map_cluster).
+__device__ __forceinline__ float ld_cluster_f32(uint32_t remote) {
+  float v = 0.0f;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+#endif
+  return v;
 }
 
 __device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {

@@ -41,7 +41,10 @@ struct WoShape {
   static constexpr int kStageBytes = kXBytes + kWBytes + kSBytes * (kZero ? 2 : 1);
   static constexpr int kAcc = kMTiles * 16;                  // fp32 accumulators per lane
   static constexpr int kRedBytes = (kWarpsK - 1) * kWarpsN * kAcc * 32 * 4;
-  static constexpr int kSmem = kStages * kStageBytes > kRedBytes ? kStages * kStageBytes : kRedBytes;
+  static constexpr int kPartBytes = kWarpsN * kAcc * 32 * 4;  // a CTA's sums for the cluster split-K reduction
+  static constexpr int kPipeBytes = kStages * kStageBytes;
+  static constexpr int kSmem = kPipeBytes > kRedBytes ? (kPipeBytes > kPartBytes ? kPipeBytes : kPartBytes)
+                                                      : (kRedBytes > kPartBytes ? kRedBytes : kPartBytes);
   static_assert(kXRowBytes % 128 == 0, "swizzle needs 8 chunks of 16 bytes per x row");
 };
 
@@ -271,8 +274,33 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
     }
   }
 
-  // ---- split-K: the last CTA of the tile to arrive adds the partials in split order
-  if (splits > 1) {
+  // ---- split-K in a thread block cluster (cluster_splits > 1, SM90): the splits of this tile are the cluster's CTAs
+  // (cluster dims (1, splits, 1): rank == split); each leaves its sums in its own shared memory, and split 0 adds the
+  // others' through distributed shared memory in split order (the same order and bits as the workspace path below),
+  // then the cluster meets again so that no CTA exits while its sums are still being read. No global round trips:
+  // the workspace path's partial store, fence, counter atomic and reload are a chain of L2 latencies that cost a
+  // latency-bound layer (49 x 512 x 2048, a batch-1 1x1 conv) more than its whole main loop.
+  if (splits > 1 && a.cluster_splits > 1) {
+    float* part = reinterpret_cast<float*>(smem);
+    __syncthreads();  // warp wk == 0 has read the kWarpsK reduction's buffer, which `part` overlaps
+    const int mine = wn * S::kAcc * 32 + lane;
+    if (wk == 0 && split > 0) {
+#pragma unroll
+      for (int i = 0; i < S::kAcc; ++i) part[mine + i * 32] = acc[i / 16][(i / 4) % 4][i % 4];
+    }
+    cluster_sync();
+    if (split == 0 && wk == 0) {  // acc holds split 0's sums (never -0: the mma accumulators start at +0)
+      const uint32_t base = smem_u32(part + mine);
+      for (int sp = 1; sp < splits; ++sp) {
+        const uint32_t remote = map_cluster(base, sp);
+#pragma unroll
+        for (int i = 0; i < S::kAcc; ++i) acc[i / 16][(i / 4) % 4][i % 4] += ld_cluster_f32(remote + i * 32 * 4);
+      }
+    }
+    cluster_sync();
+    if (split != 0) return;
+  } else if (splits > 1) {
+    // ---- split-K through global memory: the last CTA of the tile to arrive adds the partials in split order
     const int64_t per_split = static_cast<int64_t>(gridDim.x) * kWarpsN * S::kAcc * 32;
     const int64_t mine = (static_cast<int64_t>(tile) * kWarpsN + wn) * S::kAcc * 32 + lane;
     if (wk == 0) {

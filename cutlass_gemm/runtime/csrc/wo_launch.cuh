@@ -118,6 +118,11 @@ inline constexpr WoVariantInfo kWoVariants[] = {
     // there, dropped).
     {32, "mma mt3 4x2 s3", 48},
     {34, "mma mt4 2x4 s3 b2", 64},
+    // Row-block candidates (session 41, batch-1 1x1 convs): variant 2 with every stage of K <= 256 in flight at once;
+    // K over 8 warps (512 per stage) for long K on few columns; 256 columns per CTA for K = 64.
+    {35, "mma mt2 4x1 s5", 32},
+    {36, "mma mt1 1x8 s3", 16},
+    {37, "mma mt2 8x1 s3", 32},
 };
 constexpr int kWoVariantCount = sizeof(kWoVariants) / sizeof(kWoVariants[0]);
 
@@ -155,6 +160,9 @@ WoKernel wo_variant_kernel(int variant, int m) {
     case 28: return wo_kernel<T, kBits, kZero, 2, 2, 4, 3>();
     case 32: return wo_kernel<T, kBits, kZero, 3, 4, 2, 3>();
     case 34: return wo_kernel<T, kBits, kZero, 4, 2, 4, 3, 2>();
+    case 35: return wo_kernel<T, kBits, kZero, 2, 4, 1, 5>();
+    case 36: return wo_kernel<T, kBits, kZero, 1, 1, 8, 3>();
+    case 37: return wo_kernel<T, kBits, kZero, 2, 8, 1, 3>();
     default: return {};  // unknown id: fn == nullptr
   }
 }
@@ -218,10 +226,20 @@ inline WoDeviceFit wo_fit(WoKernel const& k) {
   return fit;
 }
 
+// Split-K of the mma kernels (wo_gemm.cuh) through a thread block cluster of each column tile's splits (SM90, at most
+// kMaxClusterSplits: the portable cluster size): 1 where the plan allows it, 0 always the global workspace
+// (wo_set_cluster_reduce, for measurements).
+constexpr int kMaxClusterSplits = 8;
+inline std::atomic<int>& wo_cluster_policy() {
+  static std::atomic<int> v{0};
+  return v;
+}
+
 // What one call launches: grid (ntiles, splits, mblocks) and the workspace it needs (floats; 0 without split-K).
 struct WoPlan {
   WoKernel kernel;
   int ntiles = 0, splits = 1, mblocks = 1;
+  bool cluster = false;  // the splits of a column tile launch as one thread block cluster (no workspace, no counters)
   int64_t ws_floats = 0;
   cudaError_t err = cudaSuccess;
   int64_t counters() const { return static_cast<int64_t>(ntiles) * mblocks; }  // split-K arrival counters it needs
@@ -272,7 +290,10 @@ inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0
     while (p.splits < std::min(stages, kMaxSplits) && wd_x_bytes(kernel, k, p.splits) > kWdXBudget) ++p.splits;
     if (wd_x_bytes(kernel, k, p.splits) > kWdXBudget) p.err = cudaErrorInvalidValue;  // wo_select avoids it
   }
-  if (p.splits > 1) p.ws_floats = static_cast<int64_t>(p.splits) * p.ntiles * kernel.bn * kernel.ws_rows * p.mblocks;
+  p.cluster = kernel.row_blocks && p.splits > 1 && p.splits <= kMaxClusterSplits &&
+              wo_cluster_policy().load(std::memory_order_relaxed) > 0 && cg_pdl::device_supports();
+  if (p.splits > 1 && !p.cluster)
+    p.ws_floats = static_cast<int64_t>(p.splits) * p.ntiles * kernel.bn * kernel.ws_rows * p.mblocks;
   return p;
 }
 
@@ -297,7 +318,7 @@ inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t
   if (p.kernel.fn == nullptr) return cudaErrorInvalidDeviceFunction;
   if (a.m < 1 || a.m > p.kernel.rows * p.mblocks || a.m <= p.kernel.rows * (p.mblocks - 1) || a.n % kTileN || a.k % kTileK || a.ldx % 8 || a.ldo % 2)
     return cudaErrorInvalidValue;
-  if (p.splits > 1 && (a.workspace == nullptr || a.counters == nullptr)) return cudaErrorInvalidValue;
+  if (p.splits > 1 && !p.cluster && (a.workspace == nullptr || a.counters == nullptr)) return cudaErrorInvalidValue;
   const WoDeviceFit fit = wo_fit(p.kernel);  // sets the shared memory limit on first use
   if (fit.err != cudaSuccess) return fit.err;
   const int smem = p.kernel.x_tile > 0 ? static_cast<int>(std::max<int64_t>(p.kernel.red, wd_x_bytes(p.kernel, a.k, p.splits)))
@@ -323,8 +344,26 @@ inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t
     const int64_t resident = std::min<int64_t>(ctas, static_cast<int64_t>(fit.per_sm) * fit.sms);
     b.prefetch = cg_pdl::prefetch_units(resident, p.kernel.threads / 32, int64_t{kTileN} * kTileK * p.kernel.bits / 8);
   }
-  return cg_pdl::launch(p.kernel.fn, dim3(p.ntiles, p.splits, p.mblocks), dim3(p.kernel.threads), static_cast<size_t>(smem_launch),
-                        stream, pdl, b);
+  b.cluster_splits = 0;
+  if (!p.cluster)
+    return cg_pdl::launch(p.kernel.fn, dim3(p.ntiles, p.splits, p.mblocks), dim3(p.kernel.threads),
+                          static_cast<size_t>(smem_launch), stream, pdl, b);
+  b.cluster_splits = p.splits;
+  cudaLaunchAttribute attr[2];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 1;
+  attr[0].val.clusterDim.y = static_cast<unsigned>(p.splits);  // gridDim.y: a CTA's rank in its cluster is its split
+  attr[0].val.clusterDim.z = 1;
+  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[1].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(p.ntiles, p.splits, p.mblocks);
+  cfg.blockDim = dim3(p.kernel.threads);
+  cfg.dynamicSmemBytes = static_cast<size_t>(smem_launch);
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl ? 2 : 1;
+  return cudaLaunchKernelEx(&cfg, p.kernel.fn, b);
 }
 
 }  // namespace cg_wo

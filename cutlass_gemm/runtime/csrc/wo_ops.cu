@@ -69,7 +69,7 @@ void run_wo(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& sc
   TORCH_CHECK(plan.err == cudaSuccess, msg("wo_gemm: planning failed: ", cudaGetErrorString(plan.err)).c_str());
   at::Tensor ws;
   cg_wo::WoArgs a{};
-  if (plan.splits > 1) {
+  if (plan.splits > 1 && !plan.cluster) {
     ws = at::empty({plan.ws_floats}, x.options().dtype(at::kFloat));
     a.workspace = ws.data_ptr<float>();
     a.counters = split_counters(x, stream, plan.counters());
@@ -182,7 +182,13 @@ std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits,
   TORCH_CHECK(kern.fn != nullptr, msg("wo_plan_info: unknown variant ", variant).c_str());
   const cg_wo::WoPlan p = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k), 0, static_cast<int>(m));
   TORCH_CHECK(p.err == cudaSuccess, msg("wo_plan_info: planning failed: ", cudaGetErrorString(p.err)).c_str());
-  return {kern.rows, kern.bn, p.splits, static_cast<int64_t>(p.ntiles) * p.splits * p.mblocks, kern.smem, kern.threads};
+  return {kern.rows, kern.bn, p.splits, static_cast<int64_t>(p.ntiles) * p.splits * p.mblocks, kern.smem, kern.threads,
+          p.cluster ? 1 : 0};
+}
+
+int64_t wo_set_cluster_reduce(int64_t on) {
+  if (on < 0 || on > 1) return cg_wo::wo_cluster_policy().load();
+  return cg_wo::wo_cluster_policy().exchange(static_cast<int>(on));
 }
 
 int64_t wo_set_pdl_policy(int64_t policy) {
