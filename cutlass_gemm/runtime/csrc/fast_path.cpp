@@ -288,9 +288,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("wo_set_pdl_policy", &cg::wo_set_pdl_policy, "weight-only kernels launched as programmatic dependents "
         "(measuring): 0 the direct and int4 kernels (sessions 20-21), 1 all, 2 all with their CTAs spread per SM (the "
         "default); -1 reads it; returns the previous policy");
-  m.def("wo_set_cluster_reduce", &cg::wo_set_cluster_reduce, "split weight-only mma launches: 1 partial sums added in a "
-        "thread block cluster where the plan allows (SM90, <= 8 splits), 0 through the global workspace; -1 reads it; "
-        "returns the previous setting");
+  m.def("wo_set_cluster_reduce", &cg::wo_set_cluster_reduce, "split weight-only mma launches of at most this many splits "
+        "(2..8; 0: none; default 2) add their partial sums in a thread block cluster (SM90), the others through the "
+        "global workspace; -1 reads it; returns the previous setting");
   m.def("bi8_gemm", &cg::bi8_gemm, "per-block int8 W8A8 GEMM (see bi8_gemm.cuh)");
   m.def("bi8_plan_info", &cg::bi8_plan_info, "launch plan of bi8_gemm: (tile rows, tile columns, splits, CTAs)");
   m.def("gemv_w8a8_address", &cg::gemv_w8a8_address, "launcher address of the W8A8 decode GEMV (cg_launch ABI)",

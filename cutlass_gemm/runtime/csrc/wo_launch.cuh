@@ -226,12 +226,17 @@ inline WoDeviceFit wo_fit(WoKernel const& k) {
   return fit;
 }
 
-// Split-K of the mma kernels (wo_gemm.cuh) through a thread block cluster of each column tile's splits (SM90, at most
-// kMaxClusterSplits: the portable cluster size): 1 where the plan allows it, 0 always the global workspace
-// (wo_set_cluster_reduce, for measurements).
+// Split-K of the mma kernels (wo_gemm.cuh) through a thread block cluster of each column tile's splits (SM90): the most
+// splits a launch adds that way (kDefaultClusterSplits; at most kMaxClusterSplits, the portable cluster size; 0 or 1:
+// always the global workspace); wo_set_cluster_reduce sets it, for measurements and tests. H200, tools/results/h200-2026-11-28/session41/call1/sweep.md: every 2-split launch measured was
+// faster as a cluster (49 x 512 x 2048 variant 1 4.99 -> 4.39 us, 64 x 2048 x 2048 variant 28 6.88 -> 6.03, 64 x 4096^2
+// variant 34 15.30 -> 14.08, 196 x 512 x 1024 variant 28 5.46 -> 4.67), every 4-split one slower (48 x 4096^2 variant
+// 32 12.34 -> 22.11 us, 64 x 8192^2 variant 3 36.05 -> 60.89, 196 x 512 x 1024 variant 1 7.94 -> 8.47), as on the H100
+// for the direct kernels (session31/call2); 3 not measured.
 constexpr int kMaxClusterSplits = 8;
+constexpr int kDefaultClusterSplits = 2;
 inline std::atomic<int>& wo_cluster_policy() {
-  static std::atomic<int> v{0};
+  static std::atomic<int> v{kDefaultClusterSplits};
   return v;
 }
 
@@ -290,8 +295,8 @@ inline WoPlan wo_plan(WoKernel const& kernel, int n, int k, int force_splits = 0
     while (p.splits < std::min(stages, kMaxSplits) && wd_x_bytes(kernel, k, p.splits) > kWdXBudget) ++p.splits;
     if (wd_x_bytes(kernel, k, p.splits) > kWdXBudget) p.err = cudaErrorInvalidValue;  // wo_select avoids it
   }
-  p.cluster = kernel.row_blocks && p.splits > 1 && p.splits <= kMaxClusterSplits &&
-              wo_cluster_policy().load(std::memory_order_relaxed) > 0 && cg_pdl::device_supports();
+  p.cluster = kernel.row_blocks && p.splits > 1 && p.splits <= wo_cluster_policy().load(std::memory_order_relaxed) &&
+              cg_pdl::device_supports();
   if (p.splits > 1 && !p.cluster)
     p.ws_floats = static_cast<int64_t>(p.splits) * p.ntiles * kernel.bn * kernel.ws_rows * p.mblocks;
   return p;

@@ -186,9 +186,9 @@ std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits,
           p.cluster ? 1 : 0};
 }
 
-int64_t wo_set_cluster_reduce(int64_t on) {
-  if (on < 0 || on > 1) return cg_wo::wo_cluster_policy().load();
-  return cg_wo::wo_cluster_policy().exchange(static_cast<int>(on));
+int64_t wo_set_cluster_reduce(int64_t max_splits) {
+  if (max_splits < 0 || max_splits > cg_wo::kMaxClusterSplits) return cg_wo::wo_cluster_policy().load();
+  return cg_wo::wo_cluster_policy().exchange(static_cast<int>(max_splits));
 }
 
 int64_t wo_set_pdl_policy(int64_t policy) {

@@ -48,8 +48,8 @@ std::vector<std::tuple<int64_t, std::string, int64_t>> wo_variants();
 // and int4 kernels (sessions 20-21), 1 all, 2 all with their CTAs spread at most ceil(CTAs / SMs) per SM (the default);
 // another value reads it. Returns the previous one.
 int64_t wo_set_pdl_policy(int64_t policy);
-// 1: split mma launches add their partial sums in a thread block cluster where the plan allows (SM90, <= 8 splits), 0: the
-// global workspace; another value reads the setting. Returns the previous one.
-int64_t wo_set_cluster_reduce(int64_t on);
+// Split mma launches of at most `max_splits` splits (2..8; 0 or 1: none) add their partial sums in a thread block cluster
+// (SM90), the others through the global workspace; another value reads the setting. Returns the previous one.
+int64_t wo_set_cluster_reduce(int64_t max_splits);
 
 }  // namespace cg
