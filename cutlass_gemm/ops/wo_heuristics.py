@@ -24,7 +24,6 @@ VARIANTS: Dict[int, Tuple[str, int]] = {
     23: ("direct x1 1x16 u1 t1024", 1), 24: ("direct x16 1x8 u1 t512", 16), 25: ("direct x8 1x16 u1 t1024", 8),
     26: ("direct x1 1x8 u1 t1024", 1), 27: ("mma mt2 4x2 s3", 32), 28: ("mma mt2 2x4 s3", 32),
     32: ("mma mt3 4x2 s3", 48), 34: ("mma mt4 2x4 s3 b2", 64),
-    35: ("mma mt2 4x1 s5", 32), 36: ("mma mt1 1x8 s3", 16), 37: ("mma mt2 8x1 s3", 32),
 }
 DEFAULT = 0
 MAX_M = 64

@@ -118,11 +118,8 @@ inline constexpr WoVariantInfo kWoVariants[] = {
     // there, dropped).
     {32, "mma mt3 4x2 s3", 48},
     {34, "mma mt4 2x4 s3 b2", 64},
-    // Row-block candidates (session 41, batch-1 1x1 convs): variant 2 with every stage of K <= 256 in flight at once;
-    // K over 8 warps (512 per stage) for long K on few columns; 256 columns per CTA for K = 64.
-    {35, "mma mt2 4x1 s5", 32},
-    {36, "mma mt1 1x8 s3", 16},
-    {37, "mma mt2 8x1 s3", 32},
+    // Session 41 also measured "mma mt2 4x1 s5", "mma mt1 1x8 s3" and "mma mt2 8x1 s3" (ids 35-37 there) on the batch-1
+    // 1x1 convs: at most 3-4% ahead of these anywhere (tools/results/h200-2026-11-28/session41/call1/sweep.md), dropped.
 };
 constexpr int kWoVariantCount = sizeof(kWoVariants) / sizeof(kWoVariants[0]);
 
@@ -160,9 +157,6 @@ WoKernel wo_variant_kernel(int variant, int m) {
     case 28: return wo_kernel<T, kBits, kZero, 2, 2, 4, 3>();
     case 32: return wo_kernel<T, kBits, kZero, 3, 4, 2, 3>();
     case 34: return wo_kernel<T, kBits, kZero, 4, 2, 4, 3, 2>();
-    case 35: return wo_kernel<T, kBits, kZero, 2, 4, 1, 5>();
-    case 36: return wo_kernel<T, kBits, kZero, 1, 1, 8, 3>();
-    case 37: return wo_kernel<T, kBits, kZero, 2, 8, 1, 3>();
     default: return {};  // unknown id: fn == nullptr
   }
 }
