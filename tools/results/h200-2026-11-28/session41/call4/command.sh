@@ -15,7 +15,7 @@ timeout 150 python3 $S/probe/pdl_conv.py $OUT/pdl pdl_on > $OUT/pdl_on.log 2>&1
 echo "pdl on rc=$? at ${SECONDS}s"
 CUTLASS_GEMM_PDL=0 timeout 100 python3 $S/probe/pdl_conv.py $OUT/pdl pdl_off > $OUT/pdl_off.log 2>&1
 echo "pdl off rc=$? at ${SECONDS}s"
-cat $OUT/pdl/pdl_on.md $OUT/pdl/pdl_off.md | grep "^|"
+cat $OUT/pdl/pdl_pdl_on.md $OUT/pdl/pdl_pdl_off.md | grep "^|"
 timeout 80 python3 tools/benchmark.py conv --weight-only --out $OUT/cwo > $OUT/bench_conv_wo.log 2>&1
 echo "bench rc=$? at ${SECONDS}s"; grep "geometric" $OUT/cwo/*.md
 tar czf /tmp/all41.tgz -C $OUT . && mv /tmp/all41.tgz $OUT/all.tgz
