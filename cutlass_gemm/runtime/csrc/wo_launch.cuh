@@ -224,8 +224,8 @@ inline WoDeviceFit wo_fit(WoKernel const& k) {
 // Split-K of the mma kernels (wo_gemm.cuh) through a thread block cluster of each column tile's splits (SM90): the most
 // splits a launch adds that way (kDefaultClusterSplits; at most kMaxClusterSplits, the portable cluster size; 0 or 1:
 // always the global workspace); wo_set_cluster_reduce sets it, for measurements and tests. H200,
-// tools/results/h200-2026-11-28/session41/call1/sweep/sweep.md: 51 of 53 2-split launches were faster as a cluster, the other
-// two at most 1.3% slower (49 x 512 x 2048 variant 1 4.99 -> 4.39 us, 64 x 2048 x 2048 variant 28 6.88 -> 6.03, 64 x
+// tools/results/h200-2026-11-28/session41/call1/sweep/sweep.md: 51 of 53 2-split launches were faster as a cluster, the
+// other two at most 1.3% slower (49 x 512 x 2048 variant 1 4.99 -> 4.39 us, 64 x 2048 x 2048 variant 28 6.88 -> 6.03, 64 x
 // 4096^2 variant 34 15.30 -> 14.08, 196 x 512 x 1024 variant 28 5.46 -> 4.67); at 4-8 splits 1.4-1.8x slower on every
 // linear layer (48 x 4096^2 variant 32 12.34 -> 22.11 us, 64 x 8192^2 variant 3 36.05 -> 60.89), as on the H100 for the
 // direct kernels (session31/call2), and mixed on the convs' small grids; 3 not measured.
