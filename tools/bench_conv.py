@@ -22,7 +22,9 @@ no quantization kernel, int8 bytes in and out, plus the one-element scale op; in
 `--weight-only` times instead ResNet-50's stride-1 1x1 convs at batch 1 (WO_1X1) with int4 (g128; g64 where
 Ci = 64) and int8
 (per channel) weights, `WeightOnlyConv2d.from_float(conv)` on the fp16 layer, against cuDNN fp16 (issue 14's
-aim: >= 2x at batch 1), beside the weight-bytes floor (int4 weight + fp16 activation in and out at the copy rate).
+aim: >= 2x at batch 1), beside the weight-bytes floor (int4 weight + fp16 activation in and out at the copy rate);
+the same convs without a bias too ('no bias' columns: F.conv2d with a bias is two kernels in PyTorch, the conv and an
+elementwise bias add, so the int4 layer is also timed against the conv alone, as torchvision's ResNet-50 has it).
 `--resnet` adds the whole network at batch 32 (fp16 cuDNN model vs `quantize_model(model, scheme)` for
 w8a8-int8 and w8a8-int8-static, both channels_last), eager wall clock and CUDA-graph GPU time, plus each
 model's relative error vs fp32.
@@ -136,12 +138,23 @@ def weight_only_rows(copy_gbs: float):
         with torch.no_grad():
             for conv in convs:
                 conv.weight.copy_(torch.randn(co, ci, 1, 1, device="cuda", generator=g) * ci ** -0.5)
+        # The same convs without a bias: F.conv2d with a bias is two kernels in PyTorch (the conv, then an elementwise
+        # bias add; session41/call6), the conv alone one, as torchvision's ResNet-50 convs (BatchNorm after) are.
+        bare = [nn.Conv2d(ci, co, 1, bias=False, device="cuda", dtype=torch.float16) for _ in range(n)]
+        with torch.no_grad():
+            for conv, b in zip(convs, bare):
+                b.weight.copy_(conv.weight)
         x = torch.randn(1, ci, hw, hw, device="cuda", generator=g).half().contiguous(memory_format=CL)
         row = {"conv": name, "ci": ci, "co": co, "hw": hw, "m": hw * hw, "copies": n}
         with torch.no_grad():
             ref = F.conv2d(x.double(), convs[0].weight.double(), convs[0].bias.double())
             row["cudnn_f16"] = graph_time_us(_cycling(convs, x), calls=n)
             row["cudnn_f16_wall"] = wall_time_us(_cycling(convs, x), calls=2 * n, reps=5)
+            row["cudnn_f16_nobias"] = graph_time_us(_cycling(bare, x), calls=n)
+            layers = [cnn.WeightOnlyConv2d.from_float(b, bits=4, block_size=128 if ci % 128 == 0 else 64) for b in bare]
+            row["w4g128_nobias"] = graph_time_us(_cycling(layers, x), calls=n)
+            row["x_f16_per_w4g128_nobias"] = round(row["cudnn_f16_nobias"] / row["w4g128_nobias"], 3)
+            del layers, bare
             for tag, bits, block in (("w4g128", 4, 128 if ci % 128 == 0 else 64), ("w8", 8, None)):
                 layers = [cnn.WeightOnlyConv2d.from_float(conv, bits=bits, block_size=block) for conv in convs]
                 y = layers[0](x)
@@ -165,17 +178,22 @@ def cmd_conv_weight_only(args):
     rows = weight_only_rows(copy_gbs)
     write_results(args.out, "conv_weight_only", rows)
     header = ["conv", "Ci->Co", "HW", "cudnn f16", "w4 g128", "w8", "f16/w4", "f16/w8", "w4 floor",
+              "no bias: cudnn f16", "w4 g128", "f16/w4",
               "wall: cudnn f16", "w4 g128", "w8", "f16/w4", "w4 rel err", "w8 rel err"]
     table = [[r["conv"], f"{r['ci']}->{r['co']}", r["hw"], *(f"{r[c]:.2f}" for c in ("cudnn_f16", "w4g128", "w8")),
               r["x_f16_per_w4g128"], r["x_f16_per_w8"], f"{r['w4_floor_us']:.2f}",
+              f"{r['cudnn_f16_nobias']:.2f}", f"{r['w4g128_nobias']:.2f}", r["x_f16_per_w4g128_nobias"],
               *(f"{r[c + '_wall']:.1f}" for c in ("cudnn_f16", "w4g128", "w8")), r["x_f16_per_w4g128_wall"],
               f"{r['w4g128_rel_err']:.2e}", f"{r['w8_rel_err']:.2e}"] for r in rows]
-    ratios = [r["x_f16_per_w4g128"] for r in rows]
     lines = [f"Batch-1 stride-1 1x1 convs of ResNet-50, fp16, channels_last: GPU time (one CUDA graph calling each of "
-             f"20-64 copies of the layer once: their weights exceed L2), then eager wall clock, us per call; floor = int4 weight + fp16 x and y bytes at {copy_gbs:.0f} GB/s:", ""]
+             f"20-64 copies of the layer once: their weights exceed L2), then eager wall clock, us per call; floor = int4 weight + fp16 x and y bytes at {copy_gbs:.0f} GB/s. "
+             "cudnn f16: F.conv2d with a bias (two kernels: the conv, then PyTorch's bias add); 'no bias': the same "
+             "convs without one (cuDNN's conv alone) and the int4 layer made from them:", ""]
     lines += md_table(header, table)
-    lines.append(f"\ncuDNN fp16 / int4 g128 (GPU time): geometric mean {statistics.geometric_mean(ratios):.2f}x, "
-                 f"min {min(ratios):.2f}x, max {max(ratios):.2f}x (aim: >= 2x)")
+    for what, key in (("", "x_f16_per_w4g128"), (" without a bias", "x_f16_per_w4g128_nobias")):
+        ratios = [r[key] for r in rows]
+        lines.append(f"\ncuDNN fp16 / int4 g128{what} (GPU time): geometric mean {statistics.geometric_mean(ratios):.2f}x, "
+                     f"min {min(ratios):.2f}x, max {max(ratios):.2f}x (aim: >= 2x)")
     report(args.out, "conv_weight_only", lines)
 
 
