@@ -122,6 +122,28 @@ def test_split_k_is_ordered_and_resets_its_counters(emu, bits, zp, dtype):
     assert torch.equal(_run(emu, p, x, bias, cfg=5, splits=5, reverse=True), _run(emu, p, x, bias, cfg=5, splits=5))
 
 
+@pytest.mark.parametrize("cfg,m,splits,bits,eager", [(0, 4, 2, 4, True), (5, 16, 3, 8, True), (8, 40, 2, 4, False),
+                                                      (9, 48, 2, 8, True), (2, 70, 2, 4, True), (10, 64, 3, 4, False)])
+def test_split_k_in_a_cluster_equals_the_workspace_path(emu, cfg, m, splits, bits, eager):
+    """The mma kernels' split-K through a thread block cluster (wo_gemm.cuh, WoArgs::cluster_splits; the splits of a
+    column tile run at once, split 0 adding the others' sums from their shared memory in split order): every element
+    against float64 and bit for bit the workspace path's, one and several row blocks, copies landing eagerly or at
+    their wait."""
+    emu.emu_set_cluster.argtypes = [ctypes.c_int]
+    p = _packed(96, 1024, bits, 128 if bits == 4 else None, bits == 8, seed=cfg + m)
+    x = torch.randn(m, 1024).half()
+    bias = torch.randn(96).half()
+    try:
+        emu.emu_set_cluster(0)
+        ws = _run(emu, p, x, bias, cfg=cfg, splits=splits, eager=eager)
+        emu.emu_set_cluster(8)
+        cl = _run(emu, p, x, bias, cfg=cfg, splits=splits, eager=eager)
+    finally:
+        emu.emu_set_cluster(0)
+    _check(cl, x, p, bias, f"cfg {cfg} M={m} splits={splits} int{bits} cluster")
+    assert torch.equal(cl, ws), "the cluster and workspace sums differ"
+
+
 @pytest.mark.parametrize("cfg", [0, 2, 4, 5, 7, 8, 9])
 def test_deferred_copies_expose_no_pipeline_hazard(emu, cfg):
     """cp.async data landing only at the wait that covers its group: a stage read before its wait, or a

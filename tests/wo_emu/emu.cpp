@@ -1,6 +1,6 @@
 // Host emulation of the weight-only small-M kernel (cutlass_gemm/runtime/csrc/wo_gemm.cuh) for CPU tests:
 // the kernel source is compiled as ordinary C++ (CG_WO_EMULATE) and each CTA runs as one OS thread per
-// CUDA thread. This file supplies what the GPU provides: thread / block indices, __syncthreads, the
+// CUDA thread (the CTAs of a thread block cluster at once, sharing a cluster barrier). This file supplies what the GPU provides: thread / block indices, __syncthreads, the
 // warp-collective ldmatrix and mma.sync (fragment layouts of the PTX ISA), cp.async (copied at issue, or
 // deferred to the wait that covers it, to expose either kind of pipeline hazard), lop3, prmt, atomics.
 // Built by tests/test_weight_only_emulated.py with g++ -std=c++20 -DCG_WO_EMULATE.
@@ -22,24 +22,33 @@
 namespace cg_wo_emu {
 struct Idx { unsigned x = 0, y = 0, z = 0; };
 thread_local Idx tl_thread;
-Idx g_block, g_grid;
-std::vector<uint8_t> g_smem;
-int g_shared_int = 0;
+Idx g_grid;
 bool g_eager_copies = true;
-std::unique_ptr<std::barrier<>> g_cta_barrier;
+int g_cluster_splits = 0;  // emu_set_cluster: mma launches of 2..this many splits run as clusters
 struct Warp {
   std::unique_ptr<std::barrier<>> bar;
   uint32_t u[32][10];
   float f[32][4];
   int ops[32];  // per lane: how many warp-collective (.aligned) instructions it has issued
 };
+// One CTA's state; its threads see it through tl_cta. A CTA of a cluster launch also sees the cluster's barrier and
+// its CTAs by rank (distributed shared memory).
+struct Cta {
+  Idx block;
+  std::vector<uint8_t> smem;
+  int shared_int = 0;
+  std::unique_ptr<std::barrier<>> bar;
+  std::vector<Warp> warps;
+  std::barrier<>* cluster_bar = nullptr;
+  std::vector<Cta*> const* cluster = nullptr;
+};
+thread_local Cta* tl_cta = nullptr;
 // Convergence checks (the .aligned rules of ldmatrix / mma.sync / bar.sync): every lane of a warp must
 // issue each warp-collective instruction together (same count at the same rendezvous) and every thread of
 // a CTA the same number of __syncthreads. A thread that exits drops out of its barriers (as on the GPU),
 // so a partial arrival shows up as a count mismatch (emu_run returns 5) instead of a hang.
 std::atomic<bool> g_diverged{false};
 thread_local int tl_warp_ops = 0, tl_syncs = 0;
-std::vector<Warp> g_warps;
 struct Copy { uint8_t* dst; const uint8_t* src; int bytes = 16; };
 thread_local std::deque<std::vector<Copy>> tl_groups;  // committed groups, oldest first
 thread_local std::vector<Copy> tl_open;
@@ -56,10 +65,11 @@ void prefetch_l2(const void* p) {
   ++g_prefetches;
 }
 
-uint8_t* shared_bytes() { return g_smem.data(); }
-int& shared_int() { return g_shared_int; }
+uint8_t* shared_bytes() { return tl_cta->smem.data(); }
+int& shared_int() { return tl_cta->shared_int; }
+std::vector<uint8_t>& smem() { return tl_cta->smem; }
 int lane() { return tl_thread.x & 31; }
-Warp& warp() { return g_warps[tl_thread.x >> 5]; }
+Warp& warp() { return tl_cta->warps[tl_thread.x >> 5]; }
 void check_lockstep(Warp const& w) {  // after the rendezvous: all 32 lanes at the same collective
   for (int i = 0; i < 32; ++i)
     if (w.ops[i] != tl_warp_ops) g_diverged = true;
@@ -68,12 +78,12 @@ void check_lockstep(Warp const& w) {  // after the rendezvous: all 32 lanes at t
 
 #define __launch_bounds__(...)
 #define threadIdx cg_wo_emu::tl_thread
-#define blockIdx cg_wo_emu::g_block
+#define blockIdx (cg_wo_emu::tl_cta->block)
 #define gridDim cg_wo_emu::g_grid
 
 inline void __syncthreads() {
   ++cg_wo_emu::tl_syncs;
-  cg_wo_emu::g_cta_barrier->arrive_and_wait();
+  cg_wo_emu::tl_cta->bar->arrive_and_wait();
 }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline int atomicAdd(int* p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
@@ -94,24 +104,24 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
 namespace cg_wo {
 template <typename T> struct Ty;
 inline uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(static_cast<const uint8_t*>(p) - cg_wo_emu::g_smem.data());
+  return static_cast<uint32_t>(static_cast<const uint8_t*>(p) - cg_wo_emu::smem().data());
 }
 inline void cp_async16(uint32_t dst, const void* src) {
-  cg_wo_emu::Copy c{cg_wo_emu::g_smem.data() + dst, static_cast<const uint8_t*>(src)};
-  if (dst + 16 > cg_wo_emu::g_smem.size()) throw std::runtime_error("cp.async past shared memory");
+  cg_wo_emu::Copy c{cg_wo_emu::smem().data() + dst, static_cast<const uint8_t*>(src)};
+  if (dst + 16 > cg_wo_emu::smem().size()) throw std::runtime_error("cp.async past shared memory");
   if (cg_wo_emu::g_eager_copies) std::memcpy(c.dst, c.src, 16);
   else cg_wo_emu::tl_open.push_back(c);
 }
 inline void cp_async16_zero(uint32_t dst, const void*) {  // source size 0: the 16 bytes become zeros
-  cg_wo_emu::Copy c{cg_wo_emu::g_smem.data() + dst, nullptr};
-  if (dst + 16 > cg_wo_emu::g_smem.size()) throw std::runtime_error("cp.async past shared memory");
+  cg_wo_emu::Copy c{cg_wo_emu::smem().data() + dst, nullptr};
+  if (dst + 16 > cg_wo_emu::smem().size()) throw std::runtime_error("cp.async past shared memory");
   if (cg_wo_emu::g_eager_copies) std::memset(c.dst, 0, 16);
   else cg_wo_emu::tl_open.push_back(c);
 }
 // cp.async.ca (wo_stream.cuh): the same copies (caching is invisible here), 16 or 8 bytes.
 inline void cp_async_n(uint32_t dst, const void* src, int bytes) {
-  cg_wo_emu::Copy c{cg_wo_emu::g_smem.data() + dst, static_cast<const uint8_t*>(src), bytes};
-  if (dst + bytes > cg_wo_emu::g_smem.size()) throw std::runtime_error("cp.async past shared memory");
+  cg_wo_emu::Copy c{cg_wo_emu::smem().data() + dst, static_cast<const uint8_t*>(src), bytes};
+  if (dst + bytes > cg_wo_emu::smem().size()) throw std::runtime_error("cp.async past shared memory");
   if (cg_wo_emu::g_eager_copies) std::memcpy(c.dst, c.src, bytes);
   else cg_wo_emu::tl_open.push_back(c);
 }
@@ -153,17 +163,36 @@ inline void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {
   cg_wo_emu::check_lockstep(w);
   for (int i = 0; i < 4; ++i) {
     const uint32_t row_addr = w.u[8 * i + l / 4][0];
-    if (row_addr + 16 > cg_wo_emu::g_smem.size()) throw std::runtime_error("ldmatrix past shared memory");
-    std::memcpy(&r[i], cg_wo_emu::g_smem.data() + row_addr + (l % 4) * 4, 4);
+    if (row_addr + 16 > cg_wo_emu::smem().size()) throw std::runtime_error("ldmatrix past shared memory");
+    std::memcpy(&r[i], cg_wo_emu::smem().data() + row_addr + (l % 4) * 4, 4);
   }
   w.bar->arrive_and_wait();
 }
 
-// Thread block clusters are not emulated (the emulator runs one CTA at a time): the mma kernel's cluster reduction
-// (WoArgs::cluster_splits > 1) is never asked for here, and reaching it is an error.
-inline void cluster_sync() { throw std::runtime_error("cluster_sync: clusters are not emulated"); }
-inline uint32_t map_cluster(uint32_t, int) { throw std::runtime_error("map_cluster: clusters are not emulated"); }
-inline float ld_cluster_f32(uint32_t) { throw std::runtime_error("ld_cluster_f32: clusters are not emulated"); }
+// Thread block clusters (the mma kernels' split-K through distributed shared memory, WoArgs::cluster_splits > 1):
+// barrier.cluster meets every thread of the cluster's CTAs; a mapped address carries the CTA's rank + 1 above its
+// 24-bit shared-memory offset, and a load through it reads that CTA's shared memory.
+inline void cluster_sync() {
+  if (cg_wo_emu::tl_cta->cluster_bar == nullptr) throw std::runtime_error("barrier.cluster outside a cluster launch");
+  cg_wo_emu::tl_cta->cluster_bar->arrive_and_wait();
+}
+inline uint32_t map_cluster(uint32_t addr, int rank) {
+  auto const* cl = cg_wo_emu::tl_cta->cluster;
+  if (cl == nullptr || rank < 0 || rank >= static_cast<int>(cl->size()) || addr >= (1u << 24))
+    throw std::runtime_error("mapa: no such CTA in the cluster, or an address past shared memory");
+  return (static_cast<uint32_t>(rank + 1) << 24) | addr;
+}
+inline float ld_cluster_f32(uint32_t remote) {
+  auto const* cl = cg_wo_emu::tl_cta->cluster;
+  const int rank = static_cast<int>(remote >> 24) - 1;
+  const uint32_t addr = remote & 0xFFFFFFu;
+  if (cl == nullptr || rank < 0 || rank >= static_cast<int>(cl->size())) throw std::runtime_error("ld.shared::cluster: not a mapped address");
+  auto const& peer = (*cl)[rank]->smem;
+  if (addr + 4 > peer.size()) throw std::runtime_error("ld.shared::cluster past shared memory");
+  float v;
+  std::memcpy(&v, peer.data() + addr, 4);
+  return v;
+}
 
 // __syncwarp: the warp's lanes meet (not a counted collective: the kernel calls it in the same places on
 // every lane anyway).
@@ -233,32 +262,58 @@ int run_kernel(void (*kern)(WoArgs), WoArgs a, int splits, bool eager, bool reve
   cg_wo_emu::g_eager_copies = eager;
   cg_wo_emu::g_diverged = false;
   cg_wo_emu::g_grid = {unsigned(ntiles), unsigned(splits), unsigned(mblocks)};
+  // The splits of a column tile as one cluster (wo_launch.cuh: the mma kernels at <= the policy's splits), all its
+  // CTAs' threads at once; otherwise one CTA at a time.
+  const bool cluster = row_blocks && splits > 1 && splits <= cg_wo_emu::g_cluster_splits;
+  a.cluster_splits = cluster ? splits : 0;
   for (int mb = mblocks - 1; mb >= 0; --mb)
   for (int t = 0; t < ntiles; ++t)
-    for (int i = 0; i < splits; ++i) {
-      const int sp = reverse_splits && (t % 2) ? splits - 1 - i : i;  // arrival order must not matter
-      cg_wo_emu::g_block = {unsigned(t), unsigned(sp), unsigned(mb)};
-      cg_wo_emu::g_smem.assign(smem, 0xFF);  // NaN-filled: unloaded rows stay NaN and must not leak
-      cg_wo_emu::g_cta_barrier = std::make_unique<std::barrier<>>(S::kThreads);
-      cg_wo_emu::g_warps = std::vector<cg_wo_emu::Warp>(S::kThreads / 32);
-      for (auto& w : cg_wo_emu::g_warps) w.bar = std::make_unique<std::barrier<>>(32);
+    for (int i = 0; i < (cluster ? 1 : splits); ++i) {
+      std::vector<int> order;  // the splits of this launch group
+      if (cluster) {
+        for (int sp = 0; sp < splits; ++sp) order.push_back(sp);
+      } else {
+        order.push_back(reverse_splits && (t % 2) ? splits - 1 - i : i);  // arrival order must not matter
+      }
+      const int n = static_cast<int>(order.size());
+      std::vector<std::unique_ptr<cg_wo_emu::Cta>> ctas;
+      std::vector<cg_wo_emu::Cta*> by_rank;
+      std::barrier<> cluster_bar(n * S::kThreads);
+      for (int sp : order) {
+        auto c = std::make_unique<cg_wo_emu::Cta>();
+        c->block = {unsigned(t), unsigned(sp), unsigned(mb)};
+        c->smem.assign(smem, 0xFF);  // NaN-filled: unloaded rows stay NaN and must not leak
+        c->bar = std::make_unique<std::barrier<>>(S::kThreads);
+        c->warps = std::vector<cg_wo_emu::Warp>(S::kThreads / 32);
+        for (auto& w : c->warps) w.bar = std::make_unique<std::barrier<>>(32);
+        if (cluster) c->cluster_bar = &cluster_bar;
+        by_rank.push_back(c.get());
+        ctas.push_back(std::move(c));
+      }
+      for (auto& c : ctas) c->cluster = cluster ? &by_rank : nullptr;
       std::vector<std::thread> threads;
-      std::vector<int> syncs(S::kThreads), ops(S::kThreads);
-      for (int tid = 0; tid < S::kThreads; ++tid)
-        threads.emplace_back([tid, kern, &a, &syncs, &ops] {
-          cg_wo_emu::tl_thread = {unsigned(tid), 0, 0};
-          cg_wo_emu::tl_groups.clear();
-          cg_wo_emu::tl_open.clear();
-          cg_wo_emu::tl_warp_ops = cg_wo_emu::tl_syncs = 0;
-          kern(a);
-          syncs[tid] = cg_wo_emu::tl_syncs;
-          ops[tid] = cg_wo_emu::tl_warp_ops;
-          cg_wo_emu::warp().bar->arrive_and_drop();  // exited: no longer awaited (as on the GPU)
-          cg_wo_emu::g_cta_barrier->arrive_and_drop();
-        });
+      std::vector<int> syncs(n * S::kThreads), ops(n * S::kThreads);
+      for (int ci = 0; ci < n; ++ci)
+        for (int tid = 0; tid < S::kThreads; ++tid)
+          threads.emplace_back([tid, ci, kern, &a, &syncs, &ops, &ctas] {
+            cg_wo_emu::tl_cta = ctas[ci].get();
+            cg_wo_emu::tl_thread = {unsigned(tid), 0, 0};
+            cg_wo_emu::tl_groups.clear();
+            cg_wo_emu::tl_open.clear();
+            cg_wo_emu::tl_warp_ops = cg_wo_emu::tl_syncs = 0;
+            kern(a);
+            syncs[ci * S::kThreads + tid] = cg_wo_emu::tl_syncs;
+            ops[ci * S::kThreads + tid] = cg_wo_emu::tl_warp_ops;
+            cg_wo_emu::warp().bar->arrive_and_drop();  // exited: no longer awaited (as on the GPU)
+            cg_wo_emu::tl_cta->bar->arrive_and_drop();
+            if (cg_wo_emu::tl_cta->cluster_bar != nullptr) cg_wo_emu::tl_cta->cluster_bar->arrive_and_drop();
+          });
       for (auto& th : threads) th.join();
-      for (int tid = 0; tid < S::kThreads; ++tid)
-        if (syncs[tid] != syncs[0] || ops[tid] != ops[tid & ~31]) cg_wo_emu::g_diverged = true;
+      for (int ci = 0; ci < n; ++ci)
+        for (int tid = 0; tid < S::kThreads; ++tid) {
+          const int j = ci * S::kThreads + tid, j0 = ci * S::kThreads;
+          if (syncs[j] != syncs[j0] || ops[j] != ops[j0 + (tid & ~31)]) cg_wo_emu::g_diverged = true;
+        }
       if (cg_wo_emu::g_diverged) return 5;  // a barrier or .aligned instruction reached by part of a CTA / warp
     }
   for (int c : counters)
@@ -372,6 +427,9 @@ extern "C" int emu_run(int cfg, int bf16, int bits, int zero, int eager, int rev
 // Warp tiles the direct kernels prefetch (WoArgs::prefetch) in the next emu_run calls; the prefetches the last
 // call issued.
 extern "C" void emu_set_prefetch(int tiles) { cg_wo_emu::g_prefetch_tiles = tiles; }
+// The mma kernels' split launches of at most this many splits run as thread block clusters in the next emu_run calls
+// (wo_launch.cuh's wo_set_cluster_reduce; 0: none).
+extern "C" void emu_set_cluster(int max_splits) { cg_wo_emu::g_cluster_splits = max_splits; }
 // The launcher's shared-memory spread (wo_spread.h), for the CPU tests.
 extern "C" int emu_spread_smem(long ctas, int sms, int per_sm, int smem_sm, int reserved, int static_smem, int smem) {
   return cg_wo::wo_spread_smem_bytes(ctas, sms, per_sm, smem_sm, reserved, static_smem, smem);
