@@ -1,8 +1,9 @@
 // Host emulation of the weight-only small-M kernel (cutlass_gemm/runtime/csrc/wo_gemm.cuh) for CPU tests:
 // the kernel source is compiled as ordinary C++ (CG_WO_EMULATE) and each CTA runs as one OS thread per
-// CUDA thread (the CTAs of a thread block cluster at once, sharing a cluster barrier). This file supplies what the GPU provides: thread / block indices, __syncthreads, the
-// warp-collective ldmatrix and mma.sync (fragment layouts of the PTX ISA), cp.async (copied at issue, or
-// deferred to the wait that covers it, to expose either kind of pipeline hazard), lop3, prmt, atomics.
+// CUDA thread (the CTAs of a thread block cluster at once, sharing a cluster barrier). This file supplies
+// what the GPU provides: thread / block indices, __syncthreads, the warp-collective ldmatrix and mma.sync
+// (fragment layouts of the PTX ISA), cp.async (copied at issue, or deferred to the wait that covers it, to
+// expose either kind of pipeline hazard), lop3, prmt, atomics, barrier.cluster and distributed shared memory.
 // Built by tests/test_weight_only_emulated.py with g++ -std=c++20 -DCG_WO_EMULATE.
 #include <atomic>
 #include <barrier>
@@ -186,7 +187,8 @@ inline float ld_cluster_f32(uint32_t remote) {
   auto const* cl = cg_wo_emu::tl_cta->cluster;
   const int rank = static_cast<int>(remote >> 24) - 1;
   const uint32_t addr = remote & 0xFFFFFFu;
-  if (cl == nullptr || rank < 0 || rank >= static_cast<int>(cl->size())) throw std::runtime_error("ld.shared::cluster: not a mapped address");
+  if (cl == nullptr || rank < 0 || rank >= static_cast<int>(cl->size()))
+    throw std::runtime_error("ld.shared::cluster: not a mapped address");
   auto const& peer = (*cl)[rank]->smem;
   if (addr + 4 > peer.size()) throw std::runtime_error("ld.shared::cluster past shared memory");
   float v;
