@@ -59,29 +59,10 @@ int run_bi8(Bi8Args a, int splits, bool eager, bool reverse_splits) {
     for (int tx = 0; tx < ntiles; ++tx)
       for (int i = 0; i < splits; ++i) {
         const int sp = reverse_splits && ((tx + ty) % 2) ? splits - 1 - i : i;  // arrival order must not matter
-        cg_wo_emu::g_block = {unsigned(tx), unsigned(ty), unsigned(sp)};
-        cg_wo_emu::g_smem.assign(S::kSmem, 0x7F);  // stale bytes: rows / chunks never loaded must not leak
-        cg_wo_emu::g_cta_barrier = std::make_unique<std::barrier<>>(S::kThreads);
-        cg_wo_emu::g_warps = std::vector<cg_wo_emu::Warp>(S::kThreads / 32);
-        for (auto& w : cg_wo_emu::g_warps) w.bar = std::make_unique<std::barrier<>>(32);
-        std::vector<std::thread> threads;
-        std::vector<int> syncs(S::kThreads), ops(S::kThreads);
-        for (int tid = 0; tid < S::kThreads; ++tid)
-          threads.emplace_back([tid, &a, &syncs, &ops] {
-            cg_wo_emu::tl_thread = {unsigned(tid), 0, 0};
-            cg_wo_emu::tl_groups.clear();
-            cg_wo_emu::tl_open.clear();
-            cg_wo_emu::tl_warp_ops = cg_wo_emu::tl_syncs = 0;
-            bi8_gemm_kernel<T, kB, kBM, kBN, kWM, kWN, kST>(a);
-            syncs[tid] = cg_wo_emu::tl_syncs;
-            ops[tid] = cg_wo_emu::tl_warp_ops;
-            cg_wo_emu::warp().bar->arrive_and_drop();
-            cg_wo_emu::g_cta_barrier->arrive_and_drop();
-          });
-        for (auto& th : threads) th.join();
-        for (int tid = 0; tid < S::kThreads; ++tid)
-          if (syncs[tid] != syncs[0] || ops[tid] != ops[tid & ~31]) cg_wo_emu::g_diverged = true;
-        if (cg_wo_emu::g_diverged) return 5;
+        // stale bytes in shared memory: rows / chunks never loaded must not leak
+        if (!cg_wo_emu::run_ctas({{unsigned(tx), unsigned(ty), unsigned(sp)}}, S::kThreads, S::kSmem, 0x7F, false,
+                                 [&a] { bi8_gemm_kernel<T, kB, kBM, kBN, kWM, kWN, kST>(a); }))
+          return 5;
       }
   for (int c : counters)
     if (c != 0) return 3;

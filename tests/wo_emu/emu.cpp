@@ -75,6 +75,57 @@ void check_lockstep(Warp const& w) {  // after the rendezvous: all 32 lanes at t
   for (int i = 0; i < 32; ++i)
     if (w.ops[i] != tl_warp_ops) g_diverged = true;
 }
+
+// Runs the CTAs `blocks` at once, `threads` OS threads each calling `kernel()`, each CTA with `smem` bytes of shared
+// memory filled with `fill`; with `cluster` they form one thread block cluster (a barrier across all their threads,
+// each CTA's shared memory readable by the others, rank = index in `blocks`). Returns false when a barrier or
+// .aligned instruction was reached by part of a CTA or warp (a thread that exits drops out of its barriers, as on
+// the GPU, so that shows up as a count mismatch instead of a hang).
+template <typename F>
+bool run_ctas(std::vector<Idx> const& blocks, int threads, int smem, uint8_t fill, bool cluster, F const& kernel) {
+  const int n = static_cast<int>(blocks.size());
+  std::vector<std::unique_ptr<Cta>> ctas;
+  std::vector<Cta*> by_rank;
+  std::barrier<> cluster_bar(n * threads);
+  for (Idx const& b : blocks) {
+    auto c = std::make_unique<Cta>();
+    c->block = b;
+    c->smem.assign(smem, fill);
+    c->bar = std::make_unique<std::barrier<>>(threads);
+    c->warps = std::vector<Warp>(threads / 32);
+    for (auto& w : c->warps) w.bar = std::make_unique<std::barrier<>>(32);
+    if (cluster) {
+      c->cluster_bar = &cluster_bar;
+      c->cluster = &by_rank;
+    }
+    by_rank.push_back(c.get());
+    ctas.push_back(std::move(c));
+  }
+  std::vector<std::thread> pool;
+  std::vector<int> syncs(n * threads), ops(n * threads);
+  for (int ci = 0; ci < n; ++ci)
+    for (int tid = 0; tid < threads; ++tid)
+      pool.emplace_back([tid, ci, threads, &kernel, &syncs, &ops, &ctas] {
+        tl_cta = ctas[ci].get();
+        tl_thread = {unsigned(tid), 0, 0};
+        tl_groups.clear();
+        tl_open.clear();
+        tl_warp_ops = tl_syncs = 0;
+        kernel();
+        syncs[ci * threads + tid] = tl_syncs;
+        ops[ci * threads + tid] = tl_warp_ops;
+        warp().bar->arrive_and_drop();
+        tl_cta->bar->arrive_and_drop();
+        if (tl_cta->cluster_bar != nullptr) tl_cta->cluster_bar->arrive_and_drop();
+      });
+  for (auto& th : pool) th.join();
+  for (int ci = 0; ci < n; ++ci)
+    for (int tid = 0; tid < threads; ++tid) {
+      const int j = ci * threads + tid, j0 = ci * threads;
+      if (syncs[j] != syncs[j0] || ops[j] != ops[j0 + (tid & ~31)]) g_diverged = true;
+    }
+  return !g_diverged;
+}
 }  // namespace cg_wo_emu
 
 #define __launch_bounds__(...)
@@ -271,52 +322,16 @@ int run_kernel(void (*kern)(WoArgs), WoArgs a, int splits, bool eager, bool reve
   for (int mb = mblocks - 1; mb >= 0; --mb)
   for (int t = 0; t < ntiles; ++t)
     for (int i = 0; i < (cluster ? 1 : splits); ++i) {
-      std::vector<int> order;  // the splits of this launch group
+      std::vector<cg_wo_emu::Idx> blocks;  // one CTA, or the cluster of the tile's splits (rank = split)
       if (cluster) {
-        for (int sp = 0; sp < splits; ++sp) order.push_back(sp);
+        for (int sp = 0; sp < splits; ++sp) blocks.push_back({unsigned(t), unsigned(sp), unsigned(mb)});
       } else {
-        order.push_back(reverse_splits && (t % 2) ? splits - 1 - i : i);  // arrival order must not matter
+        const int sp = reverse_splits && (t % 2) ? splits - 1 - i : i;  // arrival order must not matter
+        blocks.push_back({unsigned(t), unsigned(sp), unsigned(mb)});
       }
-      const int n = static_cast<int>(order.size());
-      std::vector<std::unique_ptr<cg_wo_emu::Cta>> ctas;
-      std::vector<cg_wo_emu::Cta*> by_rank;
-      std::barrier<> cluster_bar(n * S::kThreads);
-      for (int sp : order) {
-        auto c = std::make_unique<cg_wo_emu::Cta>();
-        c->block = {unsigned(t), unsigned(sp), unsigned(mb)};
-        c->smem.assign(smem, 0xFF);  // NaN-filled: unloaded rows stay NaN and must not leak
-        c->bar = std::make_unique<std::barrier<>>(S::kThreads);
-        c->warps = std::vector<cg_wo_emu::Warp>(S::kThreads / 32);
-        for (auto& w : c->warps) w.bar = std::make_unique<std::barrier<>>(32);
-        if (cluster) c->cluster_bar = &cluster_bar;
-        by_rank.push_back(c.get());
-        ctas.push_back(std::move(c));
-      }
-      for (auto& c : ctas) c->cluster = cluster ? &by_rank : nullptr;
-      std::vector<std::thread> threads;
-      std::vector<int> syncs(n * S::kThreads), ops(n * S::kThreads);
-      for (int ci = 0; ci < n; ++ci)
-        for (int tid = 0; tid < S::kThreads; ++tid)
-          threads.emplace_back([tid, ci, kern, &a, &syncs, &ops, &ctas] {
-            cg_wo_emu::tl_cta = ctas[ci].get();
-            cg_wo_emu::tl_thread = {unsigned(tid), 0, 0};
-            cg_wo_emu::tl_groups.clear();
-            cg_wo_emu::tl_open.clear();
-            cg_wo_emu::tl_warp_ops = cg_wo_emu::tl_syncs = 0;
-            kern(a);
-            syncs[ci * S::kThreads + tid] = cg_wo_emu::tl_syncs;
-            ops[ci * S::kThreads + tid] = cg_wo_emu::tl_warp_ops;
-            cg_wo_emu::warp().bar->arrive_and_drop();  // exited: no longer awaited (as on the GPU)
-            cg_wo_emu::tl_cta->bar->arrive_and_drop();
-            if (cg_wo_emu::tl_cta->cluster_bar != nullptr) cg_wo_emu::tl_cta->cluster_bar->arrive_and_drop();
-          });
-      for (auto& th : threads) th.join();
-      for (int ci = 0; ci < n; ++ci)
-        for (int tid = 0; tid < S::kThreads; ++tid) {
-          const int j = ci * S::kThreads + tid, j0 = ci * S::kThreads;
-          if (syncs[j] != syncs[j0] || ops[j] != ops[j0 + (tid & ~31)]) cg_wo_emu::g_diverged = true;
-        }
-      if (cg_wo_emu::g_diverged) return 5;  // a barrier or .aligned instruction reached by part of a CTA / warp
+      // NaN-filled shared memory: unloaded rows stay NaN and must not leak
+      if (!cg_wo_emu::run_ctas(blocks, S::kThreads, smem, 0xFF, cluster, [kern, &a] { kern(a); }))
+        return 5;  // a barrier or .aligned instruction reached by part of a CTA / warp
     }
   for (int c : counters)
     if (c != 0) return 3;  // the kernel must leave its split-K counters at zero
