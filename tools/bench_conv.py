@@ -24,7 +24,9 @@ Ci = 64) and int8
 (per channel) weights, `WeightOnlyConv2d.from_float(conv)` on the fp16 layer, against cuDNN fp16 (issue 14's
 aim: >= 2x at batch 1), beside the weight-bytes floor (int4 weight + fp16 activation in and out at the copy rate);
 the same convs without a bias too ('no bias' columns: F.conv2d with a bias is two kernels in PyTorch, the conv and an
-elementwise bias add, so the int4 layer is also timed against the conv alone, as torchvision's ResNet-50 has it).
+elementwise bias add, so the int4 layer is also timed against the conv alone, as torchvision's ResNet-50 has it),
+and two measured floors in the same harness: an empty kernel and one torch kernel writing the layer's output. The int8
+rows report the bias-free conv beside the conv with bias ('no bias' ratios) too.
 `--resnet` adds the whole network at batch 32 (fp16 cuDNN model vs `quantize_model(model, scheme)` for
 w8a8-int8 and w8a8-int8-static, both channels_last), eager wall clock and CUDA-graph GPU time, plus each
 model's relative error vs fp32.
@@ -70,6 +72,7 @@ def _row(name, ci, co, k, stride, hw, batch):
     row = {"conv": name, "batch": batch, "ci": ci, "co": co, "k": k, "stride": stride, "hw": hw}
     _both(row, "cudnn_f16", lambda: F.conv2d(x, w, b, stride, pad))
     row["cudnn_bf16"] = graph_time_us(lambda: F.conv2d(xb, wb, bb, stride, pad))
+    row["cudnn_f16_nobias"] = graph_time_us(lambda: F.conv2d(x, w, None, stride, pad))  # the conv kernel alone
     is_gemm = conv_unsupported_reason(k, stride, pad) is None
     if is_gemm:
         rows = torch.randint(-128, 128, (batch * hw * hw, ci), dtype=torch.int8, device="cuda", generator=g)
@@ -108,6 +111,7 @@ def _row(name, ci, co, k, stride, hw, batch):
         cols += ["int8_chain", "int8_chain_end"]
     for col in cols:
         row[f"x_f16_per_{col[5:]}"] = round(row["cudnn_f16"] / row[col], 3)
+        row[f"x_f16_nobias_per_{col[5:]}"] = round(row["cudnn_f16_nobias"] / row[col], 3)
     row["x_f16_per_layer_wall"] = round(row["cudnn_f16_wall"] / row["int8_layer_wall"], 3)
     return row
 
@@ -166,6 +170,12 @@ def weight_only_rows(copy_gbs: float):
                 del layers
         moved = ci * co / 2 + 2 * hw * hw * (ci + co)  # int4 weight bytes + fp16 x in and y out
         row["w4_floor_us"] = moved / (copy_gbs * 1e3)
+        # Measured floors, in the same graph harness: an empty kernel (the time one more kernel of a graph costs), and
+        # one torch kernel that only writes this layer's output (fill_), which every one-kernel form of the layer does.
+        y = torch.empty(1, co, hw, hw, device="cuda", dtype=torch.float16).contiguous(memory_format=CL)
+        row["empty_kernel_us"] = graph_time_us(lambda: torch.cuda._sleep(0), calls=n)
+        row["write_floor_us"] = graph_time_us(lambda: y.fill_(1.0), calls=n)
+        row["x_nobias_per_write_floor"] = round(row["cudnn_f16_nobias"] / row["write_floor_us"], 3)
         rows.append(row)
     return rows
 
@@ -178,17 +188,21 @@ def cmd_conv_weight_only(args):
     rows = weight_only_rows(copy_gbs)
     write_results(args.out, "conv_weight_only", rows)
     header = ["conv", "Ci->Co", "HW", "cudnn f16", "w4 g128", "w8", "f16/w4", "f16/w8", "w4 floor",
-              "no bias: cudnn f16", "w4 g128", "f16/w4",
+              "no bias: cudnn f16", "w4 g128", "f16/w4", "empty kernel", "write y", "f16 no bias/write y",
               "wall: cudnn f16", "w4 g128", "w8", "f16/w4", "w4 rel err", "w8 rel err"]
     table = [[r["conv"], f"{r['ci']}->{r['co']}", r["hw"], *(f"{r[c]:.2f}" for c in ("cudnn_f16", "w4g128", "w8")),
               r["x_f16_per_w4g128"], r["x_f16_per_w8"], f"{r['w4_floor_us']:.2f}",
               f"{r['cudnn_f16_nobias']:.2f}", f"{r['w4g128_nobias']:.2f}", r["x_f16_per_w4g128_nobias"],
+              f"{r['empty_kernel_us']:.2f}", f"{r['write_floor_us']:.2f}", r["x_nobias_per_write_floor"],
               *(f"{r[c + '_wall']:.1f}" for c in ("cudnn_f16", "w4g128", "w8")), r["x_f16_per_w4g128_wall"],
               f"{r['w4g128_rel_err']:.2e}", f"{r['w8_rel_err']:.2e}"] for r in rows]
     lines = [f"Batch-1 stride-1 1x1 convs of ResNet-50, fp16, channels_last: GPU time (one CUDA graph calling each of "
              f"20-64 copies of the layer once: their weights exceed L2), then eager wall clock, us per call; floor = int4 weight + fp16 x and y bytes at {copy_gbs:.0f} GB/s. "
              "cudnn f16: F.conv2d with a bias (two kernels: the conv, then PyTorch's bias add); 'no bias': the same "
-             "convs without one (cuDNN's conv alone) and the int4 layer made from them:", ""]
+             "convs without one (cuDNN's conv alone) and the int4 layer made from them; empty kernel / write y: "
+             "measured floors in the same harness (torch.cuda._sleep(0); y.fill_(1.0), one kernel writing the layer's "
+             "output), and the bias-free conv's time over the write's (what a one-kernel layer that only wrote y at "
+             "fill_'s rate would gain over it):", ""]
     lines += md_table(header, table)
     for what, key in (("", "x_f16_per_w4g128"), (" without a bias", "x_f16_per_w4g128_nobias")):
         ratios = [r[key] for r in rows]
@@ -251,29 +265,36 @@ def cmd_conv(args):
                 failures.append(f"{s[0]} batch {b}: {type(exc).__name__}: {str(exc)[:240]}")
                 print("FAILED", failures[-1], flush=True)
     write_results(args.out, "conv", rows)
-    header = ["conv", "batch", "Ci->Co", "k/s", "HW", "path", "cudnn f16", "cudnn bf16", "int8 kernel", "int8 e2e",
-              "int8 layer", "int8 static layer", "f16/kernel", "f16/e2e", "f16/layer", "f16/static layer",
-              "wall: cudnn f16", "int8 kernel", "int8 e2e", "int8 layer", "f16/layer"]
+    header = ["conv", "batch", "Ci->Co", "k/s", "HW", "path", "cudnn f16", "cudnn f16 no bias", "cudnn bf16",
+              "int8 kernel", "int8 e2e", "int8 layer", "int8 static layer", "f16/kernel", "f16/e2e", "f16/layer",
+              "f16/static layer", "wall: cudnn f16", "int8 kernel", "int8 e2e", "int8 layer", "f16/layer"]
     table = [[r["conv"], r["batch"], f"{r['ci']}->{r['co']}", f"{r['k']}/{r['stride']}", r["hw"], r["path"],
-              *(f"{r[c]:.1f}" for c in ("cudnn_f16", "cudnn_bf16", "int8_kernel", "int8_e2e", "int8_layer",
-                                        "int8_static_layer")),
+              *(f"{r[c]:.1f}" for c in ("cudnn_f16", "cudnn_f16_nobias", "cudnn_bf16", "int8_kernel", "int8_e2e",
+                                        "int8_layer", "int8_static_layer")),
               r["x_f16_per_kernel"], r["x_f16_per_e2e"], r["x_f16_per_layer"], r["x_f16_per_static_layer"],
               *(f"{r[c + '_wall']:.1f}" for c in ("cudnn_f16", "int8_kernel", "int8_e2e", "int8_layer")),
               r["x_f16_per_layer_wall"]] for r in rows]
-    lines = ["GPU time (CUDA graph of 20 calls) then eager wall clock, us per call:", ""] + md_table(header, table)
+    lines = ["GPU time (CUDA graph of 20 calls) then eager wall clock, us per call; cudnn f16: F.conv2d with a bias "
+             "(two kernels in PyTorch: the conv, then an elementwise bias add), 'no bias': the conv alone:", ""]
+    lines += md_table(header, table)
     chain_rows = [r for r in rows if "int8_chain" in r]
     if chain_rows:
         lines += ["", "int8 chain (GPU time, us): the layer with an int8 input from the previous conv's epilogue; "
-                      "chain = int8 out (ReLU, quantized for the next conv), end = bf16 out:", ""]
-        lines += md_table(["conv", "batch", "cudnn f16", "int8 chain", "f16/chain", "int8 chain end", "f16/end"],
-                          [[r["conv"], r["batch"], f"{r['cudnn_f16']:.1f}", f"{r['int8_chain']:.1f}",
-                            r["x_f16_per_chain"], f"{r['int8_chain_end']:.1f}", r["x_f16_per_chain_end"]]
+                      "chain = int8 out (ReLU, quantized for the next conv), end = bf16 out; against cuDNN fp16 with "
+                      "and without a bias:", ""]
+        lines += md_table(["conv", "batch", "cudnn f16", "no bias", "int8 chain", "f16/chain", "no bias/chain",
+                           "int8 chain end", "f16/end", "no bias/end"],
+                          [[r["conv"], r["batch"], f"{r['cudnn_f16']:.1f}", f"{r['cudnn_f16_nobias']:.1f}",
+                            f"{r['int8_chain']:.1f}", r["x_f16_per_chain"], r["x_f16_nobias_per_chain"],
+                            f"{r['int8_chain_end']:.1f}", r["x_f16_per_chain_end"], r["x_f16_nobias_per_chain_end"]]
                            for r in chain_rows])
-    for col in ("kernel", "e2e", "layer", "static_layer", "chain", "chain_end"):
-        three = [r[f"x_f16_per_{col}"] for r in rows if r["k"] == 3 and r["batch"] == 32 and f"x_f16_per_{col}" in r]
-        if three:
-            lines.append(f"\n3x3 convs at batch 32: cuDNN fp16 / int8 {col} (GPU time) geometric mean "
-                         f"{statistics.geometric_mean(three):.2f}x, min {min(three):.2f}x (aim: >= 1.3x)")
+    for base, what in (("f16", "cuDNN fp16"), ("f16_nobias", "cuDNN fp16 without a bias")):
+        for col in ("kernel", "e2e", "layer", "static_layer", "chain", "chain_end"):
+            key = f"x_{base}_per_{col}"
+            three = [r[key] for r in rows if r["k"] == 3 and r["batch"] == 32 and key in r]
+            if three:
+                lines.append(f"\n3x3 convs at batch 32: {what} / int8 {col} (GPU time) geometric mean "
+                             f"{statistics.geometric_mean(three):.2f}x, min {min(three):.2f}x (aim: >= 1.3x)")
     if failures:
         lines += ["", "FAILED rows:"] + [f"  {f}" for f in failures]
     if args.resnet:

@@ -2,14 +2,15 @@
 """The int8 conv kernel names a GPU run needs, from the same selection the op makes (kernels/conv2d.py
 `select_config`), so a session builds exactly those:
 
-    python3 tools/conv_kernels_needed.py tests|bench|resnet|chain|all   # space-separated names
+    python3 tools/conv_kernels_needed.py tests|bench|quick|resnet|chain|all   # space-separated names
     python3 tools/generate_kernels.py --conv --compile --jobs 16 $(python3 tools/conv_kernels_needed.py all --args)
 
 tests: tests/test_conv_int8_gpu.py (its CASES x bf16/fp16 x none/ReLU/ReLU6, the conv2d_int8 and layer tests,
 ResNet-50 at batch 8 in bf16); bench: tools/bench_conv.py's rows (bf16, batch 1 and 32); resnet: the fp16
 ResNet-50 at batch 32 of `benchmark.py conv --resnet` and tools/demo.py; chain: every ResNet-50 tile with bf16,
 fp16 and int8 (chained) output, none / ReLU (tests/test_conv_chain_gpu.py, the int8-chain columns and model of the
-benchmark: in a chain the 1x1 convs run the implicit GEMM too).
+benchmark: in a chain the 1x1 convs run the implicit GEMM too); quick: what `benchmark.py conv --quick` runs (the 3x3
+convs at batch 32, bf16 out and the chain's int8 out with ReLU).
 """
 import sys
 from pathlib import Path
@@ -27,9 +28,9 @@ def _name(od, act, n, h, w, ci, co, k, s, p, d):
     return select_config(od, act, m, co, ci).name
 
 
-def _resnet(od, batch):
-    return {_name(od, "none", batch, hw, hw, ci, co, (k, k), (s, s), (k // 2,) * 2, (1, 1))
-            for _, ci, co, k, s, hw in RESNET50_CONVS if (k, s) != (1, 1)}
+def _resnet(od, batch, act="none", only_3x3=False):
+    return {_name(od, act, batch, hw, hw, ci, co, (k, k), (s, s), (k // 2,) * 2, (1, 1))
+            for _, ci, co, k, s, hw in RESNET50_CONVS if (k, s) != (1, 1) and (k == 3 or not only_3x3)}
 
 
 def _tests():
@@ -47,7 +48,8 @@ def _tests():
 def needed(which: str) -> set:
     sets = {"tests": _tests, "bench": lambda: _resnet("bf16", 1) | _resnet("bf16", 32),
             "resnet": lambda: _resnet("f16", 32),
-            "chain": lambda: {c.name for c in resnet_configs("bf16") + resnet_configs("f16")}}
+            "chain": lambda: {c.name for c in resnet_configs("bf16") + resnet_configs("f16")},
+            "quick": lambda: _resnet("bf16", 32, only_3x3=True) | _resnet("s8", 32, "relu", only_3x3=True)}
     if which == "all":
         return set().union(*(f() for f in sets.values()))
     return sets[which]()

@@ -115,22 +115,41 @@ inline int prefetch_units(int64_t resident_ctas, int warps, int64_t unit_bytes) 
   return static_cast<int>(std::min<int64_t>(budget / per, int64_t{1} << 20));
 }
 
-// kernel<<<grid, block, smem, stream>>>(args...), as a programmatic dependent when `pdl` (the launchers pass
-// active(), and size their prefetches by it: without the early start a prefetch only adds instructions).
+// kernel<<<grid, block, smem, stream>>>(args...) in thread block clusters of `cluster` CTAs (none where that is 1 x 1 x 1;
+// SM90), as a programmatic dependent when `pdl` (the launchers pass active(), and size their prefetches by it: without
+// the early start a prefetch only adds instructions).
 template <typename... KArgs, typename... Args>
-cudaError_t launch(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, bool pdl,
-                   Args&&... args) {
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
+cudaError_t launch_clustered(void (*kernel)(KArgs...), dim3 grid, dim3 cluster, dim3 block, size_t smem,
+                             cudaStream_t stream, bool pdl, Args&&... args) {
+  cudaLaunchAttribute attr[2];
+  unsigned n = 0;
+  if (cluster.x * cluster.y * cluster.z > 1) {
+    attr[n].id = cudaLaunchAttributeClusterDimension;
+    attr[n].val.clusterDim.x = cluster.x;
+    attr[n].val.clusterDim.y = cluster.y;
+    attr[n].val.clusterDim.z = cluster.z;
+    ++n;
+  }
+  if (pdl) {
+    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[n].val.programmaticStreamSerializationAllowed = 1;
+    ++n;
+  }
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
   cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 1 : 0;
+  cfg.numAttrs = n;
   return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
+}
+
+// The same without clusters.
+template <typename... KArgs, typename... Args>
+cudaError_t launch(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, bool pdl,
+                   Args&&... args) {
+  return launch_clustered(kernel, grid, dim3(1, 1, 1), block, smem, stream, pdl, std::forward<Args>(args)...);
 }
 #endif  // CG_WO_EMULATE
 

@@ -10,7 +10,8 @@
 // Per warp tile: 2 (int4) or 4 (int8) 128-bit shared loads of weights, LOP3 / PRMT dequantization in
 // registers, the group scale applied in T, then mma.sync m16n8k16 (A = x through ldmatrix, B = the
 // weights, fp32 accumulators). Rows >= M of the A tiles hold whatever shared memory holds: row r of the
-// product depends on row r of A only, and those rows are never stored.
+// product depends on row r of A only, and those rows are never stored. The epilogue adds the bias (staged in shared
+// memory with the first stage) in fp32, rounds once to T, and writes 16 bytes per lane (WoArgs::store16).
 //
 // Reductions, both in a fixed order (bitwise deterministic run to run):
 // - across the kWarpsK warps of a CTA: through shared memory, warp 0 adds warps 1, 2, 3 in turn;
@@ -43,8 +44,10 @@ struct WoShape {
   static constexpr int kRedBytes = (kWarpsK - 1) * kWarpsN * kAcc * 32 * 4;
   static constexpr int kPartBytes = kWarpsN * kAcc * 32 * 4;  // a CTA's sums for the cluster split-K reduction
   static constexpr int kPipeBytes = kStages * kStageBytes;
-  static constexpr int kSmem = kPipeBytes > kRedBytes ? (kPipeBytes > kPartBytes ? kPipeBytes : kPartBytes)
-                                                      : (kRedBytes > kPartBytes ? kRedBytes : kPartBytes);
+  // The CTA's bias columns sit past the pipeline, reduction and cluster buffers, which overlap one another.
+  static constexpr int kBiasOff = kPipeBytes > kRedBytes ? (kPipeBytes > kPartBytes ? kPipeBytes : kPartBytes)
+                                                         : (kRedBytes > kPartBytes ? kRedBytes : kPartBytes);
+  static constexpr int kSmem = kBiasOff + kBN * 2;
   static_assert(kXRowBytes % 128 == 0, "swizzle needs 8 chunks of 16 bytes per x row");
 };
 
@@ -230,7 +233,17 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
     }
   };
 
-  // ---- pipeline: kStages - 1 stages in flight ahead of the one being computed
+  // ---- pipeline: kStages - 1 stages in flight ahead of the one being computed.
+  // The CTA's bias columns go to shared memory with the first stage's copies, so that their latency passes under the
+  // main loop: read from global memory at the end, they were one more round trip on the critical path of a short
+  // kernel (a batch-1 1x1 conv took 0.15-0.5 us longer with a bias than without, H200, session41/call6). Held in
+  // registers instead they cost 6-8 per thread and an SM slot of variant 3 (166 -> 172 registers).
+  const bool bias_staged = a.bias != nullptr && (reinterpret_cast<uintptr_t>(a.bias) & 15) == 0;
+  if (bias_staged && tid < S::kBN / 8) {
+    const uint32_t dst = smem_base + S::kBiasOff + tid * 16;
+    if (n0 + tid * 8 < a.n) cp_async16(dst, static_cast<const T*>(a.bias) + n0 + tid * 8);
+    else cp_async16_zero(dst, a.bias);
+  }
 #pragma unroll
   for (int i = 0; i < kStages - 1; ++i) {
     if (i < iters) load(i, st_begin + i);
@@ -328,26 +341,53 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
 
   // ---- epilogue: + bias in fp32, one rounding to T, rows < M
   if (wk != 0 || !n_ok) return;
-  T* out = static_cast<T*>(a.out);
-  const T* bias = static_cast<const T*>(a.bias);
+  T* out = static_cast<T*>(a.out) + n0 + wn * kTileN;
+  float bias_f[4][2] = {};  // +0 without a bias, as before
+  if (a.bias != nullptr) {  // staged in shared memory, or (a bias not 16-byte aligned) read from global memory now
+    const T* bias_s = (bias_staged ? reinterpret_cast<const T*>(smem + S::kBiasOff) : static_cast<const T*>(a.bias) + n0) +
+                      wn * kTileN + tig * 2;
 #pragma unroll
-  for (int t8 = 0; t8 < 4; ++t8) {
-    const int col = n0 + wn * kTileN + t8 * 8 + tig * 2;
-    float b0 = 0.0f, b1 = 0.0f;
-    if (bias != nullptr) {
-      const T2 bv = *reinterpret_cast<const T2*>(bias + col);
-      b0 = Ty<T>::to_f(bv.x);
-      b1 = Ty<T>::to_f(bv.y);
+    for (int t8 = 0; t8 < 4; ++t8) {
+      const T2 bv = *reinterpret_cast<const T2*>(bias_s + t8 * 8);
+      bias_f[t8][0] = Ty<T>::to_f(bv.x);
+      bias_f[t8][1] = Ty<T>::to_f(bv.y);
     }
-#pragma unroll
-    for (int mt = 0; mt < kMTiles; ++mt)
-#pragma unroll
-      for (int hf = 0; hf < 2; ++hf) {
-        const int row = mt * 16 + g + hf * 8;
-        if (row < a.m)
-          *reinterpret_cast<T2*>(out + row * a.ldo + col) = Ty<T>::pack(acc[mt][t8][2 * hf] + b0, acc[mt][t8][2 * hf + 1] + b1);
-      }
   }
+  // A quad's 4 lanes hold one row's columns t8 * 8 + 2 tig (+1), t8 = 0..3: as 4-byte stores, each warp store
+  // instruction writes 16 bytes into each of 8 rows. With store16 the quad transposes its 4 x 4 packed pairs (two
+  // shuffle rounds) so that lane tig holds the 8 contiguous columns 8 tig .. 8 tig + 7 and writes them with one 16-byte
+  // store: a quarter of the store instructions, each covering 64 bytes of a row. Same values, same bits. Not in the
+  // kernels whose registers are capped (kMinBlocks > 1), where the shuffles' registers made ptxas spill (variant 34).
+  const bool wide = kMinBlocks == 1 && a.store16 != 0 && a.ldo % 8 == 0 && (reinterpret_cast<uintptr_t>(a.out) & 15) == 0;
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+    for (int hf = 0; hf < 2; ++hf) {
+      const int row = mt * 16 + g + hf * 8;
+      uint32_t p[4];
+#pragma unroll
+      for (int t8 = 0; t8 < 4; ++t8)
+        p[t8] = as_u32(Ty<T>::pack(acc[mt][t8][2 * hf] + bias_f[t8][0], acc[mt][t8][2 * hf + 1] + bias_f[t8][1]));
+      if (wide) {
+        // Round m (1, then 2): the pairs whose index differs from the lane's in bit m change places with lane tig ^ m;
+        // afterwards p[j] = lane j's pair t8 = tig, i.e. columns 8 tig + 2 j, +1.
+#pragma unroll
+        for (int m = 1; m <= 2; m <<= 1) {
+          const bool upper = (tig & m) != 0;
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            if (j & m) continue;
+            const uint32_t got = __shfl_xor_sync(0xffffffffu, upper ? p[j] : p[j | m], m);
+            if (upper) p[j] = got;
+            else p[j | m] = got;
+          }
+        }
+        if (row < a.m) *reinterpret_cast<uint4*>(out + row * a.ldo + tig * 8) = make_uint4(p[0], p[1], p[2], p[3]);
+      } else if (row < a.m) {
+#pragma unroll
+        for (int t8 = 0; t8 < 4; ++t8) *reinterpret_cast<uint32_t*>(out + row * a.ldo + t8 * 8 + tig * 2) = p[t8];
+      }
+    }
 }
 
 }  // namespace cg_wo

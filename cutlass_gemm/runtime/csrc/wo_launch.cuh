@@ -236,6 +236,13 @@ inline std::atomic<int>& wo_cluster_policy() {
   return v;
 }
 
+// The mma kernels' output stores (WoArgs::store16): 1 (the default) 16-byte stores after a transpose within each quad of
+// lanes, 0 the 4-byte store per column pair of before; wo_set_store16 sets it, for measurements.
+inline std::atomic<int>& wo_store16_policy() {
+  static std::atomic<int> v{1};
+  return v;
+}
+
 // What one call launches: grid (ntiles, splits, mblocks) and the workspace it needs (floats; 0 without split-K).
 struct WoPlan {
   WoKernel kernel;
@@ -345,26 +352,11 @@ inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t
     const int64_t resident = std::min<int64_t>(ctas, static_cast<int64_t>(fit.per_sm) * fit.sms);
     b.prefetch = cg_pdl::prefetch_units(resident, p.kernel.threads / 32, int64_t{kTileN} * kTileK * p.kernel.bits / 8);
   }
-  b.cluster_splits = 0;
-  if (!p.cluster)
-    return cg_pdl::launch(p.kernel.fn, dim3(p.ntiles, p.splits, p.mblocks), dim3(p.kernel.threads),
-                          static_cast<size_t>(smem_launch), stream, pdl, b);
-  b.cluster_splits = p.splits;
-  cudaLaunchAttribute attr[2];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = 1;
-  attr[0].val.clusterDim.y = static_cast<unsigned>(p.splits);  // gridDim.y: a CTA's rank in its cluster is its split
-  attr[0].val.clusterDim.z = 1;
-  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[1].val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(p.ntiles, p.splits, p.mblocks);
-  cfg.blockDim = dim3(p.kernel.threads);
-  cfg.dynamicSmemBytes = static_cast<size_t>(smem_launch);
-  cfg.stream = stream;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 2 : 1;
-  return cudaLaunchKernelEx(&cfg, p.kernel.fn, b);
+  b.store16 = wo_store16_policy().load(std::memory_order_relaxed);
+  // A cluster launch: a column tile's splits are one cluster (dims (1, splits, 1), so a CTA's rank is its split).
+  b.cluster_splits = p.cluster ? p.splits : 0;
+  return cg_pdl::launch_clustered(p.kernel.fn, dim3(p.ntiles, p.splits, p.mblocks), dim3(1, p.cluster ? p.splits : 1, 1),
+                                  dim3(p.kernel.threads), static_cast<size_t>(smem_launch), stream, pdl, b);
 }
 
 }  // namespace cg_wo
