@@ -147,26 +147,26 @@ def test_split_k_in_a_cluster_equals_the_workspace_path(emu, cfg, m, splits, bit
 @pytest.mark.parametrize("cfg,m,bits,dtype,bias_at", [(0, 3, 4, torch.float16, 0), (2, 45, 8, torch.bfloat16, 2),
                                                        (3, 9, 4, torch.bfloat16, 0), (8, 100, 4, torch.float16, 6),
                                                        (10, 64, 8, torch.float16, 0)])
-def test_16_byte_output_stores_equal_the_4_byte_stores(emu, cfg, m, bits, dtype, bias_at):
-    """The mma kernels' epilogue with 16-byte stores (WoArgs::store16, the default: the 4 x 4 packed column pairs of
-    a quad of lanes transposed by two shuffle rounds) against float64 and bit for bit the 4-byte stores, with a bias,
-    rows not a multiple of 16, one and several row blocks: a pair shuffled to the wrong lane or column fails here.
-    bias_at > 0: a bias view 4-byte but not 16-byte aligned, read from global memory in the epilogue instead of staged
-    in shared memory with the first stage."""
-    emu.emu_set_store16.argtypes = [ctypes.c_int]
+def test_epilogue_forms_agree_bit_for_bit(emu, cfg, m, bits, dtype, bias_at):
+    """The mma kernels' epilogue forms (WoArgs::epilogue: 2, the default, the bias staged in shared memory with the
+    first stage and stores row by row; 1 staged, stores by column block; 0 the bias read from global memory at the
+    end) against float64 and bit for bit one another, with a bias, rows not a multiple of 16, one and several row
+    blocks: a bias staged at the wrong columns, or a store at the wrong row or column, fails here. bias_at > 0: a
+    bias view 4-byte but not 16-byte aligned, which every form reads from global memory."""
+    emu.emu_set_epilogue.argtypes = [ctypes.c_int]
     p = _packed(160, 256, bits, 64 if bits == 4 else None, bits == 4, seed=cfg + m, dtype=dtype)
     x = torch.randn(m, 256).to(dtype)
     bias = torch.randn(160 + bias_at).to(dtype)[bias_at:]
     assert (bias.data_ptr() % 16 == 0) == (bias_at == 0)
+    outs = []
     try:
-        emu.emu_set_store16(0)
-        narrow = _run(emu, p, x, bias, cfg=cfg)
-        emu.emu_set_store16(1)
-        wide = _run(emu, p, x, bias, cfg=cfg)
+        for form in (2, 1, 0):
+            emu.emu_set_epilogue(form)
+            outs.append(_run(emu, p, x, bias, cfg=cfg))
     finally:
-        emu.emu_set_store16(1)
-    _check(wide, x, p, bias, f"cfg {cfg} M={m} int{bits} 16-byte stores")
-    assert torch.equal(wide, narrow), "the 16-byte and 4-byte stores wrote different values"
+        emu.emu_set_epilogue(2)
+    _check(outs[0], x, p, bias, f"cfg {cfg} M={m} int{bits}")
+    assert torch.equal(outs[0], outs[1]) and torch.equal(outs[0], outs[2]), "the epilogue forms wrote different values"
 
 
 @pytest.mark.parametrize("cfg", [0, 2, 4, 5, 7, 8, 9])

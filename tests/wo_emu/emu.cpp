@@ -26,7 +26,7 @@ thread_local Idx tl_thread;
 Idx g_grid;
 bool g_eager_copies = true;
 int g_cluster_splits = 0;  // emu_set_cluster: mma launches of 2..this many splits run as clusters
-int g_store16 = 1;  // emu_set_store16: the mma kernels' 16-byte output stores (WoArgs::store16)
+int g_epilogue = 2;  // emu_set_epilogue: the mma kernels' epilogue form (WoArgs::epilogue)
 struct Warp {
   std::unique_ptr<std::barrier<>> bar;
   uint32_t u[32][10];
@@ -248,19 +248,6 @@ inline float ld_cluster_f32(uint32_t remote) {
   return v;
 }
 
-// __shfl_xor_sync over the full warp: every lane gives v and receives lane ^ m's.
-inline uint32_t __shfl_xor_sync(unsigned, uint32_t v, int m) {
-  auto& w = cg_wo_emu::warp();
-  const int l = cg_wo_emu::lane();
-  w.u[l][0] = v;
-  w.ops[l] = ++cg_wo_emu::tl_warp_ops;
-  w.bar->arrive_and_wait();
-  cg_wo_emu::check_lockstep(w);
-  const uint32_t got = w.u[(l ^ m) & 31][0];
-  w.bar->arrive_and_wait();
-  return got;
-}
-
 // __syncwarp: the warp's lanes meet (not a counted collective: the kernel calls it in the same places on
 // every lane anyway).
 inline void syncwarp_emu() { cg_wo_emu::warp().bar->arrive_and_wait(); }
@@ -434,7 +421,7 @@ extern "C" int emu_run(int cfg, int bf16, int bits, int zero, int eager, int rev
   a.k = k;
   a.group_shift = group_shift;
   a.prefetch = cg_wo_emu::g_prefetch_tiles;
-  a.store16 = cg_wo_emu::g_store16;
+  a.epilogue = cg_wo_emu::g_epilogue;
   cg_wo_emu::g_w_lo = static_cast<const uint8_t*>(w);
   cg_wo_emu::g_w_hi = cg_wo_emu::g_w_lo + static_cast<int64_t>(n) * k * bits / 8;
   cg_wo_emu::g_bad_prefetch = false;
@@ -462,8 +449,8 @@ extern "C" void emu_set_prefetch(int tiles) { cg_wo_emu::g_prefetch_tiles = tile
 // The mma kernels' split launches of at most this many splits run as thread block clusters in the next emu_run calls
 // (wo_launch.cuh's wo_set_cluster_reduce; 0: none).
 extern "C" void emu_set_cluster(int max_splits) { cg_wo_emu::g_cluster_splits = max_splits; }
-// The mma kernels' output stores in the next emu_run calls: 1 16-byte stores (the GPU's default), 0 4-byte ones.
-extern "C" void emu_set_store16(int on) { cg_wo_emu::g_store16 = on; }
+// The mma kernels' epilogue form in the next emu_run calls (wo_launch.cuh wo_epilogue_policy; the GPU's default 2).
+extern "C" void emu_set_epilogue(int form) { cg_wo_emu::g_epilogue = form; }
 // The launcher's shared-memory spread (wo_spread.h), for the CPU tests.
 extern "C" int emu_spread_smem(long ctas, int sms, int per_sm, int smem_sm, int reserved, int static_smem, int smem) {
   return cg_wo::wo_spread_smem_bytes(ctas, sms, per_sm, smem_sm, reserved, static_smem, smem);

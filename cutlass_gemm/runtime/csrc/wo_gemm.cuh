@@ -11,7 +11,7 @@
 // registers, the group scale applied in T, then mma.sync m16n8k16 (A = x through ldmatrix, B = the
 // weights, fp32 accumulators). Rows >= M of the A tiles hold whatever shared memory holds: row r of the
 // product depends on row r of A only, and those rows are never stored. The epilogue adds the bias (staged in shared
-// memory with the first stage) in fp32, rounds once to T, and writes 16 bytes per lane (WoArgs::store16).
+// memory with the first stage) in fp32, rounds once to T, and stores each row's column pairs in turn.
 //
 // Reductions, both in a fixed order (bitwise deterministic run to run):
 // - across the kWarpsK warps of a CTA: through shared memory, warp 0 adds warps 1, 2, 3 in turn;
@@ -343,8 +343,9 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
   if (wk != 0 || !n_ok) return;
   T* out = static_cast<T*>(a.out) + n0 + wn * kTileN;
   float bias_f[4][2] = {};  // +0 without a bias, as before
-  if (a.bias != nullptr) {  // staged in shared memory, or (a bias not 16-byte aligned) read from global memory now
-    const T* bias_s = (bias_staged ? reinterpret_cast<const T*>(smem + S::kBiasOff) : static_cast<const T*>(a.bias) + n0) +
+  if (a.bias != nullptr) {  // staged in shared memory, or (a bias not 16-byte aligned; form 0) read from global memory now
+    const bool staged = bias_staged && a.epilogue != 0;
+    const T* bias_s = (staged ? reinterpret_cast<const T*>(smem + S::kBiasOff) : static_cast<const T*>(a.bias) + n0) +
                       wn * kTileN + tig * 2;
 #pragma unroll
     for (int t8 = 0; t8 < 4; ++t8) {
@@ -353,41 +354,34 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
       bias_f[t8][1] = Ty<T>::to_f(bv.y);
     }
   }
-  // A quad's 4 lanes hold one row's columns t8 * 8 + 2 tig (+1), t8 = 0..3: as 4-byte stores, each warp store
-  // instruction writes 16 bytes into each of 8 rows. With store16 the quad transposes its 4 x 4 packed pairs (two
-  // shuffle rounds) so that lane tig holds the 8 contiguous columns 8 tig .. 8 tig + 7 and writes them with one 16-byte
-  // store: a quarter of the store instructions, each covering 64 bytes of a row. Same values, same bits. Not in the
-  // kernels whose registers are capped (kMinBlocks > 1), where the shuffles' registers made ptxas spill (variant 34).
-  const bool wide = kMinBlocks == 1 && a.store16 != 0 && a.ldo % 8 == 0 && (reinterpret_cast<uintptr_t>(a.out) & 15) == 0;
+  // A quad's 4 lanes hold one row's columns t8 * 8 + 2 tig (+1), t8 = 0..3. Form 2 (the default) stores a row's four
+  // pairs in consecutive instructions, so that each 32-byte sector of the row is complete within two of them; forms 0
+  // and 1 store by t8 (the order before session 42), a sector's two halves 2 kMTiles instructions apart.
+  if (a.epilogue == 2) {
 #pragma unroll
-  for (int mt = 0; mt < kMTiles; ++mt)
+    for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
-    for (int hf = 0; hf < 2; ++hf) {
-      const int row = mt * 16 + g + hf * 8;
-      uint32_t p[4];
+      for (int hf = 0; hf < 2; ++hf) {
+        const int row = mt * 16 + g + hf * 8;
+        if (row >= a.m) continue;
 #pragma unroll
-      for (int t8 = 0; t8 < 4; ++t8)
-        p[t8] = as_u32(Ty<T>::pack(acc[mt][t8][2 * hf] + bias_f[t8][0], acc[mt][t8][2 * hf + 1] + bias_f[t8][1]));
-      if (wide) {
-        // Round m (1, then 2): the pairs whose index differs from the lane's in bit m change places with lane tig ^ m;
-        // afterwards p[j] = lane j's pair t8 = tig, i.e. columns 8 tig + 2 j, +1.
-#pragma unroll
-        for (int m = 1; m <= 2; m <<= 1) {
-          const bool upper = (tig & m) != 0;
-#pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            if (j & m) continue;
-            const uint32_t got = __shfl_xor_sync(0xffffffffu, upper ? p[j] : p[j | m], m);
-            if (upper) p[j] = got;
-            else p[j | m] = got;
-          }
-        }
-        if (row < a.m) *reinterpret_cast<uint4*>(out + row * a.ldo + tig * 8) = make_uint4(p[0], p[1], p[2], p[3]);
-      } else if (row < a.m) {
-#pragma unroll
-        for (int t8 = 0; t8 < 4; ++t8) *reinterpret_cast<uint32_t*>(out + row * a.ldo + t8 * 8 + tig * 2) = p[t8];
+        for (int t8 = 0; t8 < 4; ++t8)
+          *reinterpret_cast<T2*>(out + row * a.ldo + t8 * 8 + tig * 2) =
+              Ty<T>::pack(acc[mt][t8][2 * hf] + bias_f[t8][0], acc[mt][t8][2 * hf + 1] + bias_f[t8][1]);
       }
-    }
+  } else {
+#pragma unroll
+    for (int t8 = 0; t8 < 4; ++t8)
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+        for (int hf = 0; hf < 2; ++hf) {
+          const int row = mt * 16 + g + hf * 8;
+          if (row < a.m)
+            *reinterpret_cast<T2*>(out + row * a.ldo + t8 * 8 + tig * 2) =
+                Ty<T>::pack(acc[mt][t8][2 * hf] + bias_f[t8][0], acc[mt][t8][2 * hf + 1] + bias_f[t8][1]);
+        }
+  }
 }
 
 }  // namespace cg_wo

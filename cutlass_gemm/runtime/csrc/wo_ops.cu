@@ -191,9 +191,9 @@ int64_t wo_set_cluster_reduce(int64_t max_splits) {
   return cg_wo::wo_cluster_policy().exchange(static_cast<int>(max_splits));
 }
 
-int64_t wo_set_store16(int64_t on) {
-  if (on < 0 || on > 1) return cg_wo::wo_store16_policy().load();
-  return cg_wo::wo_store16_policy().exchange(static_cast<int>(on));
+int64_t wo_set_epilogue(int64_t form) {
+  if (form < 0 || form > 2) return cg_wo::wo_epilogue_policy().load();
+  return cg_wo::wo_epilogue_policy().exchange(static_cast<int>(form));
 }
 
 int64_t wo_set_pdl_policy(int64_t policy) {
