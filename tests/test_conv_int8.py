@@ -76,7 +76,9 @@ def test_config_names_parse_back_and_validate():
 
 
 def test_select_config_by_shape():
-    assert select_config("bf16", "relu", 32 * 56 * 56, 64, 64).tile == (128, 64, 64)      # narrow Co, Ci 64
+    narrow = select_config("bf16", "relu", 32 * 56 * 56, 64, 64)                       # narrow Co, Ci 64
+    assert (narrow.tile, narrow.cluster, narrow.stages) == ((128, 64, 64), (2, 1, 1), 4)
+    assert select_config("bf16", "none", 32 * 56 * 56, 64, 256).stages == 0              # narrow Co, Ci 256
     assert select_config("bf16", "none", 32 * 28 * 28, 128, 128).tile == (128, 128, 128)
     assert select_config("bf16", "none", 7 * 7, 512, 512).tile == (64, 128, 128)          # batch 1, 7x7
     assert select_config("f16", "relu6", 4096, 256, 48).tile == (128, 128, 64)

@@ -144,29 +144,23 @@ def test_split_k_in_a_cluster_equals_the_workspace_path(emu, cfg, m, splits, bit
     assert torch.equal(cl, ws), "the cluster and workspace sums differ"
 
 
-@pytest.mark.parametrize("cfg,m,bits,dtype,bias_at", [(0, 3, 4, torch.float16, 0), (2, 45, 8, torch.bfloat16, 2),
-                                                       (3, 9, 4, torch.bfloat16, 0), (8, 100, 4, torch.float16, 6),
-                                                       (10, 64, 8, torch.float16, 0)])
-def test_epilogue_forms_agree_bit_for_bit(emu, cfg, m, bits, dtype, bias_at):
-    """The mma kernels' epilogue forms (WoArgs::epilogue: 2, the default, the bias staged in shared memory with the
-    first stage and stores row by row; 1 staged, stores by column block; 0 the bias read from global memory at the
-    end) against float64 and bit for bit one another, with a bias, rows not a multiple of 16, one and several row
-    blocks: a bias staged at the wrong columns, or a store at the wrong row or column, fails here. bias_at > 0: a
-    bias view 4-byte but not 16-byte aligned, which every form reads from global memory."""
-    emu.emu_set_epilogue.argtypes = [ctypes.c_int]
+@pytest.mark.parametrize("cfg,m,bits,dtype", [(0, 3, 4, torch.float16), (2, 45, 8, torch.bfloat16),
+                                               (3, 9, 4, torch.bfloat16), (8, 100, 4, torch.float16),
+                                               (10, 64, 8, torch.float16)])
+def test_bias_staged_or_read_at_the_end_gives_the_same_bits(emu, cfg, m, bits, dtype):
+    """The mma kernels stage a 16-byte aligned bias in shared memory with the first pipeline stage and read any other
+    (4-byte aligned) bias from global memory in the epilogue: the same values either way, every element against
+    float64, rows not a multiple of 16, one and several row blocks. A bias staged at the wrong columns, or a row's
+    column pairs stored at the wrong place, fails here."""
     p = _packed(160, 256, bits, 64 if bits == 4 else None, bits == 4, seed=cfg + m, dtype=dtype)
     x = torch.randn(m, 256).to(dtype)
-    bias = torch.randn(160 + bias_at).to(dtype)[bias_at:]
-    assert (bias.data_ptr() % 16 == 0) == (bias_at == 0)
-    outs = []
-    try:
-        for form in (2, 1, 0):
-            emu.emu_set_epilogue(form)
-            outs.append(_run(emu, p, x, bias, cfg=cfg))
-    finally:
-        emu.emu_set_epilogue(2)
-    _check(outs[0], x, p, bias, f"cfg {cfg} M={m} int{bits}")
-    assert torch.equal(outs[0], outs[1]) and torch.equal(outs[0], outs[2]), "the epilogue forms wrote different values"
+    aligned = torch.randn(160).to(dtype)
+    shifted = torch.empty(162, dtype=dtype)[2:]  # 4-byte but not 16-byte aligned
+    shifted.copy_(aligned)
+    assert aligned.data_ptr() % 16 == 0 and shifted.data_ptr() % 16 != 0
+    staged = _run(emu, p, x, aligned, cfg=cfg)
+    _check(staged, x, p, aligned, f"cfg {cfg} M={m} int{bits}")
+    assert torch.equal(staged, _run(emu, p, x, shifted, cfg=cfg)), "staged and global-memory bias differ"
 
 
 @pytest.mark.parametrize("cfg", [0, 2, 4, 5, 7, 8, 9])

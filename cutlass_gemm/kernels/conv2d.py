@@ -147,15 +147,28 @@ class Conv2dConfig(TemplateConfigMixin):
 
 
 # ----------------------------------------------------------------- selection (heuristics data)
-#: (tile M, tile N, cluster) by problem class. Not yet measured on a GPU: CUTLASS's own SM90 int8 conv tests use
-#: 64/128-row tiles; these follow them. A narrow Co takes a 64-wide N tile (no half-empty tiles), and a small
-#: GEMM M (batch 1 at 14x14 / 7x7) takes 64-row tiles for more CTAs. Tile K comes from Ci (`tile_k`).
-TILE_WIDE = (128, 128, (1, 1, 1))
-TILE_NARROW_N = (128, 64, (1, 1, 1))
-TILE_SMALL_M = (64, 128, (1, 1, 1))
-TILES = (TILE_WIDE, TILE_NARROW_N, TILE_SMALL_M)
+#: (problem class, tile K) -> (tile M, tile N, cluster, stages). CUTLASS's own SM90 int8 conv tests use 64/128-row
+#: tiles; these follow them: a narrow Co takes a 64-wide N tile (no half-empty tiles), and a small GEMM M (batch 1 at
+#: 14x14 / 7x7) 64-row tiles for more CTAs. Tile K comes from Ci (`tile_k`). Stages 0 = as many as fit, one CTA per SM.
+#: Measured (H200, tools/results/h200-2026-11-28/session42/call2/tiles/conv_tiles.md: ResNet-50's 3x3 convs at batch
+#: 32 as the int8 chain runs them, int8 in and out, 7 to 9 tiles / stage counts / clusters each): the narrow tile at
+#: tile K 64 (64->64 at 56x56, 9 K tiles) ran 25.33 us with stages 0 and 18.20 with 4 stages in clusters of 2 along M
+#: (4 stages alone 18.85; 64x64 tiles 23.38 at best): a short K loop fills no deep pipeline, and 4 stages leave room
+#: for a second CTA per SM. Every other class's entry was the best measured or within 0.2% of it (64x128 with 3 stages
+#: 13.42 against 128x128's 13.44 at 128->128 28x28); the narrow tile at tile K 128 is not measured (no 3x3 ResNet conv
+#: has Co 64 and Ci >= 128).
+TILE_TABLE = {
+    ("wide", 64): (128, 128, (1, 1, 1), 0), ("wide", 128): (128, 128, (1, 1, 1), 0),
+    ("narrow_n", 64): (128, 64, (2, 1, 1), 4), ("narrow_n", 128): (128, 64, (1, 1, 1), 0),
+    ("small_m", 64): (64, 128, (1, 1, 1), 0), ("small_m", 128): (64, 128, (1, 1, 1), 0),
+}
 #: GEMM M (output pixels) below which the 64-row tile is taken: fewer than ~2 waves of 128-row tiles.
 SMALL_M = 4096
+
+
+def problem_class(m: int, co: int) -> str:
+    """TILE_TABLE's class of a conv with GEMM M = N*P*Q output pixels and `co` output channels."""
+    return "narrow_n" if co <= 64 else "small_m" if m < SMALL_M else "wide"
 
 
 def tile_k(ci: int) -> int:
@@ -165,20 +178,16 @@ def tile_k(ci: int) -> int:
 
 def select_config(out_dtype: str, activation: str, m: int, co: int, ci: int) -> Conv2dConfig:
     """The kernel a conv with GEMM M = N*P*Q output pixels, `co` output and `ci` input channels takes."""
-    if co <= 64:
-        tm, tn, cluster = TILE_NARROW_N
-    elif m < SMALL_M:
-        tm, tn, cluster = TILE_SMALL_M
-    else:
-        tm, tn, cluster = TILE_WIDE
-    return Conv2dConfig(out_dtype=out_dtype, activation=activation, tile=(tm, tn, tile_k(ci)), cluster=cluster)
+    tk = tile_k(ci)
+    tm, tn, cluster, stages = TILE_TABLE[(problem_class(m, co), tk)]
+    return Conv2dConfig(out_dtype=out_dtype, activation=activation, tile=(tm, tn, tk), cluster=cluster, stages=stages)
 
 
 def default_configs() -> List[Conv2dConfig]:
-    """Every tile of the table x tile K x output dtype x activation: 3 x 2 x 3 x 3 = 54 kernels
-    (tools/generate_kernels.py --conv); the ResNet-50 set is `resnet_configs()`."""
-    return sorted((Conv2dConfig(out_dtype=o, activation=a, tile=(tm, tn, k), cluster=c)
-                   for o in OUT_DTYPES for a in ACTIVATIONS for tm, tn, c in TILES for k in TILE_KS),
+    """Every TILE_TABLE entry x output dtype x activation: 6 x 3 x 3 = 54 kernels (tools/generate_kernels.py
+    --conv); the ResNet-50 set is `resnet_configs()`."""
+    return sorted((Conv2dConfig(out_dtype=o, activation=a, tile=(tm, tn, k), cluster=c, stages=st)
+                   for o in OUT_DTYPES for a in ACTIVATIONS for (_, k), (tm, tn, c, st) in TILE_TABLE.items()),
                   key=lambda c: c.name)
 
 

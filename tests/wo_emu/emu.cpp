@@ -26,7 +26,6 @@ thread_local Idx tl_thread;
 Idx g_grid;
 bool g_eager_copies = true;
 int g_cluster_splits = 0;  // emu_set_cluster: mma launches of 2..this many splits run as clusters
-int g_epilogue = 2;  // emu_set_epilogue: the mma kernels' epilogue form (WoArgs::epilogue)
 struct Warp {
   std::unique_ptr<std::barrier<>> bar;
   uint32_t u[32][10];
@@ -421,7 +420,6 @@ extern "C" int emu_run(int cfg, int bf16, int bits, int zero, int eager, int rev
   a.k = k;
   a.group_shift = group_shift;
   a.prefetch = cg_wo_emu::g_prefetch_tiles;
-  a.epilogue = cg_wo_emu::g_epilogue;
   cg_wo_emu::g_w_lo = static_cast<const uint8_t*>(w);
   cg_wo_emu::g_w_hi = cg_wo_emu::g_w_lo + static_cast<int64_t>(n) * k * bits / 8;
   cg_wo_emu::g_bad_prefetch = false;
@@ -449,8 +447,6 @@ extern "C" void emu_set_prefetch(int tiles) { cg_wo_emu::g_prefetch_tiles = tile
 // The mma kernels' split launches of at most this many splits run as thread block clusters in the next emu_run calls
 // (wo_launch.cuh's wo_set_cluster_reduce; 0: none).
 extern "C" void emu_set_cluster(int max_splits) { cg_wo_emu::g_cluster_splits = max_splits; }
-// The mma kernels' epilogue form in the next emu_run calls (wo_launch.cuh wo_epilogue_policy; the GPU's default 2).
-extern "C" void emu_set_epilogue(int form) { cg_wo_emu::g_epilogue = form; }
 // The launcher's shared-memory spread (wo_spread.h), for the CPU tests.
 extern "C" int emu_spread_smem(long ctas, int sms, int per_sm, int smem_sm, int reserved, int static_smem, int smem) {
   return cg_wo::wo_spread_smem_bytes(ctas, sms, per_sm, smem_sm, reserved, static_smem, smem);

@@ -291,9 +291,6 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("wo_set_cluster_reduce", &cg::wo_set_cluster_reduce, "split weight-only mma launches of at most this many splits "
         "(2..8; 0: none; default 2) add their partial sums in a thread block cluster (SM90), the others through the "
         "global workspace; -1 reads it; returns the previous setting");
-  m.def("wo_set_epilogue", &cg::wo_set_epilogue, "weight-only mma kernels' epilogue form (measuring): 2 bias staged in "
-        "shared memory, row-by-row stores (the default); 1 staged, stores by column block; 0 bias read at the end, by "
-        "column block (before session 42); -1 reads it; returns the previous setting");
   m.def("bi8_gemm", &cg::bi8_gemm, "per-block int8 W8A8 GEMM (see bi8_gemm.cuh)");
   m.def("bi8_plan_info", &cg::bi8_plan_info, "launch plan of bi8_gemm: (tile rows, tile columns, splits, CTAs)");
   m.def("gemv_w8a8_address", &cg::gemv_w8a8_address, "launcher address of the W8A8 decode GEMV (cg_launch ABI)",

@@ -45,8 +45,6 @@ struct WoArgs {
   int cluster_splits;    // mma kernels (wo_gemm.cuh), > 1: the launch is a thread block cluster of each column tile's
                          // gridDim.y splits, whose partial sums meet in distributed shared memory, not in `workspace`
                          // (SM90; wo_launch.cuh wo_plan); 0: the workspace and counters
-  int epilogue;          // mma kernels' epilogue form (wo_epilogue_policy): 2 the bias staged in shared memory, stores
-                         // row by row; 1 staged, stores by column block; 0 read from global memory at the end, by block
 };
 
 // A kernel's dynamic shared memory (`smem`) and its split-K arrival flag (`s_last`); the CPU emulator

@@ -236,8 +236,9 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
   // ---- pipeline: kStages - 1 stages in flight ahead of the one being computed.
   // The CTA's bias columns go to shared memory with the first stage's copies, so that their latency passes under the
   // main loop: read from global memory at the end, they were one more round trip on the critical path of a short
-  // kernel (a batch-1 1x1 conv took 0.15-0.5 us longer with a bias than without, H200, session41/call6). Held in
-  // registers instead they cost 6-8 per thread and an SM slot of variant 3 (166 -> 172 registers).
+  // kernel (a batch-1 1x1 conv took 0.15-0.5 us longer with a bias than without, H200, session41/call6; staged, 0.05-0.1
+  // longer, session42/call2). Held in registers instead they cost 6-8 per thread and an SM slot of variant 3 (166 -> 172
+  // registers).
   const bool bias_staged = a.bias != nullptr && (reinterpret_cast<uintptr_t>(a.bias) & 15) == 0;
   if (bias_staged && tid < S::kBN / 8) {
     const uint32_t dst = smem_base + S::kBiasOff + tid * 16;
@@ -343,9 +344,8 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
   if (wk != 0 || !n_ok) return;
   T* out = static_cast<T*>(a.out) + n0 + wn * kTileN;
   float bias_f[4][2] = {};  // +0 without a bias, as before
-  if (a.bias != nullptr) {  // staged in shared memory, or (a bias not 16-byte aligned; form 0) read from global memory now
-    const bool staged = bias_staged && a.epilogue != 0;
-    const T* bias_s = (staged ? reinterpret_cast<const T*>(smem + S::kBiasOff) : static_cast<const T*>(a.bias) + n0) +
+  if (a.bias != nullptr) {  // staged in shared memory, or (a bias not 16-byte aligned) read from global memory now
+    const T* bias_s = (bias_staged ? reinterpret_cast<const T*>(smem + S::kBiasOff) : static_cast<const T*>(a.bias) + n0) +
                       wn * kTileN + tig * 2;
 #pragma unroll
     for (int t8 = 0; t8 < 4; ++t8) {
@@ -354,34 +354,22 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
       bias_f[t8][1] = Ty<T>::to_f(bv.y);
     }
   }
-  // A quad's 4 lanes hold one row's columns t8 * 8 + 2 tig (+1), t8 = 0..3. Form 2 (the default) stores a row's four
-  // pairs in consecutive instructions, so that each 32-byte sector of the row is complete within two of them; forms 0
-  // and 1 store by t8 (the order before session 42), a sector's two halves 2 kMTiles instructions apart.
-  if (a.epilogue == 2) {
+  // A quad's 4 lanes hold one row's columns t8 * 8 + 2 tig (+1), t8 = 0..3: a row's four pairs go out in consecutive
+  // store instructions, so each 32-byte sector of the row is complete within two of them. Stored by column block
+  // instead (t8 outer, the order before session 42), a sector's halves were 2 kMTiles instructions apart, and the
+  // layers wrote their output up to 1.38x slower: 3136 x 256 x 64 without a bias 3.55 -> 2.58 us (H200,
+  // tools/results/h200-2026-11-28/session42/call2/epilogue/epilogue.md).
 #pragma unroll
-    for (int mt = 0; mt < kMTiles; ++mt)
+  for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
-      for (int hf = 0; hf < 2; ++hf) {
-        const int row = mt * 16 + g + hf * 8;
-        if (row >= a.m) continue;
+    for (int hf = 0; hf < 2; ++hf) {
+      const int row = mt * 16 + g + hf * 8;
+      if (row >= a.m) continue;
 #pragma unroll
-        for (int t8 = 0; t8 < 4; ++t8)
-          *reinterpret_cast<T2*>(out + row * a.ldo + t8 * 8 + tig * 2) =
-              Ty<T>::pack(acc[mt][t8][2 * hf] + bias_f[t8][0], acc[mt][t8][2 * hf + 1] + bias_f[t8][1]);
-      }
-  } else {
-#pragma unroll
-    for (int t8 = 0; t8 < 4; ++t8)
-#pragma unroll
-      for (int mt = 0; mt < kMTiles; ++mt)
-#pragma unroll
-        for (int hf = 0; hf < 2; ++hf) {
-          const int row = mt * 16 + g + hf * 8;
-          if (row < a.m)
-            *reinterpret_cast<T2*>(out + row * a.ldo + t8 * 8 + tig * 2) =
-                Ty<T>::pack(acc[mt][t8][2 * hf] + bias_f[t8][0], acc[mt][t8][2 * hf + 1] + bias_f[t8][1]);
-        }
-  }
+      for (int t8 = 0; t8 < 4; ++t8)
+        *reinterpret_cast<T2*>(out + row * a.ldo + t8 * 8 + tig * 2) =
+            Ty<T>::pack(acc[mt][t8][2 * hf] + bias_f[t8][0], acc[mt][t8][2 * hf + 1] + bias_f[t8][1]);
+    }
 }
 
 }  // namespace cg_wo

@@ -236,14 +236,6 @@ inline std::atomic<int>& wo_cluster_policy() {
   return v;
 }
 
-// The mma kernels' epilogue form (WoArgs::epilogue), for measurements: 2 (the default) the bias staged in shared memory
-// with the first stage and each row's column pairs stored in turn; 1 staged, stored by column block; 0 the form before
-// session 42 (the bias read from global memory at the end, stored by column block); wo_set_epilogue sets it.
-inline std::atomic<int>& wo_epilogue_policy() {
-  static std::atomic<int> v{2};
-  return v;
-}
-
 // What one call launches: grid (ntiles, splits, mblocks) and the workspace it needs (floats; 0 without split-K).
 struct WoPlan {
   WoKernel kernel;
@@ -353,7 +345,6 @@ inline cudaError_t launch_wo_gemm(WoArgs const& a, WoPlan const& p, cudaStream_t
     const int64_t resident = std::min<int64_t>(ctas, static_cast<int64_t>(fit.per_sm) * fit.sms);
     b.prefetch = cg_pdl::prefetch_units(resident, p.kernel.threads / 32, int64_t{kTileN} * kTileK * p.kernel.bits / 8);
   }
-  b.epilogue = wo_epilogue_policy().load(std::memory_order_relaxed);
   // A cluster launch: a column tile's splits are one cluster (dims (1, splits, 1), so a CTA's rank is its split).
   b.cluster_splits = p.cluster ? p.splits : 0;
   return cg_pdl::launch_clustered(p.kernel.fn, dim3(p.ntiles, p.splits, p.mblocks), dim3(1, p.cluster ? p.splits : 1, 1),

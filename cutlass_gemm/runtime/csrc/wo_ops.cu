@@ -191,11 +191,6 @@ int64_t wo_set_cluster_reduce(int64_t max_splits) {
   return cg_wo::wo_cluster_policy().exchange(static_cast<int>(max_splits));
 }
 
-int64_t wo_set_epilogue(int64_t form) {
-  if (form < 0 || form > 2) return cg_wo::wo_epilogue_policy().load();
-  return cg_wo::wo_epilogue_policy().exchange(static_cast<int>(form));
-}
-
 int64_t wo_set_pdl_policy(int64_t policy) {
   if (policy < 0 || policy > 2) return cg_wo::wo_pdl_policy().load();
   return cg_wo::wo_pdl_policy().exchange(static_cast<int>(policy));

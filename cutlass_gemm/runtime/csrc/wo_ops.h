@@ -51,8 +51,5 @@ int64_t wo_set_pdl_policy(int64_t policy);
 // Split mma launches of at most `max_splits` splits (2..8; 0 or 1: none) add their partial sums in a thread block cluster
 // (SM90), the others through the global workspace; another value reads the setting. Returns the previous one.
 int64_t wo_set_cluster_reduce(int64_t max_splits);
-// The mma kernels' epilogue form (wo_launch.cuh wo_epilogue_policy: 0..2, default 2); any other value reads the
-// setting. Returns the setting before.
-int64_t wo_set_epilogue(int64_t form);
 
 }  // namespace cg
