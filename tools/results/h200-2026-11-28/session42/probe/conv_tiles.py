@@ -6,6 +6,7 @@ config's output is compared bit for bit with the selected kernel's (int32 accumu
 elementwise: any tiling gives the same bits). GPU time of a CUDA graph of 20 calls (bench_common.graph_time_us).
 Names of the kernels to build: `python conv_tiles.py --names`. Writes conv_tiles.md / .json to the folder given."""
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -20,6 +21,11 @@ K64 = [((128, 64, 64), (1, 1, 1), 0), ((128, 64, 64), (1, 1, 1), 3), ((128, 64, 
 K128 = [((128, 128, 128), (1, 1, 1), 0), ((128, 128, 128), (1, 1, 1), 3), ((128, 64, 128), (1, 1, 1), 0),
         ((128, 64, 128), (1, 1, 1), 3), ((128, 64, 128), (1, 1, 1), 4), ((64, 128, 128), (1, 1, 1), 0),
         ((64, 128, 128), (1, 1, 1), 3), ((64, 64, 128), (1, 1, 1), 0), ((64, 64, 128), (1, 1, 1), 4)]
+
+if os.environ.get("CONV_TILES_SET") == "clusters":  # call 4: clusters for the tile-K-128 classes
+    K64 = [((128, 64, 64), (2, 1, 1), 4)]
+    K128 = [((128, 128, 128), (1, 1, 1), 0), ((128, 128, 128), (2, 1, 1), 0), ((128, 128, 128), (1, 2, 1), 0),
+            ((64, 128, 128), (2, 1, 1), 3), ((64, 128, 128), (1, 1, 1), 3)]
 
 
 def configs(ci, co):
