@@ -86,14 +86,20 @@ def main(out):
         print({kk: (round(vv, 2) if isinstance(vv, float) else vv) for kk, vv in row.items()}, flush=True)
         rows.append(row)
     (out / "conv_tiles.json").write_text(json.dumps({"meta": stamp(), "rows": rows}, indent=1))
-    lines = [json.dumps(stamp()), "", "us per call (CUDA graph of 20), batch 32, int8 NHWC in, ReLU, int8 out "
+    write_md(out, stamp(), rows)
+
+
+def write_md(out, meta, rows):
+    from bench_common import md_table
+    lines = [json.dumps(meta), "", "us per call (CUDA graph of 20), batch 32, int8 NHWC in, ReLU, int8 out "
              "(the int8 chain's layer); cuDNN fp16 channels_last with / without a bias; 'chosen' = select_config's", ""]
     for r in rows:
         times = {kk: vv for kk, vv in r.items() if kk.startswith("sm90_")}
         best = min((vv, kk) for kk, vv in times.items() if isinstance(vv, float))
+        chosen = r.get(r["chosen"], "not in this set")
         lines.append(f"### {r['conv']} {r['ci']}->{r['co']} s{r['s']} {r['hw']}x{r['hw']} (M = {r['m']}): cuDNN "
                      f"{r['cudnn_f16']:.1f} / no bias {r['cudnn_f16_nobias']:.1f}; chosen {r['chosen']} "
-                     f"{r[r['chosen']] if isinstance(r[r['chosen']], str) else round(r[r['chosen']], 2)}; "
+                     f"{chosen if isinstance(chosen, str) else round(chosen, 2)}; "
                      f"best {best[1]} {best[0]:.2f} (no bias / best {r['cudnn_f16_nobias'] / best[0]:.2f}x)")
         lines += [""] + md_table(["kernel", "us", "cudnn no bias / this"],
                                  [[kk, f"{vv:.2f}" if isinstance(vv, float) else vv,
@@ -103,7 +109,10 @@ def main(out):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--names":
+    if sys.argv[1] == "--md":  # the table again from a run's JSON: conv_tiles.py --md RUN.json OUT_DIR
+        run = json.loads(Path(sys.argv[2]).read_text())
+        write_md(Path(sys.argv[3]), run["meta"], run["rows"])
+    elif sys.argv[1] == "--names":
         from resnet50 import RESNET50_CONVS
         names = sorted({c.name for _, ci, co, k, s, hw in RESNET50_CONVS if k == 3 for c in configs(ci, co)})
         print(" ".join(f"--name {nm}" for nm in names))
