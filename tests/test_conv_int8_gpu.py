@@ -9,7 +9,7 @@ and in a graph, and a ResNet-50 (random weights; torchvision's if installed, els
 quantize_model with each scheme that quantizes its k x k convs: relative error vs fp32, CUDA-graph replay = eager.
 Run with `pytest -m gpu`. Written on the CPU machine; not yet run on a GPU.
 
-Kernels (tools/generate_kernels.py --conv --compile builds all 36 of `default_configs()`; these tests select
+Kernels (tools/generate_kernels.py --conv --compile builds all 54 of `default_configs()`; these tests select
 21 of them, each built on first use otherwise, ~1-2 min of nvcc each on a 16-core host; the list:
 `python3 tools/conv_kernels_needed.py tests`).
 """
