@@ -147,9 +147,9 @@ def test_split_k_in_a_cluster_equals_the_workspace_path(emu, cfg, m, splits, bit
 @pytest.mark.parametrize("cfg,m,bits,dtype", [(0, 3, 4, torch.float16), (2, 45, 8, torch.bfloat16),
                                                (3, 9, 4, torch.bfloat16), (8, 100, 4, torch.float16),
                                                (10, 64, 8, torch.float16)])
-def test_bias_staged_or_read_at_the_end_gives_the_same_bits(emu, cfg, m, bits, dtype):
-    """The mma kernels stage a 16-byte aligned bias in shared memory with the first pipeline stage and read any other
-    (4-byte aligned) bias from global memory in the epilogue: the same values either way, every element against
+def test_bias_staged_by_16_or_4_byte_copies_gives_the_same_bits(emu, cfg, m, bits, dtype):
+    """The mma kernels stage the bias in shared memory with the first pipeline stage: a 16-byte aligned one by 16-byte
+    copies, any other (4-byte aligned) one by 4-byte copies. The same values either way, every element against
     float64, rows not a multiple of 16, one and several row blocks. A bias staged at the wrong columns, or a row's
     column pairs stored at the wrong place, fails here."""
     p = _packed(160, 256, bits, 64 if bits == 4 else None, bits == 4, seed=cfg + m, dtype=dtype)
@@ -160,7 +160,7 @@ def test_bias_staged_or_read_at_the_end_gives_the_same_bits(emu, cfg, m, bits, d
     assert aligned.data_ptr() % 16 == 0 and shifted.data_ptr() % 16 != 0
     staged = _run(emu, p, x, aligned, cfg=cfg)
     _check(staged, x, p, aligned, f"cfg {cfg} M={m} int{bits}")
-    assert torch.equal(staged, _run(emu, p, x, shifted, cfg=cfg)), "staged and global-memory bias differ"
+    assert torch.equal(staged, _run(emu, p, x, shifted, cfg=cfg)), "the 16-byte and 4-byte staged biases differ"
 
 
 @pytest.mark.parametrize("cfg", [0, 2, 4, 5, 7, 8, 9])

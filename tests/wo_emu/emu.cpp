@@ -170,7 +170,7 @@ inline void cp_async16_zero(uint32_t dst, const void*) {  // source size 0: the 
   if (cg_wo_emu::g_eager_copies) std::memset(c.dst, 0, 16);
   else cg_wo_emu::tl_open.push_back(c);
 }
-// cp.async.ca (wo_stream.cuh): the same copies (caching is invisible here), 16 or 8 bytes.
+// cp.async.ca (wo_stream.cuh, the mma kernels' bias): the same copies (caching is invisible here), 16, 8 or 4 bytes.
 inline void cp_async_n(uint32_t dst, const void* src, int bytes) {
   cg_wo_emu::Copy c{cg_wo_emu::smem().data() + dst, static_cast<const uint8_t*>(src), bytes};
   if (dst + bytes > cg_wo_emu::smem().size()) throw std::runtime_error("cp.async past shared memory");
@@ -190,6 +190,7 @@ inline uint2 ld_scale8(const void* p) {
   return v;
 }
 inline void cp_async8_ca(uint32_t dst, const void* src) { cp_async_n(dst, src, 8); }
+inline void cp_async4_ca(uint32_t dst, const void* src) { cp_async_n(dst, src, 4); }
 inline void cp_async_commit() {
   cg_wo_emu::tl_groups.push_back(std::move(cg_wo_emu::tl_open));
   cg_wo_emu::tl_open.clear();

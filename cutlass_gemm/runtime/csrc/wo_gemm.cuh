@@ -238,12 +238,21 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
   // main loop: read from global memory at the end, they were one more round trip on the critical path of a short
   // kernel (a batch-1 1x1 conv took 0.15-0.5 us longer with a bias than without, H200, session41/call6; staged, 0.05-0.1
   // longer, session42/call2). Held in registers instead they cost 6-8 per thread and an SM slot of variant 3 (166 -> 172
-  // registers).
-  const bool bias_staged = a.bias != nullptr && (reinterpret_cast<uintptr_t>(a.bias) & 15) == 0;
-  if (bias_staged && tid < S::kBN / 8) {
-    const uint32_t dst = smem_base + S::kBiasOff + tid * 16;
-    if (n0 + tid * 8 < a.n) cp_async16(dst, static_cast<const T*>(a.bias) + n0 + tid * 8);
-    else cp_async16_zero(dst, a.bias);
+  // registers; read from shared memory or global memory by alignment, they cost variant 28's int8 kernel its second
+  // CTA per SM (128 -> 132), so a bias that is not 16-byte aligned (4-byte: the binding's rule) is staged too, by
+  // 4-byte copies. Columns past N are zero-filled.
+  if (a.bias != nullptr) {
+    const T* bias = static_cast<const T*>(a.bias) + n0;
+    const uint32_t dst = smem_base + S::kBiasOff;
+    if ((reinterpret_cast<uintptr_t>(a.bias) & 15) == 0) {
+      if (tid < S::kBN / 8) {
+        if (n0 + tid * 8 < a.n) cp_async16(dst + tid * 16, bias + tid * 8);
+        else cp_async16_zero(dst + tid * 16, bias);
+      }
+    } else if (tid < S::kBN / 2) {  // N is a multiple of 32, so a pair is wholly inside N or wholly past it
+      if (n0 + tid * 2 < a.n) cp_async4_ca(dst + tid * 4, bias + tid * 2);
+      else *reinterpret_cast<uint32_t*>(smem + S::kBiasOff + tid * 4) = 0u;
+    }
   }
 #pragma unroll
   for (int i = 0; i < kStages - 1; ++i) {
@@ -340,35 +349,34 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
     if (tid == 0) a.counters[tile] = 0;  // every split has counted in: reset for the next launch
   }
 
-  // ---- epilogue: + bias in fp32, one rounding to T, rows < M
-  if (wk != 0 || !n_ok) return;
-  T* out = static_cast<T*>(a.out) + n0 + wn * kTileN;
-  float bias_f[4][2] = {};  // +0 without a bias, as before
-  if (a.bias != nullptr) {  // staged in shared memory, or (a bias not 16-byte aligned) read from global memory now
-    const T* bias_s = (bias_staged ? reinterpret_cast<const T*>(smem + S::kBiasOff) : static_cast<const T*>(a.bias) + n0) +
-                      wn * kTileN + tig * 2;
-#pragma unroll
-    for (int t8 = 0; t8 < 4; ++t8) {
-      const T2 bv = *reinterpret_cast<const T2*>(bias_s + t8 * 8);
-      bias_f[t8][0] = Ty<T>::to_f(bv.x);
-      bias_f[t8][1] = Ty<T>::to_f(bv.y);
-    }
-  }
+  // ---- epilogue: + bias in fp32, one rounding to T, rows < M.
   // A quad's 4 lanes hold one row's columns t8 * 8 + 2 tig (+1), t8 = 0..3: a row's four pairs go out in consecutive
   // store instructions, so each 32-byte sector of the row is complete within two of them. Stored by column block
   // instead (t8 outer, the order before session 42), a sector's halves were 2 kMTiles instructions apart, and the
   // layers wrote their output up to 1.38x slower: 3136 x 256 x 64 without a bias 3.55 -> 2.58 us (H200,
-  // tools/results/h200-2026-11-28/session42/call2/epilogue/epilogue.md).
+  // tools/results/h200-2026-11-28/session42/call2/epilogue/epilogue.md). The staged bias pair is read at each store:
+  // read once into registers ahead of the stores, it kept them live and cost variant 28's int8 kernel its second CTA
+  // per SM (128 -> 132 registers).
+  if (wk != 0 || !n_ok) return;
+  T* out = static_cast<T*>(a.out);
+  const T* bias = a.bias == nullptr ? nullptr : reinterpret_cast<const T*>(smem + S::kBiasOff);
 #pragma unroll
   for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
     for (int hf = 0; hf < 2; ++hf) {
       const int row = mt * 16 + g + hf * 8;
-      if (row >= a.m) continue;
 #pragma unroll
-      for (int t8 = 0; t8 < 4; ++t8)
-        *reinterpret_cast<T2*>(out + row * a.ldo + t8 * 8 + tig * 2) =
-            Ty<T>::pack(acc[mt][t8][2 * hf] + bias_f[t8][0], acc[mt][t8][2 * hf + 1] + bias_f[t8][1]);
+      for (int t8 = 0; t8 < 4; ++t8) {
+        const int c = wn * kTileN + t8 * 8 + tig * 2;  // column within the CTA's tile
+        float b0 = 0.0f, b1 = 0.0f;  // +0 without a bias, as before
+        if (bias != nullptr) {
+          const T2 bv = *reinterpret_cast<const T2*>(bias + c);
+          b0 = Ty<T>::to_f(bv.x);
+          b1 = Ty<T>::to_f(bv.y);
+        }
+        if (row < a.m)
+          *reinterpret_cast<T2*>(out + row * a.ldo + n0 + c) = Ty<T>::pack(acc[mt][t8][2 * hf] + b0, acc[mt][t8][2 * hf + 1] + b1);
+      }
     }
 }
 
