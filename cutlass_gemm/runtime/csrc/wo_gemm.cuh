@@ -237,10 +237,8 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
   // The CTA's bias columns go to shared memory with the first stage's copies, so that their latency passes under the
   // main loop: read from global memory at the end, they were one more round trip on the critical path of a short
   // kernel (a batch-1 1x1 conv took 0.15-0.5 us longer with a bias than without, H200, session41/call6; staged, 0.05-0.1
-  // longer, session42/call2). Held in registers instead they cost 6-8 per thread and an SM slot of variant 3 (166 -> 172
-  // registers; read from shared memory or global memory by alignment, they cost variant 28's int8 kernel its second
-  // CTA per SM (128 -> 132), so a bias that is not 16-byte aligned (4-byte: the binding's rule) is staged too, by
-  // 4-byte copies. Columns past N are zero-filled.
+  // longer, session42/call2). A bias that is not 16-byte aligned (4-byte: the binding's rule) is staged too, by 4-byte
+  // copies, so that the epilogue reads shared memory only (see there). Columns past N are zero-filled.
   if (a.bias != nullptr) {
     const T* bias = static_cast<const T*>(a.bias) + n0;
     const uint32_t dst = smem_base + S::kBiasOff;
@@ -354,9 +352,10 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
   // store instructions, so each 32-byte sector of the row is complete within two of them. Stored by column block
   // instead (t8 outer, the order before session 42), a sector's halves were 2 kMTiles instructions apart, and the
   // layers wrote their output up to 1.38x slower: 3136 x 256 x 64 without a bias 3.55 -> 2.58 us (H200,
-  // tools/results/h200-2026-11-28/session42/call2/epilogue/epilogue.md). The staged bias pair is read at each store:
-  // read once into registers ahead of the stores, it kept them live and cost variant 28's int8 kernel its second CTA
-  // per SM (128 -> 132 registers).
+  // tools/results/h200-2026-11-28/session42/call2/epilogue/epilogue.md). Each store reads its bias pair from shared
+  // memory: so variant 28's bf16 int8 kernel keeps 128 registers and 2 CTAs per SM, where the forms tried before (the
+  // pairs read into registers ahead of the stores, or from shared or global memory by the bias's alignment) took 130-134
+  // (ptxas -v; bias pairs held in registers through the main loop took variant 3 from 166 to 172).
   if (wk != 0 || !n_ok) return;
   T* out = static_cast<T*>(a.out);
   const T* bias = a.bias == nullptr ? nullptr : reinterpret_cast<const T*>(smem + S::kBiasOff);
