@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
   // ---- pipeline: kStages - 1 stages in flight ahead of the one being computed.
   // The CTA's bias columns go to shared memory with the first stage's copies, so that their latency passes under the
   // main loop: read from global memory at the end, they were one more round trip on the critical path of a short
-  // kernel (a batch-1 1x1 conv took 0.15-0.5 us longer with a bias than without, H200, session41/call6; staged, 0.05-0.1
+  // kernel (a batch-1 1x1 conv took 0.16-0.53 us longer with a bias than without, H200, session41/call6; staged, 0.03-0.11
   // longer, session42/call2). A bias that is not 16-byte aligned (4-byte: the binding's rule) is staged too, by 4-byte
   // copies, so that the epilogue reads shared memory only (see there). Columns past N are zero-filled.
   if (a.bias != nullptr) {
