@@ -10,6 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import cutlass_gemm.nn as cnn
 from cutlass_gemm import Int8ConvActivation
@@ -81,13 +82,51 @@ def test_int8_output_errors():
         conv2d_int8_igemm(x2, wt2, sx2, sw2, b2, (1, 1), (1, 1), (1, 1), None, torch.int8, scale_out=inv)
 
 
+@pytest.mark.parametrize("out_dtype", [torch.int8, torch.bfloat16])
+def test_scale_guard_keeps_a_finite_scale_and_voids_a_non_finite_one(out_dtype):
+    x, wt, sx, sw, b = _operands()
+    kw = dict(scale_out=torch.tensor([1 / 0.03])) if out_dtype == torch.int8 else {}
+    bias = b if out_dtype == torch.int8 else b.bfloat16()
+    plain = conv2d_int8_igemm(x, wt, sx, sw, bias, (1, 1), (1, 1), (1, 1), "relu", out_dtype, **kw)
+    for g in (0.37, 1e30, -2.0, 0.0):  # any finite guard: the same bits as none
+        guarded = conv2d_int8_igemm(x, wt, sx, sw, bias, (1, 1), (1, 1), (1, 1), "relu", out_dtype,
+                                    scale_guard=torch.tensor([g]), **kw)
+        assert torch.equal(guarded, plain), g
+    assert (plain != 0).any()
+    for g in (float("nan"), float("inf"), float("-inf")):  # a non-finite guard: NaN scale (int8: 0, torch's rule)
+        void = conv2d_int8_igemm(x, wt, sx, sw, bias, (1, 1), (1, 1), (1, 1), "relu", out_dtype,
+                                 scale_guard=torch.tensor([g]), **kw)
+        assert (void == 0).all() if out_dtype == torch.int8 else torch.isnan(void).all(), g
+    with pytest.raises(InvalidArgumentError, match="^scale_guard"):
+        conv2d_int8_igemm(x, wt, sx, sw, bias, (1, 1), (1, 1), (1, 1), None, out_dtype, scale_guard=torch.ones(2),
+                          **kw)
+    with pytest.raises(InvalidArgumentError, match="^scale_guard"):
+        conv2d_int8_igemm(x, wt, sx, sw, bias, (1, 1), (1, 1), (1, 1), None, out_dtype,
+                          scale_guard=torch.ones(1, dtype=torch.float64), **kw)
+
+
 def test_int8_output_opcheck():
     x, wt, sx, sw, b = _operands(n=1, h=5, w=6)
     torch.library.opcheck(torch.ops.cutlass_gemm.conv2d_int8_igemm,
                           (x, wt, sx, sw, b, [1, 1], [1, 1], [1, 1], "relu", torch.int8, torch.tensor([7.0])))
+    torch.library.opcheck(torch.ops.cutlass_gemm.conv2d_int8_igemm,
+                          (x, wt, sx, sw, b, [1, 1], [1, 1], [1, 1], "relu", torch.int8, torch.tensor([7.0]),
+                           torch.tensor([0.5])))
 
 
 # ------------------------------------------------------------------------------------ chain_int8
+class _OpLog(TorchDispatchMode):
+    """The ops dispatched while active (a custom op's own implementation runs below the mode, unlogged)."""
+
+    def __enter__(self):
+        self.ops = []
+        return super().__enter__()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
 class _Bottleneck(nn.Module):
     """ResNet's bottleneck (conv-bn-relu x 2, conv-bn, + identity, relu), one shared ReLU module as torchvision's."""
 
@@ -151,7 +190,15 @@ def test_chain_links_a_bottleneck_and_stays_close():
         mid = chained.get_submodule("0.conv1")(xs[0])
     assert isinstance(mid, Int8ConvActivation) and mid.q.dtype == torch.int8
     assert mid.q.shape == (2, 12, 12, 64) and mid.q.is_contiguous()  # NHWC
-    assert torch.equal(mid.scale, chained.get_submodule("0.conv2").linear.input_scale)
+    assert mid.scale is chained.get_submodule("0.conv2").linear.input_scale  # the buffer itself: no op made it
+    assert mid.guard is not None and torch.isfinite(mid.guard).all()
+    # the chain's middle layer runs the conv op and nothing else (the guard rides along, no scale op)
+    with torch.no_grad(), _OpLog() as log:
+        mid2 = chained.get_submodule("0.conv2")(mid)
+    assert log.ops == ["cutlass_gemm.conv2d_int8_igemm.default"], log.ops
+    assert mid2.guard is mid.guard and mid2.scale is chained.get_submodule("0.conv3").linear.input_scale
+    deq = mid.dequantize()
+    assert deq.shape == (2, 64, 12, 12) and torch.equal(deq, mid.q.permute(0, 3, 1, 2).float() * mid.scale)
 
 
 def test_chain_carries_nan_to_its_end_and_compiles():
@@ -162,7 +209,10 @@ def test_chain_carries_nan_to_its_end_and_compiles():
         bad = xs[0].clone()
         bad[0, 3, 2, 2] = float("nan")
         y = chained(bad)
-        assert torch.isnan(y).all()  # the chain's scale is NaN: no plausible output
+        assert torch.isnan(y).all()  # the chain's guard is NaN: no plausible output
+        mid = chained.get_submodule("0.conv1")(bad)
+        assert torch.isnan(mid.guard).all() and torch.isnan(mid.dequantize()).all()
+        assert torch.isfinite(mid.scale).all()  # the consumer's calibrated scale, untouched
         compiled = torch.compile(chained, fullgraph=True)
         assert torch.equal(compiled(xs[1]), chained(xs[1]))
 

@@ -63,6 +63,36 @@ def test_int8_output_kernel(case, activation):
     assert ((ref == 127) | (ref == -128)).any()  # the saturating end of the range is exercised
 
 
+@pytest.mark.parametrize("case", CASES[:2])
+@pytest.mark.parametrize("out_dtype", [torch.int8, torch.bfloat16])
+def test_scale_guard_in_the_kernel(case, out_dtype):
+    """The epilogue's scale_x + 0 * guard (the chain's NaN carrier): a finite guard gives the same bits as none,
+    a NaN or infinite one a NaN scale (bf16: NaN everywhere; int8: 0, the conversion's NaN rule), output poisoned."""
+    _sm90()
+    n, h, w, ci, co, k, st, pad = case
+    g = torch.Generator(device="cuda").manual_seed(7)
+    x = torch.randint(-128, 128, (n, h, w, ci), dtype=torch.int8, device="cuda", generator=g)
+    wt = torch.randint(-127, 128, (co, *k, ci), dtype=torch.int8, device="cuda", generator=g)
+    sx = torch.tensor([0.01], device="cuda")
+    sw = torch.rand(co, device="cuda", generator=g) * 2e-3 + 1e-4
+    b = torch.randn(co, device="cuda", generator=g)
+    kw = dict(scale_out=torch.tensor([20.0], device="cuda")) if out_dtype == torch.int8 else {}
+    bias = b if out_dtype == torch.int8 else b.bfloat16()
+
+    def run(guard):
+        pz = torch.full((n * h * w * co * 4 + 4096,), 0x5A, dtype=torch.uint8, device="cuda")  # poison
+        del pz
+        return conv2d_int8_igemm(x, wt, sx, sw, bias, st, pad, (1, 1), "relu", out_dtype, scale_guard=guard, **kw)
+
+    plain = run(None)
+    assert (plain != 0).any()
+    for v in (0.37, 3e38):
+        assert torch.equal(run(torch.tensor([v], device="cuda")), plain), v
+    for v in (float("nan"), float("inf")):
+        void = run(torch.tensor([v], device="cuda"))
+        assert (void == 0).all() if out_dtype == torch.int8 else torch.isnan(void).all(), v
+
+
 def test_int8_output_opcheck_on_gpu():
     _sm90()
     g = torch.Generator(device="cuda").manual_seed(3)
@@ -72,6 +102,7 @@ def test_int8_output_opcheck_on_gpu():
             torch.randn(64, device="cuda"), [1, 1], [1, 1], [1, 1], "relu", torch.int8,
             torch.tensor([5.0], device="cuda"))
     torch.library.opcheck(torch.ops.cutlass_gemm.conv2d_int8_igemm, args)
+    torch.library.opcheck(torch.ops.cutlass_gemm.conv2d_int8_igemm, args + (torch.tensor([0.1], device="cuda"),))
 
 
 def test_resnet50_int8_chain():
@@ -98,7 +129,7 @@ def test_resnet50_int8_chain():
     bad = xb.clone()
     bad[0, 1, 100, 100] = float("nan")
     with torch.no_grad():
-        assert torch.isnan(chained(bad)).all()  # int8 has no NaN: the chain's scale carries it to the end
+        assert torch.isnan(chained(bad)).all()  # int8 has no NaN: the chain's guard carries it to the end
     # no host synchronisation on the chained forward; CUDA graph: replay on new input = eager on it (the same
     # kernels; cuDNN's float stem may differ run to run)
     static_x = xb.clone()

@@ -99,7 +99,10 @@ def test_emitted_source_is_deterministic_and_complete():
         assert piece in src, piece
     assert "gemm_universal_adapter.h" not in src  # its CUTLASS 2 GemmUniversal makes ConvUniversal ambiguous
     plain = emit_conv_source(Conv2dConfig())
-    assert "cg_act::" not in plain.split("namespace cg_act")[-1].split("}  // namespace cg_act")[-1]
+    body = plain.split("}  // namespace cg_act")[-1]
+    assert "cg_act::ReLU" not in body  # no activation node: only the scale guard's reduction names cg_act
+    assert "Sm90ScalarBroadcast<float, Stride<_0, _0, _0>, 2, cg_act::GuardScale>" in body
+    assert "int cg_abi_version() { return 3; }" in plain
 
 
 def test_generate_conv_and_cache_key(tmp_path):

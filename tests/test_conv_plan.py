@@ -119,18 +119,23 @@ def test_launch_passes_the_launcher_its_arguments(monkeypatch):
     out = ci._launch(plan, x, w, sx, sw, b)
     assert out.shape == (2, 9, 7, 16) and out.dtype == torch.bfloat16
     (call,) = lib.calls
-    assert call[:6] == (x.data_ptr(), w.data_ptr(), out.data_ptr(), sx.data_ptr(), sw.data_ptr(), b.data_ptr())
-    assert call[6] is None  # scale_out: a bf16 output has none
-    assert call[7:22] == (2, 9, 7, 64, 16, 3, 3, 1, 1, 1, 1, 1, 1, 9, 7)
-    assert call[22:] == (None, 0, 1234)  # no workspace; the current stream
+    assert call[:4] == (x.data_ptr(), w.data_ptr(), out.data_ptr(), sx.data_ptr())
+    assert call[4] is None  # scale_guard: none given, a null pointer (the kernel reads scale_x as it is)
+    assert call[5:7] == (sw.data_ptr(), b.data_ptr())
+    assert call[7] is None  # scale_out: a bf16 output has none
+    assert call[8:23] == (2, 9, 7, 64, 16, 3, 3, 1, 1, 1, 1, 1, 1, 9, 7)
+    assert call[23:] == (None, 0, 1234)  # no workspace; the current stream
     ci._launch(plan, x, w, sx, sw, None)
-    assert lib.calls[1][5] is None  # no bias: a null pointer (the kernel reads zeros)
+    assert lib.calls[1][6] is None  # no bias: a null pointer (the kernel reads zeros)
+    guard = torch.ones(1)
+    ci._launch(plan, x, w, sx, sw, b, None, guard)
+    assert lib.calls[2][4] == guard.data_ptr()
 
 
 def test_launch_workspace_and_misaligned_pointers(monkeypatch):
     plan, lib, (x, w, sx, sw, b) = _fake_plan(monkeypatch, ws_bytes=256)
     ci._launch(plan, x, w, sx, sw, b)
-    ws_ptr, ws_bytes = lib.calls[0][22:24]
+    ws_ptr, ws_bytes = lib.calls[0][23:25]
     assert ws_ptr and ws_bytes == 256
     buf = torch.empty(x.numel() + 16, dtype=torch.int8)
     off = buf[1:1 + x.numel()].view(x.shape)

@@ -16,9 +16,9 @@ runs); int8_static_layer: the same layer with a calibrated input scale (`act="st
 with the given scale instead of the dynamic per-tensor kernel's two phases). Ratios cudnn_f16 / int8 (> 1: int8
 faster). The aim (issue 14): >= 1.3x on the 3x3 convs at batch 32.
 int8_chain (k x k rows): the layer as an int8 chain runs it (nn/chain.py): `Int8ConvActivation` in (int8 NHWC +
-scale, from the previous conv's epilogue), output quantized in its own epilogue for the next conv (ReLU fused):
-no quantization kernel, int8 bytes in and out, plus the one-element scale op; int8_chain_end: int8 in, bf16 out
-(the chain's last conv, before a residual add).
+scale + the chain's NaN guard, from the previous conv's epilogue), output quantized in its own epilogue for the next
+conv (ReLU fused): no quantization kernel, int8 bytes in and out, no other op (the guard is read by the kernel);
+int8_chain_end: int8 in, bf16 out (the chain's last conv, before a residual add).
 `--weight-only` times instead ResNet-50's stride-1 1x1 convs at batch 1 (WO_1X1) with int4 (g128; g64 where
 Ci = 64) and int8
 (per channel) weights, `WeightOnlyConv2d.from_float(conv)` on the fp16 layer, against cuDNN fp16 (issue 14's
@@ -101,7 +101,8 @@ def _row(name, ci, co, k, stride, hw, batch):
         row["int8_static_layer"] = graph_time_us(lambda: static(xb))
     cols = ["int8_kernel", "int8_e2e", "int8_layer", "int8_static_layer"]
     if not is_gemm:
-        chained_in = cutlass_gemm.Int8ConvActivation(xq, static.linear.input_scale)
+        # a chain's middle activation: the guard is the chain's first scale (any finite one-element tensor)
+        chained_in = cutlass_gemm.Int8ConvActivation(xq, static.linear.input_scale, sx.clone())
         end = copy.deepcopy(static)
         mid = copy.deepcopy(static)
         mid.set_int8_output(static.linear.input_scale, "relu")

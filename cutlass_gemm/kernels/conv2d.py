@@ -42,7 +42,7 @@ from typing import List, Tuple
 from .config import TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged Conv2dConfig would change.
-CONV_GENERATOR_VERSION = "3"
+CONV_GENERATOR_VERSION = "4"
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_conv"
 

@@ -7,30 +7,38 @@ see kernels/conv2d.py):
 
     D = act(scale_x * (scale_w[co] * acc) + bias[co])     (float32 until the one conversion to D)
 
-the same node order as the GEMM family's `scaled_bias` epilogue (epilogues.py), so the two round alike.
+the same node order as the GEMM family's `scaled_bias` epilogue (epilogues.py), so the two round alike. scale_x
+is read as scale_x + 0 * scale_guard (CUTLASS's two-scalar broadcast with that reduction; a null guard reads 0):
+exactly scale_x for a finite guard, NaN for a NaN or infinite one. An int8 chain (nn/chain.py) passes its first
+layer's activation scale as the guard, so a non-finite chain input reaches every later layer with no op between.
 D is the NHWC output: the epilogue sees M as the (Q, P, N) output pixels, N as Co. An int8-output kernel
 (out_dtype "s8") ends with one more node, D = saturate(rint(that float32 value * inv_scale_out)) (a scalar read
 through a pointer; CUTLASS's float -> int8 round-to-nearest converter is `cvt.rni.sat.s8.f32`), and reads a
 float32 bias.
 
-C ABI (LAUNCHER_ABI_VERSION of launcher_text.py; the entry points have their own names so that a library of
-another family can never be called with this signature):
+C ABI (CONV_LAUNCHER_ABI_VERSION below; the entry points have their own names so that a library of another family
+can never be called with this signature):
 
-    int    cg_conv_launch(x, w, out, scale_x, scale_w, bias, scale_out, n, h, w, c, k, r, s, pad_h, pad_w,
-                          stride_h, stride_w, dil_h, dil_w, p, q, workspace, workspace_bytes, stream)
+    int    cg_conv_launch(x, w, out, scale_x, scale_guard, scale_w, bias, scale_out, n, h, w, c, k, r, s, pad_h,
+                          pad_w, stride_h, stride_w, dil_h, dil_w, p, q, workspace, workspace_bytes, stream)
     size_t cg_conv_workspace_size(n, h, w, c, k, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w)
 
 x: int8 NHWC packed; w: int8 KRSC packed; out: (n, p, q, k) packed in the output dtype; scale_x float32
-(one element), scale_w float32 (k,), bias (k,) in the output dtype (float32 for s8) or null, scale_out float32
-(one element: the reciprocal of the output's scale; s8 kernels only, ignored by the others). p, q are the caller's output
+(one element), scale_guard float32 (one element) or null, scale_w float32 (k,), bias (k,) in the output dtype
+(float32 for s8) or null, scale_out float32 (one element: the reciprocal of the output's scale; s8 kernels only,
+ignored by the others). p, q are the caller's output
 sizes: the launcher refuses (code 6) a call whose p, q differ from CUTLASS's own computation.
 """
 from __future__ import annotations
 
 from .conv2d import CONV_GENERATOR_VERSION, Conv2dConfig
 from .emit import cutlass_version
-from .launcher_text import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP, _SM90_DRIVER_SHIM,
+from .launcher_text import (_COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP, _SM90_DRIVER_SHIM,
                             _SM90_LAUNCH_TAIL, sm90_split_source)
+
+#: The conv family's own launcher ABI (the others' is launcher_text.LAUNCHER_ABI_VERSION = 2): cg_conv_launch took
+#: the scale_guard pointer in version 3, so a cached library of version 2 is refused, never called with the new list.
+CONV_LAUNCHER_ABI_VERSION = 3
 
 #: The shared prelude without its GEMM adapter include: that header brings CUTLASS 2's GemmUniversal, whose
 #: partial specialization also matches a ConvProblemShape (not a cute tuple) and makes ConvUniversal ambiguous.
@@ -59,6 +67,11 @@ _INCLUDES = """\
 # comparison with NaN is false, so `x < 0` keeps a NaN x.
 _ACT_FUNCTORS = """
 namespace cg_act {
+// The activation scale's guard: Sm90ScalarBroadcast reduces its two scalars (scale_x, scale_guard) with this.
+// s + 0 * g is s exactly for a finite g and NaN for a NaN or infinite g (IEEE; the build has no fast-math).
+template <class T> struct GuardScale {
+  CUTLASS_HOST_DEVICE T operator()(T const& s, T const& g) const { return s + T(0) * g; }
+};
 template <class T> struct ReLU {
   CUTLASS_HOST_DEVICE T operator()(T const& x) const { return x < T(0) ? T(0) : x; }
 };
@@ -95,7 +108,7 @@ def _evt(cfg: Conv2dConfig) -> str:
 using namespace cutlass::epilogue::fusion;
 constexpr auto RN = cutlass::FloatRoundStyle::round_to_nearest;
 using Accum = Sm90AccFetch;
-using ScaleX = Sm90ScalarBroadcast<float, Stride<_0, _0, _0>, 1, cutlass::multiplies>;
+using ScaleX = Sm90ScalarBroadcast<float, Stride<_0, _0, _0>, 2, cg_act::GuardScale>;  // scale_x + 0 * guard
 using ScaleW = Sm90RowBroadcast<0, TileShape, float, float, Stride<_0, _1, _0>>;
 using Bias = Sm90RowBroadcast<0, TileShape, ElementBias, float, Stride<_0, _1, _0>>;  // null: zeros
 using EVTScaleW = Sm90EVT<Sm90Compute<cutlass::multiplies, float, float, RN>, ScaleW, Accum>;
@@ -117,7 +130,7 @@ using EVT = Sm90EVT<Sm90Compute<cutlass::multiplies, ElementOut, float, RN>, Sca
 def _evt_args(cfg: Conv2dConfig) -> str:
     """Brace initializer of EVT::Arguments (children's arguments first, then the node's own)."""
     scale_w = "{static_cast<float const*>(scale_w)}"
-    scale_x = "{{}, {static_cast<float const*>(scale_x)}, {}}"
+    scale_x = "{{}, {static_cast<float const*>(scale_x), static_cast<float const*>(scale_guard)}, {}}"
     bias = "{static_cast<ElementBias const*>(bias)}"
     mul_w = f"{{{scale_w}, {{}}, {{}}}}"
     mul_x = f"{{{scale_x}, {mul_w}, {{}}}}"
@@ -198,7 +211,7 @@ _SIZE_ARGS = "n, h, w, c, k, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_
 def _launcher(cfg: Conv2dConfig) -> str:
     return f"""
 // ---- C-ABI launcher (cutlass_gemm, conv2d family) -------------------------------------------
-CG_EXPORT int cg_abi_version() {{ return {LAUNCHER_ABI_VERSION}; }}
+CG_EXPORT int cg_abi_version() {{ return {CONV_LAUNCHER_ABI_VERSION}; }}
 CG_EXPORT char const* cg_kernel_name() {{ return "{cfg.name}"; }}
 CG_EXPORT char const* cg_last_error() {{ return cg_error_text; }}
 
@@ -218,8 +231,8 @@ ProblemShape make_problem({_SIZE_PARAMS}) {{
 }}
 
 typename Gemm::Arguments make_args(void const* x, void const* wt, void* out, void const* scale_x,
-                                   void const* scale_w, void const* bias, void const* scale_out,
-                                   ProblemShape const& problem) {{
+                                   void const* scale_guard, void const* scale_w, void const* bias,
+                                   void const* scale_out, ProblemShape const& problem) {{
   (void)scale_out;  // read by int8-output kernels only
   StrideD stride_d{{}};
   cute::for_each(cute::make_seq<cute::rank<0>(StrideD{{}})>{{}}, [&](auto i) {{
@@ -236,19 +249,21 @@ typename Gemm::Arguments make_args(void const* x, void const* wt, void* out, voi
 }}  // namespace
 
 {_SM90_DEVICE_SETUP}CG_EXPORT size_t cg_conv_workspace_size({_SIZE_PARAMS}) {{
-  auto args = make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, make_problem({_SIZE_ARGS}));
+  auto args = make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                        make_problem({_SIZE_ARGS}));
   return Gemm::get_workspace_size(args);
 }}
 
-CG_EXPORT int cg_conv_launch(void const* x, void const* wt, void* out, void const* scale_x, void const* scale_w,
-                             void const* bias, void const* scale_out, {_SIZE_PARAMS}, int64_t p, int64_t q,
+CG_EXPORT int cg_conv_launch(void const* x, void const* wt, void* out, void const* scale_x, void const* scale_guard,
+                             void const* scale_w, void const* bias, void const* scale_out, {_SIZE_PARAMS},
+                             int64_t p, int64_t q,
                              void* workspace, size_t workspace_bytes, void* stream_handle) {{
 {_SM90_DEVICE_LOOKUP}\
   ProblemShape problem = make_problem({_SIZE_ARGS});
   // shape_C is (n, p, q, k): a caller that computed other output sizes would read a wrong-shaped buffer.
   if (problem.shape_C[1] != p || problem.shape_C[2] != q)
     return cg_fail(6, "output size", "p, q differ from CUTLASS's output extent");
-  auto args = make_args(x, wt, out, scale_x, scale_w, bias, scale_out, problem);
+  auto args = make_args(x, wt, out, scale_x, scale_guard, scale_w, bias, scale_out, problem);
   args.hw_info = cutlass::KernelHardwareInfo{{device, setup.sm_count, setup.max_active_clusters}};
   cutlass::Status status = Gemm::can_implement(args);
   if (status != cutlass::Status::kSuccess)

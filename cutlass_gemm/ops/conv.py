@@ -256,11 +256,22 @@ def _wide_rows(nhwc: Tensor) -> Tensor:
 class Int8ConvActivation(NamedTuple):
     """An int8 activation between two chained convolutions (nn/chain.py): `q` the int8 (N, H, W, C) contiguous
     tensor (NHWC: what the next implicit GEMM reads, passed on with no view op), `scale` its per-tensor
-    float32 scale, a one-element device tensor: the consumer's calibrated input scale, or NaN when the chain's
-    input held NaN/Inf (int8 has no NaN: the chain carries it in the scale, so the float output at the chain's
-    end is NaN, never a plausible value)."""
+    float32 scale, a one-element device tensor (the consumer's calibrated input scale itself), and `guard`
+    None or a one-element float32 tensor that is NaN or infinite when the chain's input held NaN/Inf (the chain's
+    first activation scale). int8 has no NaN, so the chain carries it there: the value of q is
+    `q * (scale + 0 * guard)` (`dequantize()`), and every kernel reading q reads its scale that way, so the float
+    output at the chain's end is NaN, never a plausible value, with no op between the layers."""
     q: Tensor
     scale: Tensor
+    guard: Optional[Tensor] = None
+
+    def effective_scale(self) -> Tensor:
+        """scale + 0 * guard: the scale, or NaN when the chain's input was not finite (a device op)."""
+        return self.scale if self.guard is None else torch.add(self.scale, self.guard, alpha=0.0)
+
+    def dequantize(self, dtype: torch.dtype = torch.float32) -> Tensor:
+        """The activation as (N, C, H, W) floats (a channels_last view of the NHWC values)."""
+        return (self.q.to(dtype) * self.effective_scale().to(dtype)).permute(0, 3, 1, 2)
 
 
 def igemm_forward(x: Union[Tensor, Int8ConvActivation], w_krsc: Tensor, w_scale: Tensor, bias: Optional[Tensor],
@@ -273,9 +284,10 @@ def igemm_forward(x: Union[Tensor, Int8ConvActivation], w_krsc: Tensor, w_scale:
     call), quantizes it per tensor on the device, runs the implicit GEMM, returns x's memory format.
     Copies: none for a channels_last x (NHWC is then a view, and so is the output); an NCHW x costs one permute
     copy in and one out; a float32 x one cast of the bf16 output.
-    An `Int8ConvActivation` x is used as is (no quantization: its q and scale feed the kernel). `int8_out` =
+    An `Int8ConvActivation` x is used as is (no quantization: its q, scale and guard feed the kernel). `int8_out` =
     (out_scale, 1 / out_scale, bias float32 or None) makes the output an `Int8ConvActivation` quantized with that
-    scale in the epilogue, whose scale is out_scale (NaN where this call's scale_x is: one tiny device op)."""
+    scale in the epilogue: scale out_scale, guard x's guard for a chained x, else this call's scale_x (NaN when x
+    held NaN/Inf). No device op beyond the quantization and the kernel."""
     if isinstance(x, Int8ConvActivation):
         return _igemm_chained(x, w_krsc, w_scale, bias, activation, out_dtype, stride, padding, dilation, int8_out)
     if not isinstance(x, Tensor) or x.dim() not in (3, 4):
@@ -309,7 +321,7 @@ def igemm_forward(x: Union[Tensor, Int8ConvActivation], w_krsc: Tensor, w_scale:
     if int8_out is not None:
         if unbatched:
             raise InvalidArgumentError("x", "an int8-output (chained) convolution takes batched (N, C, H, W) input")
-        return _int8_out(q, scale_x, w_krsc, w_scale_v, activation, stride, padding, dilation, int8_out)
+        return _int8_out(q, scale_x, None, w_krsc, w_scale_v, activation, stride, padding, dilation, int8_out)
     y = conv2d_int8_igemm(q, w_krsc, scale_x, w_scale_v, bias, stride, padding, dilation, activation, out_dtype)
     out = y.permute(0, 3, 1, 2)  # (N, Co, P, Q) channels_last view of the NHWC result
     if not cl:
@@ -319,29 +331,30 @@ def igemm_forward(x: Union[Tensor, Int8ConvActivation], w_krsc: Tensor, w_scale:
     return out.squeeze(0) if unbatched else out
 
 
-def _int8_out(q: Tensor, scale_x: Tensor, w_krsc: Tensor, w_scale: Tensor, activation: Optional[str], stride, padding,
-              dilation, int8_out: Tuple[Tensor, Tensor, Optional[Tensor]]) -> Int8ConvActivation:
-    """The implicit GEMM with the output quantized in its epilogue; the result's scale is out_scale + 0 * scale_x
-    (out_scale exactly for a finite scale_x, NaN for a NaN one)."""
+def _int8_out(q: Tensor, scale_x: Tensor, guard: Optional[Tensor], w_krsc: Tensor, w_scale: Tensor,
+              activation: Optional[str], stride, padding, dilation,
+              int8_out: Tuple[Tensor, Tensor, Optional[Tensor]]) -> Int8ConvActivation:
+    """The implicit GEMM with the output quantized in its epilogue. The result carries out_scale as its scale and
+    the chain's guard: `guard` when x was chained, else scale_x itself (finite, or NaN/Inf for a non-finite x;
+    the kernels read scale + 0 * guard, so no op makes the next scale)."""
     out_scale, inv_scale, bias32 = int8_out
     y = conv2d_int8_igemm(q, w_krsc, scale_x, w_scale, bias32, stride, padding, dilation, activation, torch.int8,
-                          scale_out=inv_scale)
-    # out_scale + 0 * scale_x: torch's add computes alpha * other for alpha = 0 too (a NaN/Inf scale_x gives NaN)
-    return Int8ConvActivation(y, torch.add(out_scale, scale_x, alpha=0.0))
+                          scale_out=inv_scale, scale_guard=guard)
+    return Int8ConvActivation(y, out_scale, scale_x if guard is None else guard)
 
 
 def _igemm_chained(x: Int8ConvActivation, w_krsc: Tensor, w_scale: Tensor, bias: Optional[Tensor],
                    activation: Optional[str], out_dtype: Optional[torch.dtype], stride, padding, dilation,
                    int8_out) -> Union[Tensor, Int8ConvActivation]:
-    """A chained call: x.q (int8 NHWC) and x.scale go to the kernel as they are (the op checks the rest)."""
-    q, scale_x = x
+    """A chained call: x.q (int8 NHWC), x.scale and x.guard go to the kernel as they are (the op checks the rest)."""
+    q, scale_x, guard = x
     if type(q) is not Tensor or q.dtype != torch.int8 or q.dim() != 4 or not q.is_contiguous():
         raise InvalidArgumentError("x", "an Int8ConvActivation's q must be a contiguous int8 (N, H, W, C) tensor")
     if q.shape[3] != w_krsc.shape[3]:
         raise InvalidArgumentError("x", f"must have {w_krsc.shape[3]} channels, got {q.shape[3]}")
     w_scale_v = w_scale if w_scale.dim() == 1 else w_scale.reshape(-1)
     if int8_out is not None:
-        return _int8_out(q, scale_x, w_krsc, w_scale_v, activation, stride, padding, dilation, int8_out)
+        return _int8_out(q, scale_x, guard, w_krsc, w_scale_v, activation, stride, padding, dilation, int8_out)
     y = conv2d_int8_igemm(q, w_krsc, scale_x, w_scale_v, bias, stride, padding, dilation, activation,
-                          out_dtype or torch.bfloat16)
+                          out_dtype or torch.bfloat16, scale_guard=guard)
     return y.permute(0, 3, 1, 2)

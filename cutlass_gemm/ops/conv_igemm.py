@@ -1,7 +1,7 @@
 """W8A8 int8 convolution of any kernel size, stride, padding and dilation: CUTLASS's SM90 implicit GEMM.
 
     y = conv2d_int8_igemm(x_q, w_krsc, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype,
-                          scale_out=None)
+                          scale_out=None, scale_guard=None)
 
 The op `cutlass_gemm::conv2d_int8_igemm` (torch.library, with a fake impl) takes the quantized operands in the
 kernel's layouts: x_q int8 NHWC (N, H, W, Ci) contiguous, w int8 KRSC (Co, Kh, Kw, Ci) contiguous (the memory of a
@@ -13,7 +13,9 @@ It returns (N, P, Q, Co) contiguous = NHWC in `out_dtype` (bf16/fp16):
 
 `out_dtype=torch.int8` quantizes y for the next int8 conv in the epilogue (an int8 chain, nn/chain.py):
 q = saturate(rint(float32(y) * scale_out)) with `scale_out` a one-element float32 device tensor holding the
-reciprocal of the output scale, bias float32, Co % 16 == 0 (16-byte int8 rows).
+reciprocal of the output scale, bias float32, Co % 16 == 0 (16-byte int8 rows). `scale_guard` (a one-element float32
+device tensor or None) makes the kernel read scale_x + 0 * scale_guard: scale_x for a finite guard, NaN for a
+non-finite one (an int8 chain's first activation scale, so that a NaN input stays NaN at the chain's end).
 
 CUDA tensors on an SM90 GPU run kernels/conv2d.py's kernel (tile by shape, built on first use, announced);
 CPU tensors run the float64 reference (this formula with F.conv2d); other GPUs raise UnsupportedDeviceError
@@ -72,7 +74,8 @@ def igemm_unsupported_reason(kernel_size: Tuple[int, int], stride: Tuple[int, in
 
 def check_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Optional[Tensor],
                 stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], activation: Optional[str],
-                out_dtype: torch.dtype, scale_out: Optional[Tensor] = None) -> Tuple[int, int]:
+                out_dtype: torch.dtype, scale_out: Optional[Tensor] = None,
+                scale_guard: Optional[Tensor] = None) -> Tuple[int, int]:
     """Every rule of the op; returns the output (P, Q). InvalidArgumentError naming the argument otherwise."""
     for name, t in (("x", x), ("w", w), ("scale_x", scale_x), ("w_scale", w_scale)):
         if not isinstance(t, Tensor):
@@ -114,9 +117,10 @@ def check_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Op
     if p < 1 or q < 1:
         raise InvalidArgumentError("x", f"spatial size {(h, wd)} gives no output for kernel {(kh, kw)}, "
                                         f"padding {tuple(padding)}, dilation {tuple(dilation)}")
-    if scale_x.dtype != torch.float32 or scale_x.numel() != 1:
-        raise InvalidArgumentError("scale_x", f"must be a one-element float32 tensor, got {scale_x.dtype} "
-                                              f"{tuple(scale_x.shape)}")
+    for name, t in (("scale_x", scale_x), ("scale_guard", scale_guard)):
+        if t is not None and (not isinstance(t, Tensor) or t.dtype != torch.float32 or t.numel() != 1):
+            got = f"{t.dtype} {tuple(t.shape)}" if isinstance(t, Tensor) else type(t).__name__
+            raise InvalidArgumentError(name, f"must be a one-element float32 tensor, got {got}")
     if w_scale.dtype != torch.float32 or w_scale.numel() != co or w_scale.dim() > 2 or not w_scale.is_contiguous():
         raise InvalidArgumentError("w_scale", f"must be a contiguous float32 (Co,) or (1, Co) tensor with Co = {co}, "
                                               f"got {w_scale.dtype} {tuple(w_scale.shape)}")
@@ -125,7 +129,8 @@ def check_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Op
         got = f"{bias.dtype} {tuple(bias.shape)}" if isinstance(bias, Tensor) else type(bias).__name__
         raise InvalidArgumentError("bias", f"must be a contiguous ({co},) {bias_dtype} tensor (the output dtype; "
                                            f"float32 for an int8 output), got {got}")
-    for name, t in (("w", w), ("scale_x", scale_x), ("w_scale", w_scale), ("bias", bias), ("scale_out", scale_out)):
+    for name, t in (("w", w), ("scale_x", scale_x), ("w_scale", w_scale), ("bias", bias), ("scale_out", scale_out),
+                    ("scale_guard", scale_guard)):
         if t is not None and t.device != x.device:
             raise InvalidArgumentError(name, f"must be on x's device {x.device}, got {t.device}")
     if x.is_cuda and not torch.compiler.is_compiling():  # traced: the op's own implementation checks at run time
@@ -136,14 +141,18 @@ def check_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Op
 
 
 def reference(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Optional[Tensor], stride, padding,
-              dilation, activation: Optional[str], out_dtype: torch.dtype, scale_out: Optional[Tensor] = None) -> Tensor:
+              dilation, activation: Optional[str], out_dtype: torch.dtype, scale_out: Optional[Tensor] = None,
+              scale_guard: Optional[Tensor] = None) -> Tensor:
     """The op in float64 (the CPU implementation and the tests' reference): NHWC in, NHWC out. An int8 output
     rounds y to float32 (the epilogue's value), multiplies by scale_out in float32, rounds half to even and
     saturates to [-128, 127]; NaN gives 0, as the kernel's conversion does (an int8 chain carries NaN in its
-    scale instead: nn/chain.py)."""
+    first layer's scale instead, passed on as the later layers' `scale_guard`: nn/chain.py)."""
     acc = F.conv2d(x.permute(0, 3, 1, 2).double(), w.permute(0, 3, 1, 2).double(), None, tuple(stride),
                    tuple(padding), tuple(dilation))
-    y = acc * scale_x.double().reshape(()) * w_scale.double().reshape(1, -1, 1, 1)
+    s = scale_x.double().reshape(())
+    if scale_guard is not None:  # s + 0 * guard: s exactly, or NaN for a non-finite guard
+        s = s + 0.0 * scale_guard.double().reshape(())
+    y = acc * s * w_scale.double().reshape(1, -1, 1, 1)
     if bias is not None:
         y = y + bias.double().reshape(1, -1, 1, 1)
     if activation == "relu":
@@ -177,7 +186,7 @@ _MAX_PLANS = 1 << 12
 
 
 def plan_key(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype,
-             scale_out=None) -> Optional[tuple]:
+             scale_out=None, scale_guard=None) -> Optional[tuple]:
     """Every property `check_igemm` reads except the data pointers (checked per call), or None when an argument
     is not a plain tensor (then the full check names it). Contiguity is a function of (shape, strides), numel of
     the shape, so two calls with one key pass or fail the shape/dtype/device rules alike."""
@@ -189,20 +198,24 @@ def plan_key(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation
         b = (bias.dtype, bias.shape, bias.stride(), bias.device)
     else:
         return None
-    if scale_out is None:
-        so = None
-    elif type(scale_out) is Tensor:
-        so = (scale_out.dtype, scale_out.shape, scale_out.device)
-    else:
-        return None
-    return (so, x.device, x.dtype, x.shape, x.stride(), w.dtype, w.shape, w.stride(), w.device,
+    so = []
+    for t in (scale_out, scale_guard):
+        if t is None:
+            so.append(None)
+        elif type(t) is Tensor:
+            so.append((t.dtype, t.shape, t.device))
+        else:
+            return None
+    return (*so, x.device, x.dtype, x.shape, x.stride(), w.dtype, w.shape, w.stride(), w.device,
             scale_x.dtype, scale_x.shape, scale_x.device, w_scale.dtype, w_scale.shape, w_scale.stride(),
             w_scale.device, b, tuple(stride), tuple(padding), tuple(dilation), activation, out_dtype)
 
 
-def _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out=None) -> Plan:
+def _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out=None,
+               scale_guard=None) -> Plan:
     """Check everything (typed errors), then pick and load the kernel and ask its workspace once."""
-    p, q = check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out)
+    p, q = check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out,
+                       scale_guard)
     n, h, wd, ci = x.shape
     co, kh, kw, _ = w.shape
     sizes = (n, h, wd, ci, co, kh, kw, padding[0], padding[1], stride[0], stride[1], dilation[0], dilation[1])
@@ -221,12 +234,14 @@ def _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out
     return Plan(lib, dev, (n, p, q, co), out_dtype, sizes + (p, q), ws or 0)
 
 
-def get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out=None) -> Plan:
+def get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out=None,
+             scale_guard=None) -> Plan:
     """The memoised plan of this call (made, i.e. fully checked, on the first call of its key)."""
-    key = plan_key(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out)
+    key = plan_key(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out, scale_guard)
     plan = None if key is None else _plans.get(key)
     if plan is None:
-        plan = _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out)
+        plan = _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out,
+                          scale_guard)
         if key is not None:
             if len(_plans) >= _MAX_PLANS:
                 _plans.clear()
@@ -234,7 +249,7 @@ def get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_d
     return plan
 
 
-def _launch(plan: Plan, x, w, scale_x, w_scale, bias, scale_out=None) -> Tensor:
+def _launch(plan: Plan, x, w, scale_x, w_scale, bias, scale_out=None, scale_guard=None) -> Tensor:
     """Allocate the output (and a workspace if the kernel wants one: per call from the caching allocator, which
     is stream-ordered and capture-safe, unlike a shared buffer) and launch on the current stream."""
     out = torch.empty(plan.out_shape, dtype=plan.out_dtype, device=x.device)
@@ -247,33 +262,38 @@ def _launch(plan: Plan, x, w, scale_x, w_scale, bias, scale_out=None) -> Tensor:
                 raise InvalidArgumentError(name, "data pointer must be 16-byte aligned (TMA); pass a fresh tensor")
     ws_bytes = plan.workspace_bytes
     ws = torch.empty(ws_bytes, dtype=torch.uint8, device=x.device).data_ptr() if ws_bytes else None
-    plan.lib.launch(ptrs[0], ptrs[1], out.data_ptr(), scale_x.data_ptr(), ptrs[2], ptrs[3] or None,
+    plan.lib.launch(ptrs[0], ptrs[1], out.data_ptr(), scale_x.data_ptr(),
+                    None if scale_guard is None else scale_guard.data_ptr(), ptrs[2], ptrs[3] or None,
                     None if scale_out is None else scale_out.data_ptr(), *plan.sizes, ws, ws_bytes,
                     _current_stream(plan.device))
     return out
 
 
-def _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out=None):
+def _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out=None,
+          scale_guard=None):
     act = activation or None
-    plan = get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out)
+    plan = get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out, scale_guard)
     if plan.device < 0:
-        return reference(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out)
+        return reference(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out,
+                         scale_guard)
     if torch._C._cuda_getDevice() != plan.device:  # the device guard costs ~10 us: only when it switches
         with torch.cuda.device(plan.device):
-            return _launch(plan, x, w, scale_x, w_scale, bias, scale_out)
-    return _launch(plan, x, w, scale_x, w_scale, bias, scale_out)
+            return _launch(plan, x, w, scale_x, w_scale, bias, scale_out, scale_guard)
+    return _launch(plan, x, w, scale_x, w_scale, bias, scale_out, scale_guard)
 
 
 # ------------------------------------------------------------------------------------ registration
 _lib = torch.library.Library("cutlass_gemm", "FRAGMENT")
 _lib.define("conv2d_int8_igemm(Tensor x, Tensor w, Tensor scale_x, Tensor w_scale, Tensor? bias, int[] stride, "
-            "int[] padding, int[] dilation, str activation, ScalarType out_dtype, Tensor? scale_out=None) -> Tensor")
+            "int[] padding, int[] dilation, str activation, ScalarType out_dtype, Tensor? scale_out=None, "
+            "Tensor? scale_guard=None) -> Tensor")
 for _key in ("CPU", "CUDA"):
     _lib.impl("conv2d_int8_igemm", _impl, _key)
 
 
 @torch.library.register_fake("cutlass_gemm::conv2d_int8_igemm")
-def _(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out=None):
+def _(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out=None,
+      scale_guard=None):
     n, h, wd, _ = x.shape
     co, kh, kw, _ = w.shape
     p = out_size(h, kh, stride[0], padding[0], dilation[0])
@@ -284,18 +304,22 @@ def _(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_d
 def conv2d_int8_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bias: Optional[Tensor] = None,
                       stride: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0),
                       dilation: Sequence[int] = (1, 1), activation: Optional[str] = None,
-                      out_dtype: torch.dtype = torch.bfloat16, scale_out: Optional[Tensor] = None) -> Tensor:
+                      out_dtype: torch.dtype = torch.bfloat16, scale_out: Optional[Tensor] = None,
+                      scale_guard: Optional[Tensor] = None) -> Tensor:
     """The registered op on already-quantized NHWC / KRSC operands (module docstring); checks first.
-    `out_dtype=torch.int8` with `scale_out` (1 / the output scale) quantizes the output in the epilogue.
+    `out_dtype=torch.int8` with `scale_out` (1 / the output scale) quantizes the output in the epilogue;
+    `scale_guard` turns scale_x into NaN when it is not finite (module docstring).
     Eager calls on plain tensors run the implementation directly (no dispatcher round trip), and check each
     (shape, dtype, device, parameters) signature once (`get_plan`); traced calls check, then go through the op."""
     stride, padding, dilation = (list(map(int, v)) if isinstance(v, (tuple, list)) else v
                                  for v in (stride, padding, dilation))
     if _eager_direct(x):
-        return _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation or "", out_dtype, scale_out)
-    check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out)
+        return _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation or "", out_dtype, scale_out,
+                     scale_guard)
+    check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out,
+                scale_guard)
     return torch.ops.cutlass_gemm.conv2d_int8_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation,
-                                                    activation or "", out_dtype, scale_out)
+                                                    activation or "", out_dtype, scale_out, scale_guard)
 
 
 __all__: List[str] = ["conv2d_int8_igemm", "check_igemm", "get_plan", "plan_key", "Plan", "igemm_unsupported_reason", "reference", "out_size"]

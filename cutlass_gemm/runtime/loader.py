@@ -18,6 +18,7 @@ from . import build
 from ..kernels import heuristics
 from ..kernels.config import KernelConfig
 from ..kernels.emit import GEMM_LAUNCHER_ABI_VERSION, scalar_scales_served
+from ..kernels.emit_conv import CONV_LAUNCHER_ABI_VERSION
 from ..kernels.launcher_text import LAUNCHER_ABI_VERSION
 from ..kernels.families import family_of
 from ..errors import CudaRuntimeNotFoundError, KernelLaunchError, KernelNotBuiltError
@@ -171,9 +172,9 @@ class Conv2dLibrary(KernelLibrary):
     n, h, w, c, k, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w."""
 
     _ENTRIES = ("cg_conv_workspace_size", "cg_conv_launch")
-    _ABI = LAUNCHER_ABI_VERSION
+    _ABI = CONV_LAUNCHER_ABI_VERSION
     _SIZES = [_I] * 13
-    _ARGTYPES = [_P, _P, _P, _P, _P, _P, _P, *_SIZES, _I, _I, _P, ctypes.c_size_t, _P]
+    _ARGTYPES = [_P, _P, _P, _P, _P, _P, _P, _P, *_SIZES, _I, _I, _P, ctypes.c_size_t, _P]
 
     def _bind(self, lib) -> None:
         lib.cg_conv_workspace_size.restype = ctypes.c_size_t
@@ -185,10 +186,12 @@ class Conv2dLibrary(KernelLibrary):
     def workspace_size(self, *sizes: int) -> int:  # type: ignore[override]
         return int(self._lib.cg_conv_workspace_size(*sizes))
 
-    def launch(self, x, w, out, scale_x, scale_w, bias, scale_out, *rest) -> None:  # type: ignore[override]
-        """scale_out: the reciprocal output scale of an int8-output kernel (None otherwise); rest: the 13 sizes,
+    def launch(self, x, w, out, scale_x, scale_guard, scale_w, bias, scale_out,  # type: ignore[override]
+               *rest) -> None:
+        """scale_guard: a one-element float32 pointer or None (the kernel reads scale_x + 0 * guard);
+        scale_out: the reciprocal output scale of an int8-output kernel (None otherwise); rest: the 13 sizes,
         p, q, workspace, workspace_bytes, stream."""
-        rc = self._launch(x, w, out, scale_x, scale_w, bias, scale_out, *rest)
+        rc = self._launch(x, w, out, scale_x, scale_guard, scale_w, bias, scale_out, *rest)
         if rc:
             n, h, wd, c, k = rest[:5]
             raise KernelLaunchError(f"{self.config.name} (x {n}x{h}x{wd}x{c}, {k} filters {rest[5]}x{rest[6]}) failed "
