@@ -192,6 +192,52 @@ def test_plan_cache_new_data_and_graph_replay():
     assert torch.equal(out, conv2d_int8_igemm(xq, wq, sx, sw, None, *args))
 
 
+@pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.int8])
+def test_eager_cpp_entry_serves_a_planned_signature(out_dtype):
+    """csrc/conv_fast.cpp: nothing before the Python path planned a signature; then the same bits as that path
+    (output poisoned first), the guard's NaN included; another signature or a misaligned x falls through (None)."""
+    _sm90()
+    from cutlass_gemm.ops import conv_igemm
+    from cutlass_gemm.runtime import fastpath
+    fast = fastpath.module()
+    if fast is None:
+        pytest.skip("the torch extension (its C++ fast path) is not available")
+    g = torch.Generator(device="cuda").manual_seed(11)
+    x = torch.randint(-128, 128, (2, 15, 13, 64), dtype=torch.int8, device="cuda", generator=g)
+    w = torch.randint(-127, 128, (64, 3, 3, 64), dtype=torch.int8, device="cuda", generator=g)
+    sx = torch.tensor([0.01], device="cuda")
+    sw = torch.rand(64, device="cuda", generator=g) * 2e-3 + 1e-4
+    quant = out_dtype == torch.int8
+    bias = torch.randn(64, device="cuda", generator=g).to(torch.float32 if quant else out_dtype)
+    so = torch.tensor([20.0], device="cuda") if quant else None
+    guard = torch.tensor([0.3], device="cuda")
+    conv_igemm._plans.clear()
+    fast.clear_conv_plans()
+
+    def direct(gd=guard, xx=x):
+        return fast.conv_fast(xx, w, sx, gd, sw, bias, so, 2, 1, 1, 1, 1, 1, 1, out_dtype)
+
+    assert direct() is None  # not planned yet
+    y1 = conv2d_int8_igemm(x, w, sx, sw, bias, (2, 1), (1, 1), (1, 1), "relu", out_dtype, so, guard)
+    ref = reference(x.cpu(), w.cpu(), sx.cpu(), sw.cpu(), bias.cpu(), (2, 1), (1, 1), (1, 1), "relu", out_dtype,
+                    None if so is None else so.cpu(), guard.cpu())
+    assert (y1.cpu().int() - ref.int()).abs().max() <= 1 if quant else torch.allclose(y1.float().cpu(), ref.float(),
+                                                                                        rtol=1e-2, atol=1e-2)
+    _poison(y1.numel() * 2, torch.bfloat16)
+    y2 = direct()
+    assert isinstance(y2, torch.Tensor) and torch.equal(y2, y1)
+    _poison(y1.numel() * 2, torch.bfloat16)
+    assert torch.equal(conv2d_int8_igemm(x, w, sx, sw, bias, (2, 1), (1, 1), (1, 1), "relu", out_dtype, so, guard), y1)
+    void = direct(torch.tensor([float("nan")], device="cuda"))
+    assert (void == 0).all() if quant else torch.isnan(void).all()
+    assert direct(None) is None  # no guard: another signature, not planned
+    xm = torch.empty(x.numel() + 16, dtype=torch.int8, device="cuda")[1:1 + x.numel()].view(x.shape)
+    xm.copy_(x)
+    assert direct(xx=xm) is None  # misaligned (TMA): the Python path raises the typed error
+    with pytest.raises(InvalidArgumentError, match="^x: data pointer"):
+        conv2d_int8_igemm(xm, w, sx, sw, bias, (2, 1), (1, 1), (1, 1), "relu", out_dtype, so, guard)
+
+
 @pytest.mark.parametrize("scheme", ["w8a8-int8", "w8a8-int8-static"])
 def test_resnet50_end_to_end(scheme):
     _sm90()

@@ -167,3 +167,55 @@ def test_eager_direct_matches_the_registered_ops():
                       (qops.quantize_static(xf, torch.tensor([0.02])),
                        torch.ops.cutlass_gemm.quantize_static(xf, torch.tensor([0.02]), torch.int8))):
         assert all(torch.equal(a, b) for a, b in zip(got, want))
+
+
+class _FakeFast:
+    """Stands in for the extension's C++ entry (csrc/conv_fast.cpp): records registrations, answers calls."""
+
+    def __init__(self, answer=None):
+        self.registered, self.calls, self.answer = [], [], answer
+
+    def register_conv_plan(self, *args):
+        self.registered.append(args)
+
+    def conv_fast(self, *args):
+        self.calls.append(args)
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def test_plan_registered_with_the_cpp_entry_in_its_key_order(monkeypatch):
+    fast = _FakeFast()
+    monkeypatch.setattr(ci.fastpath, "module", lambda: fast)
+    plan, lib, (x, w, sx, sw, b) = _fake_plan(monkeypatch, ws_bytes=64)
+    lib.function_address = 0xABC0
+    ci._register_fast(plan, "relu6", True, False, True)
+    (dims, out_dtype, p, q, ws, addr), = fast.registered
+    # csrc/conv_fast.h: device, n, h, w, c, k, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w, activation,
+    # has_bias, has_guard, has_scale_out
+    assert dims == [0, 2, 9, 7, 64, 16, 3, 3, 1, 1, 1, 1, 1, 1, 2, 1, 0, 1]
+    assert (out_dtype, p, q, ws, addr) == (torch.bfloat16, 9, 7, 64, 0xABC0)
+    assert len(fast.calls) == 0
+    cpu_fast = _FakeFast()
+    monkeypatch.setattr(ci.fastpath, "module", lambda: cpu_fast)
+    _call(x, w, sx, sw, b, "relu")  # a CPU plan (the reference) is never handed to the C++ entry
+    assert cpu_fast.registered == [] and cpu_fast.calls == []
+
+
+def test_fast_call_answers_or_falls_back(monkeypatch):
+    x, w, sx, sw, b = _args()
+    args = (x, w, sx, sw, b, [2, 1], [1, 0], [1, 1], "relu", torch.int8, torch.ones(1), torch.zeros(1))
+    y = torch.empty(1)
+    fast = _FakeFast(answer=y)
+    monkeypatch.setattr(ci.fastpath, "module", lambda: fast)
+    assert ci._fast_call(*args) is y
+    (call,) = fast.calls
+    assert call[:7] == (x, w, sx, args[11], sw, b, args[10])  # scale_guard before w_scale, as the C++ signature
+    assert call[7:] == (2, 1, 1, 0, 1, 1, 1, torch.int8)
+    for answer in (None, 3, TypeError("incompatible function arguments")):  # not served, a failed launch, pybind
+        monkeypatch.setattr(ci.fastpath, "module", lambda a=answer: _FakeFast(answer=a))
+        assert ci._fast_call(*args) is None
+    assert ci._fast_call(*args[:8], "silu", *args[9:]) is None  # not a conv activation: the Python path says so
+    monkeypatch.setattr(ci.fastpath, "module", lambda: None)  # fast path off or extension not built
+    assert ci._fast_call(*args) is None

@@ -33,6 +33,7 @@ import torch.nn.functional as F
 
 from ..errors import InvalidArgumentError, UnsupportedConvError, UnsupportedDeviceError
 from ..kernels.conv2d import CI_ALIGN, CO_ALIGN, select_config
+from ..runtime import fastpath
 from .gemm import _eager_direct
 
 Tensor = torch.Tensor
@@ -246,7 +247,38 @@ def get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_d
             if len(_plans) >= _MAX_PLANS:
                 _plans.clear()
             _plans[key] = plan
+            if plan.lib is not None:
+                _register_fast(plan, act, bias is not None, scale_guard is not None, scale_out is not None)
     return plan
+
+
+#: Activation codes of the C++ eager entry's plan keys (csrc/conv_fast.cpp).
+_ACT_CODES = {None: 0, "": 0, "relu": 1, "relu6": 2}
+
+
+def _register_fast(plan: Plan, act: Optional[str], has_bias: bool, has_guard: bool, has_scale_out: bool) -> None:
+    """Hand a checked CUDA plan to the C++ eager entry, which serves this signature's later eager calls."""
+    fast = fastpath.module()
+    if fast is not None:
+        dims = [plan.device, *plan.sizes[:13], _ACT_CODES[act], int(has_bias), int(has_guard), int(has_scale_out)]
+        fast.register_conv_plan(dims, plan.out_dtype, plan.sizes[13], plan.sizes[14], plan.workspace_bytes,
+                                plan.lib.function_address)
+
+
+def _fast_call(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out,
+               scale_guard) -> Optional[Tensor]:
+    """The eager call through csrc/conv_fast.cpp (one pybind call: checks, registered plan, output, launch), or
+    None when it does not serve it (fast path off or not built, a signature not yet planned, anything unusual, a
+    failed launch): the Python path then takes the call and raises what there is to raise."""
+    fast = fastpath.module()
+    if fast is None:
+        return None
+    try:
+        y = fast.conv_fast(x, w, scale_x, scale_guard, w_scale, bias, scale_out, stride[0], stride[1], padding[0],
+                           padding[1], dilation[0], dilation[1], _ACT_CODES[activation], out_dtype)
+    except (TypeError, KeyError, IndexError):  # an argument pybind cannot take: the Python path names it
+        return None
+    return y if isinstance(y, Tensor) else None
 
 
 def _launch(plan: Plan, x, w, scale_x, w_scale, bias, scale_out=None, scale_guard=None) -> Tensor:
@@ -310,10 +342,17 @@ def conv2d_int8_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bi
     `out_dtype=torch.int8` with `scale_out` (1 / the output scale) quantizes the output in the epilogue;
     `scale_guard` turns scale_x into NaN when it is not finite (module docstring).
     Eager calls on plain tensors run the implementation directly (no dispatcher round trip), and check each
-    (shape, dtype, device, parameters) signature once (`get_plan`); traced calls check, then go through the op."""
+    (shape, dtype, device, parameters) signature once (`get_plan`), which hands the plan to the extension's C++
+    entry (csrc/conv_fast.cpp): later eager calls of that signature are one pybind call. Traced calls check, then go
+    through the op."""
     stride, padding, dilation = (list(map(int, v)) if isinstance(v, (tuple, list)) else v
                                  for v in (stride, padding, dilation))
     if _eager_direct(x):
+        if x.is_cuda:
+            y = _fast_call(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out,
+                           scale_guard)
+            if y is not None:
+                return y
         return _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation or "", out_dtype, scale_out,
                      scale_guard)
     check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out,

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "bi8_ops.h"
+#include "conv_fast.h"
 #include "gemv_w8a8.h"
 #include "quant_ops.h"
 #include "wo_mixed_fast.h"
@@ -327,6 +328,21 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         },
         "eager weight-only layer call on the SM90 mixed-input copy: the output, None (the Python path takes the "
         "call) or a failed launch's code");
+  m.def("conv_fast",
+        [](at::Tensor const& x, at::Tensor const& w, at::Tensor const& scale_x, c10::optional<at::Tensor> const& scale_guard,
+           at::Tensor const& w_scale, c10::optional<at::Tensor> const& bias, c10::optional<at::Tensor> const& scale_out,
+           int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dil_h, int64_t dil_w,
+           int64_t activation, at::ScalarType out_dtype) -> py::object {
+          int64_t failed = 0;
+          auto out = cg::conv_fast(x, w, scale_x, scale_guard, w_scale, bias, scale_out, stride_h, stride_w, pad_h,
+                                   pad_w, dil_h, dil_w, activation, out_dtype, &failed);
+          if (out.has_value()) return py::cast(*out);
+          return failed ? py::object(py::int_(failed)) : py::object(py::none());
+        },
+        "eager int8 implicit-GEMM conv (the op conv2d_int8_igemm) for a registered signature: the NHWC output, None "
+        "(the Python path takes the call) or a failed launch's code");
+  m.def("register_conv_plan", &cg::register_conv_plan);
+  m.def("clear_conv_plans", &cg::clear_conv_plans);
   m.def("register_mixed_plan", &cg::register_mixed_plan);
   m.def("clear_mixed_plans", &cg::clear_mixed_plans);
   m.def("clear_plans", &clear_plans);
