@@ -22,8 +22,9 @@ What changes numerically: C's input was round(bf16(P's output) / s) and is now r
 chain carries them in a guard: its first layer's activation scale (NaN or Inf when that layer saw NaN/Inf) rides
 along with every int8 activation (`Int8ConvActivation.guard`), every later kernel reads its activation scale as
 scale + 0 * guard (one more scalar in the epilogue), and the float output at the chain's end is NaN. No device
-op runs between two chained layers. A link reads the consumer's calibrated scale at every call, so loading a state_dict into the
-chained model (or moving it) keeps it right; the links are not state: a freshly built model is chained again.
+op runs between two chained layers. A link reads the consumer's calibrated scale at every call, so loading a
+state_dict into the chained model (or moving it) keeps it right; the links are not state: a freshly built model is
+chained again.
 """
 from __future__ import annotations
 
