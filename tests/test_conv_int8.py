@@ -101,7 +101,7 @@ def test_emitted_source_is_deterministic_and_complete():
     plain = emit_conv_source(Conv2dConfig())
     body = plain.split("}  // namespace cg_act")[-1]
     assert "cg_act::ReLU" not in body  # no activation node: only the scale guard's reduction names cg_act
-    assert "Sm90ScalarBroadcast<float, Stride<_0, _0, _0>, 2, cg_act::GuardScale>" in body
+    assert "Sm90ScalarBroadcast<float, ScalarStride, 2, cg_act::GuardScale>" in body
     assert "int cg_abi_version() { return 3; }" in plain
 
 

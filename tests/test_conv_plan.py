@@ -203,6 +203,28 @@ def test_plan_registered_with_the_cpp_entry_in_its_key_order(monkeypatch):
     assert cpu_fast.registered == [] and cpu_fast.calls == []
 
 
+def test_an_eager_call_the_entry_does_not_serve_registers_its_plan_again(monkeypatch):
+    """The C++ entry's table is bounded and cleared on its own (csrc/conv_fast.cpp): a signature whose plan stays in
+    the Python cache must not stay on the Python path. Each eager call the entry does not serve hands the plan over
+    again; a served call does not."""
+    plan, lib, (x, w, sx, sw, b) = _fake_plan(monkeypatch)
+    lib.function_address = 0xABC0
+    monkeypatch.setattr(ci, "get_plan", lambda *a, **k: plan)
+    ran = []
+    monkeypatch.setattr(ci, "_run", lambda *a: ran.append(a) or "python path")
+    args = (x, w, sx, sw, b, [1, 1], [1, 1], [1, 1], "relu", torch.bfloat16, None, None)
+    table_cleared = _FakeFast(answer=None)
+    monkeypatch.setattr(ci.fastpath, "module", lambda: table_cleared)
+    assert ci._eager_cuda(*args) == "python path" and len(ran) == 1
+    assert ci._eager_cuda(*args) == "python path" and len(ran) == 2
+    assert len(table_cleared.registered) == 2 and len(table_cleared.calls) == 2
+    assert table_cleared.registered[0][0][14] == 1  # relu's code
+    y = torch.empty(1)
+    serving = _FakeFast(answer=y)
+    monkeypatch.setattr(ci.fastpath, "module", lambda: serving)
+    assert ci._eager_cuda(*args) is y and len(ran) == 2 and serving.registered == []
+
+
 def test_fast_call_answers_or_falls_back(monkeypatch):
     x, w, sx, sw, b = _args()
     args = (x, w, sx, sw, b, [2, 1], [1, 0], [1, 1], "relu", torch.int8, torch.ones(1), torch.zeros(1))

@@ -11,7 +11,7 @@ import cutlass_gemm
 from cutlass_gemm.nn import Fp8Linear, Int8Linear
 from cutlass_gemm.ops import gemm
 from cutlass_gemm.runtime import extension, loader
-from gpu_helpers import assert_same_bits, capture, layer_chain
+from gpu_helpers import assert_same_bits, layer_chain, same_bits_with_and_without_pdl
 
 pytestmark = pytest.mark.gpu
 
@@ -113,16 +113,4 @@ def test_chain_of_dependent_layers_same_bits_with_and_without_pdl(switch, cls, m
     # 6 layers of width 2048 (dynamic per-token activations: the extension's quant kernel, then the CUTLASS GEMM),
     # each reading the last one's output
     run, _, g = layer_chain(lambda i, lin: cls.from_float(lin, act="dynamic"), 2048, 6)
-    x = torch.randn(m, 2048, generator=g, device="cuda").bfloat16()
-    switch(False)
-    plain = run(x)
-    torch.cuda.synchronize()
-    assert plain.isfinite().all()
-    switch(True)
-    for i in range(3):
-        assert_same_bits(run(x), plain, f"eager chain {i} with PDL")
-    x_on = x.clone()  # held for the graph's life: its replays read it
-    graph, y = capture(run, x_on)
-    for i in range(20):  # replays run back to back with no host gap: the early starts overlap the most
-        graph.replay()
-        assert_same_bits(y, plain, f"graph replay {i} with PDL")
+    same_bits_with_and_without_pdl(run, torch.randn(m, 2048, generator=g, device="cuda").bfloat16(), switch)

@@ -67,11 +67,61 @@ def test_committed_sources_carry_the_hooks_exactly_when_launched_so(sm):
         assert not seen[True]
 
 
-@pytest.mark.parametrize("folder", ["sm90_mixed", "sm90_blockwise", "sm90_conv"])
-def test_other_families_launch_plainly(folder):
-    for path in sorted((ROOT / "generated" / folder).glob("*.cu")):
+def _hooks(text: str, on: bool, name: str) -> None:
+    assert (PROGRAMMATIC_DEFINE in text) is on, name
+    assert (SWITCH in text) is on, name
+    assert (ATTRIBUTE in text) is on, name
+    if on:
+        assert text.count(PROGRAMMATIC_DEFINE) == 1 and text.index(PROGRAMMATIC_DEFINE) < text.index('#include "cutlass/')
+
+
+def test_blockwise_kernels_launch_plainly():
+    paths = sorted((ROOT / "generated" / "sm90_blockwise").glob("*.cu"))
+    assert paths
+    for path in paths:
+        _hooks(path.read_text(), False, path.name)
+
+
+def test_mixed_input_kernels_are_programmatic_exactly_when_persistent():
+    """Persistent mixed-input kernels (CUTLASS's waits before the producers' loads; bias read after the mainloop;
+    alpha / beta values, not pointers) are launched as programmatic dependents; stream-K ones (a memset zeroes
+    their workspace ahead of the kernel) plainly."""
+    from cutlass_gemm.kernels.emit_mixed import programmatic_launch as mixed_programmatic
+    from cutlass_gemm.kernels.mixed_input import MixedInputConfig
+    seen = {True: 0, False: 0}
+    for path in sorted((ROOT / "generated" / "sm90_mixed").glob("*.cu")):
+        cfg = MixedInputConfig.from_name(path.stem)
+        on = mixed_programmatic(cfg)
+        assert on is (cfg.scheduler == "persistent")
+        seen[on] += 1
+        _hooks(path.read_text(), on, path.name)
+    assert seen[True] and seen[False], seen
+
+
+def test_conv_kernels_are_programmatic_by_tile_and_read_their_scalars_after_the_mainloop():
+    """The conv kernels with 128-row tiles are launched as programmatic dependents, the 64-row ones plainly
+    (emit_conv.programmatic_launch, measured). CUTLASS's conv kernel waits (griddepcontrol.wait)
+    in its producer before the first load; its scalar broadcasts (scale_x with the guard, scale_out) read their
+    pointers in the constructor at kernel start unless their batch stride is dynamic and nonzero, in which case
+    they read in the consumer's store callbacks after the mainloop. So every scalar node has the dynamic stride
+    type, and the launcher passes it a nonzero value."""
+    from cutlass_gemm.kernels.conv2d import Conv2dConfig
+    from cutlass_gemm.kernels.emit_conv import programmatic_launch as conv_programmatic
+    paths = sorted((ROOT / "generated" / "sm90_conv").glob("*.cu"))
+    seen = {True: 0, False: 0}
+    for path in paths:
         text = path.read_text()
-        assert PROGRAMMATIC_DEFINE not in text and ATTRIBUTE not in text and SWITCH not in text, path.name
+        on = conv_programmatic(Conv2dConfig.from_name(path.stem))
+        assert on is (Conv2dConfig.from_name(path.stem).tile[0] >= 128)
+        seen[on] += 1
+        _hooks(text, on, path.name)
+        assert "using ScalarStride = Stride<_0, _0, int64_t>;" in text, path.name
+        scalars = [line for line in text.splitlines() if "Sm90ScalarBroadcast<" in line]
+        assert scalars and all("Sm90ScalarBroadcast<float, ScalarStride," in line for line in scalars), path.name
+        assert "kLateScalar{cute::_0{}, cute::_0{}, int64_t(1)}" in text, path.name
+        args = next(line for line in text.splitlines() if line.strip().startswith("args.epilogue = "))
+        assert args.count("kLateScalar") == len(scalars) + 1, path.name  # scale_x and its guard, scale_out
+    assert seen[True] and seen[False], seen
 
 
 def test_the_plain_setup_is_the_shared_text_and_the_programmatic_one_differs_only_in_the_launch():

@@ -46,10 +46,10 @@ def plain_launch(fn):
     set_programmatic_launch; restored after), for a row beside the default launch in one process."""
     from cutlass_gemm.runtime import loader
 
-    def run():
+    def run(*args, **kwargs):
         before = loader.set_programmatic_launch(False)
         try:
-            return fn()
+            return fn(*args, **kwargs)
         finally:
             loader.set_programmatic_launch(before)
     return run

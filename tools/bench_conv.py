@@ -18,7 +18,9 @@ faster). The aim (issue 14): >= 1.3x on the 3x3 convs at batch 32.
 int8_chain (k x k rows): the layer as an int8 chain runs it (nn/chain.py): `Int8ConvActivation` in (int8 NHWC +
 scale + the chain's NaN guard, from the previous conv's epilogue), output quantized in its own epilogue for the next
 conv (ReLU fused): no quantization kernel, int8 bytes in and out, no other op (the guard is read by the kernel);
-int8_chain_end: int8 in, bf16 out (the chain's last conv, before a residual add).
+int8_chain_end: int8 in, bf16 out (the chain's last conv, before a residual add); int8_chain_plain: int8_chain with
+the kernels launched plainly (programmatic dependent launches, the default since conv generator 5, switched off while
+the graph is captured). `--resnet` times the chained model both ways too.
 `--weight-only` times instead ResNet-50's stride-1 1x1 convs at batch 1 (WO_1X1) with int4 (g128; g64 where
 Ci = 64) and int8
 (per channel) weights, `WeightOnlyConv2d.from_float(conv)` on the fp16 layer, against cuDNN fp16 (issue 14's
@@ -39,7 +41,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from bench_common import graph_time_us, md_table, report, wall_time_us, write_results
+from bench_common import graph_time_us, md_table, plain_launch, report, wall_time_us, write_results
 from resnet50 import RESNET50_CONVS, resnet50
 
 import cutlass_gemm  # registers the ops
@@ -109,7 +111,9 @@ def _row(name, ci, co, k, stride, hw, batch):
         with torch.no_grad():
             _both(row, "int8_chain", lambda: mid(chained_in))
             row["int8_chain_end"] = graph_time_us(lambda: end(chained_in))
-        cols += ["int8_chain", "int8_chain_end"]
+            # the same calls launched plainly (programmatic dependent launches off while captured)
+            row["int8_chain_plain"] = graph_time_us(plain_launch(lambda: mid(chained_in)))
+        cols += ["int8_chain", "int8_chain_end", "int8_chain_plain"]
     for col in cols:
         row[f"x_f16_per_{col[5:]}"] = round(row["cudnn_f16"] / row[col], 3)
         row[f"x_f16_nobias_per_{col[5:]}"] = round(row["cudnn_f16_nobias"] / row[col], 3)
@@ -236,6 +240,8 @@ def resnet_rows():
         q = cnn.fold_batchnorm(copy.deepcopy(base).half().eval())
         reports["int8 chain"] = cnn.quantize_model(q, "w8a8-int8-static", calibration=cnn.calibrate(q, [xh]))
         models["int8 chain"], chain_report = cnn.chain_int8(q)
+        # the same chained model with every kernel launched plainly (programmatic dependent launches off)
+        models["int8 chain, plain launch"] = plain_launch(models["int8 chain"])
         t16 = None
         for name, m in models.items():
             err = ((m(xh).double() - ref).norm() / ref.norm()).item()
@@ -284,13 +290,14 @@ def cmd_conv(args):
                       "chain = int8 out (ReLU, quantized for the next conv), end = bf16 out; against cuDNN fp16 with "
                       "and without a bias:", ""]
         lines += md_table(["conv", "batch", "cudnn f16", "no bias", "int8 chain", "f16/chain", "no bias/chain",
-                           "int8 chain end", "f16/end", "no bias/end"],
+                           "int8 chain end", "f16/end", "no bias/end", "chain, plain launch", "no bias/plain"],
                           [[r["conv"], r["batch"], f"{r['cudnn_f16']:.1f}", f"{r['cudnn_f16_nobias']:.1f}",
                             f"{r['int8_chain']:.1f}", r["x_f16_per_chain"], r["x_f16_nobias_per_chain"],
-                            f"{r['int8_chain_end']:.1f}", r["x_f16_per_chain_end"], r["x_f16_nobias_per_chain_end"]]
+                            f"{r['int8_chain_end']:.1f}", r["x_f16_per_chain_end"], r["x_f16_nobias_per_chain_end"],
+                            f"{r['int8_chain_plain']:.1f}", r["x_f16_nobias_per_chain_plain"]]
                            for r in chain_rows])
     for base, what in (("f16", "cuDNN fp16"), ("f16_nobias", "cuDNN fp16 without a bias")):
-        for col in ("kernel", "e2e", "layer", "static_layer", "chain", "chain_end"):
+        for col in ("kernel", "e2e", "layer", "static_layer", "chain", "chain_end", "chain_plain"):
             key = f"x_{base}_per_{col}"
             three = [r[key] for r in rows if r["k"] == 3 and r["batch"] == 32 and key in r]
             if three:

@@ -12,7 +12,9 @@ which implementation served the call ("mma_small_m" for M <= 64; "dequant_fallba
 M = wo_heuristics.MIXED_FROM_MIN (33) also the rows of the layer that holds the CUTLASS mixed-input copy (its
 kernel from ops.weight_only.mixed_from_m(bits, N, K) rows, the small-M kernel below), as
 `from_float` builds it there, "cutlass_mixed_sm90"). Up to M = 64 a row ", PDL off" times the int4 layer with
-programmatic dependent launches switched off (runtime/csrc/pdl.cuh; on by default on SM90).
+programmatic dependent launches switched off (runtime/csrc/pdl.cuh; on by default on SM90). A mixed-input row whose
+kernel is persistent (launched as a programmatic dependent since mixed-input generator 4) has a ", plain launch" twin
+with the kernel libraries' switch off (runtime/loader.py).
 """
 import contextlib
 import os
@@ -24,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from bench_common import (L2_BYTES, wall_time_us, bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail, gpu_time_us, md_table,
-                          parse_shapes, pdl_off, plot_panels, report, write_results)
+                          parse_shapes, pdl_off, plain_launch, plot_panels, report, write_results)
 
 WO_NK = [(8192, 8192), (28672, 4096), (4096, 14336)]
 WO_M = [1, 4, 16, 32, 64, 256, 2048, 4096]
@@ -60,6 +62,7 @@ def _rel(y, ref):
 
 
 PDL_OFF = ", PDL off"  # a row timed with programmatic dependent launches switched off (runtime/csrc/pdl.cuh)
+PLAIN = ", plain launch"  # a mixed-input row with the CUTLASS kernel launched plainly (runtime/loader.py switch)
 
 
 def bench_wo_shape(m, n, k, bw, failures):
@@ -95,6 +98,8 @@ def bench_wo_shape(m, n, k, bw, failures):
     ref8 = F.linear(x, dequantize_packed(p8, torch.bfloat16))
     cases.append(("WeightOnlyLinear w8a16", bytes8, weight_only_backend(m, p8), lambda: calls8))
 
+    from cutlass_gemm.kernels import emit_mixed
+    from cutlass_gemm.kernels.mixed_input import select_config as select_mixed
     from cutlass_gemm.ops.weight_only import MIXED_INPUT_ENV, mixed_from_m
     from cutlass_gemm.ops.wo_heuristics import MIXED_FROM_MIN
     # SM90: the layer as from_float builds it there ("auto": it also holds the mixed-input copy, which serves
@@ -110,8 +115,12 @@ def bench_wo_shape(m, n, k, bw, failures):
                 return [lambda lay=lay: lay(x) for lay in out]
             # the layer's own hand-off: below mixed_from_m rows its small-M kernel serves the call
             backend = "cutlass_mixed_sm90" if m >= mixed_from_m(bits, n, k) else "mma_small_m"
-            cases.append((f"WeightOnlyLinear w{bits}a16{' g128' if bits == 4 else ''} cutlass_mixed", nb,
-                          backend, mixed_calls))
+            name = f"WeightOnlyLinear w{bits}a16{' g128' if bits == 4 else ''} cutlass_mixed"
+            cases.append((name, nb, backend, mixed_calls))
+            cfg = select_mixed("bf16", bits, False, m, n, k, 128 if bits == 4 else None)
+            if backend == "cutlass_mixed_sm90" and emit_mixed.programmatic_launch(cfg):
+                # the same calls with the kernel libraries' programmatic launches off (loader switch)
+                cases.append((name + PLAIN, nb, backend, lambda f=mixed_calls: [plain_launch(c) for c in f()]))
 
     def tiny():
         wp, sz = _tinygemm(w4)

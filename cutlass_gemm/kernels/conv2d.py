@@ -42,7 +42,7 @@ from typing import List, Tuple
 from .config import TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged Conv2dConfig would change.
-CONV_GENERATOR_VERSION = "4"
+CONV_GENERATOR_VERSION = "5"  # 5: scalars read after the mainloop; 128-row tiles launched as programmatic dependents
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_conv"
 

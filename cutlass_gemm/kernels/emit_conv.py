@@ -16,6 +16,11 @@ D is the NHWC output: the epilogue sees M as the (Q, P, N) output pixels, N as C
 through a pointer; CUTLASS's float -> int8 round-to-nearest converter is `cvt.rni.sat.s8.f32`), and reads a
 float32 bias.
 
+The kernels with 128-row tiles are launched as programmatic dependents (PDL, since conv generator 5;
+`programmatic_launch`; `cg_set_programmatic_launch` and CUTLASS_GEMM_PDL switch them like the GEMMs'): the scalar
+broadcasts take a dynamic batch stride so that they read after the mainloop, and CUTLASS's producer waits before its
+first load.
+
 C ABI (CONV_LAUNCHER_ABI_VERSION below; the entry points have their own names so that a library of another family
 can never be called with this signature):
 
@@ -33,8 +38,8 @@ from __future__ import annotations
 
 from .conv2d import CONV_GENERATOR_VERSION, Conv2dConfig
 from .emit import cutlass_version
-from .launcher_text import (_COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP, _SM90_DRIVER_SHIM,
-                            _SM90_LAUNCH_TAIL, sm90_split_source)
+from .launcher_text import (PROGRAMMATIC_DEFINE, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DRIVER_SHIM,
+                            _SM90_LAUNCH_TAIL, sm90_device_setup, sm90_split_source)
 
 #: The conv family's own launcher ABI (the others' is launcher_text.LAUNCHER_ABI_VERSION = 2): cg_conv_launch took
 #: the scale_guard pointer in version 3, so a cached library of version 2 is refused, never called with the new list.
@@ -108,7 +113,12 @@ def _evt(cfg: Conv2dConfig) -> str:
 using namespace cutlass::epilogue::fusion;
 constexpr auto RN = cutlass::FloatRoundStyle::round_to_nearest;
 using Accum = Sm90AccFetch;
-using ScaleX = Sm90ScalarBroadcast<float, Stride<_0, _0, _0>, 2, cg_act::GuardScale>;  // scale_x + 0 * guard
+// The scalars take a dynamic batch stride (1; the conv's one batch index is 0, so the element read is the same):
+// with it CUTLASS's scalar broadcast reads its pointer in the consumer's store callbacks, after the mainloop, not
+// in its constructor at kernel start. That is what lets the kernel start as a programmatic dependent: every global
+// read then comes after CUTLASS's griddepcontrol.wait (the producer's, before its first load).
+using ScalarStride = Stride<_0, _0, int64_t>;
+using ScaleX = Sm90ScalarBroadcast<float, ScalarStride, 2, cg_act::GuardScale>;  // scale_x + 0 * guard
 using ScaleW = Sm90RowBroadcast<0, TileShape, float, float, Stride<_0, _1, _0>>;
 using Bias = Sm90RowBroadcast<0, TileShape, ElementBias, float, Stride<_0, _1, _0>>;  // null: zeros
 using EVTScaleW = Sm90EVT<Sm90Compute<cutlass::multiplies, float, float, RN>, ScaleW, Accum>;
@@ -122,7 +132,7 @@ using EVTBias = Sm90EVT<Sm90Compute<cutlass::plus, {add_out}, float, RN>, EVTSca
         text += f"using EVTAct = Sm90EVT<Sm90Compute<{fn}, {act_out}, float, RN>, EVTBias>;\n"
     if not quant:
         return text + "using EVT = EVTAct;\n"
-    return text + """using ScaleOut = Sm90ScalarBroadcast<float, Stride<_0, _0, _0>, 1, cutlass::multiplies>;
+    return text + """using ScaleOut = Sm90ScalarBroadcast<float, ScalarStride, 1, cutlass::multiplies>;
 using EVT = Sm90EVT<Sm90Compute<cutlass::multiplies, ElementOut, float, RN>, ScaleOut, EVTAct>;
 """
 
@@ -130,7 +140,8 @@ using EVT = Sm90EVT<Sm90Compute<cutlass::multiplies, ElementOut, float, RN>, Sca
 def _evt_args(cfg: Conv2dConfig) -> str:
     """Brace initializer of EVT::Arguments (children's arguments first, then the node's own)."""
     scale_w = "{static_cast<float const*>(scale_w)}"
-    scale_x = "{{}, {static_cast<float const*>(scale_x), static_cast<float const*>(scale_guard)}, {}}"
+    scale_x = ("{{}, {static_cast<float const*>(scale_x), static_cast<float const*>(scale_guard)}, "
+               "{kLateScalar, kLateScalar}}")
     bias = "{static_cast<ElementBias const*>(bias)}"
     mul_w = f"{{{scale_w}, {{}}, {{}}}}"
     mul_x = f"{{{scale_x}, {mul_w}, {{}}}}"
@@ -138,8 +149,17 @@ def _evt_args(cfg: Conv2dConfig) -> str:
     act = add if cfg.activation == "none" else f"{{{add}, {{}}}}"
     if cfg.out_dtype != "s8":
         return act
-    scale_out = "{{}, {static_cast<float const*>(scale_out)}, {}}"
+    scale_out = "{{}, {static_cast<float const*>(scale_out)}, {kLateScalar}}"
     return f"{{{scale_out}, {act}, {{}}}}"
+
+
+def programmatic_launch(cfg: Conv2dConfig) -> bool:
+    """Whether `cfg`'s kernel is launched as a programmatic dependent (PDL; launcher_text.sm90_device_setup): the
+    kernels with 128-row tiles. Every conv kernel could be (its scalars are read after the mainloop, _evt), but the
+    64-row tiles measured slower so on the H200 (session44/call2: ResNet-50's two 3x3 convs at 7x7 outputs, batch
+    32, the only rows on such a tile, 3-7% slower in alternation with plain launches; 128-row tiles 3-7% faster at
+    56x56..14x14)."""
+    return cfg.tile[0] >= 128
 
 
 def _kernel_types(cfg: Conv2dConfig) -> str:
@@ -230,6 +250,9 @@ ProblemShape make_problem({_SIZE_PARAMS}) {{
   return ProblemShape(cutlass::conv::Mode::kCrossCorrelation, act, flt, pad, pad, tstride, dil, 1);
 }}
 
+// The scalars' batch stride (kernel types: ScalarStride): nonzero, so that they are read after the mainloop.
+constexpr cg_conv::ScalarStride kLateScalar{{cute::_0{{}}, cute::_0{{}}, int64_t(1)}};
+
 typename Gemm::Arguments make_args(void const* x, void const* wt, void* out, void const* scale_x,
                                    void const* scale_guard, void const* scale_w, void const* bias,
                                    void const* scale_out, ProblemShape const& problem) {{
@@ -248,7 +271,7 @@ typename Gemm::Arguments make_args(void const* x, void const* wt, void* out, voi
 }}
 }}  // namespace
 
-{_SM90_DEVICE_SETUP}CG_EXPORT size_t cg_conv_workspace_size({_SIZE_PARAMS}) {{
+{sm90_device_setup(programmatic_launch(cfg))}CG_EXPORT size_t cg_conv_workspace_size({_SIZE_PARAMS}) {{
   auto args = make_args(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
                         make_problem({_SIZE_ARGS}));
   return Gemm::get_workspace_size(args);
@@ -304,6 +327,7 @@ def emit_conv_source(cfg: Conv2dConfig) -> str:
     fields = "\n".join(f"//   {k} = {v}" for k, v in cfg.to_dict().items())
     header = (f"// Generated by cutlass_gemm (conv2d generator {CONV_GENERATOR_VERSION}, nvidia-cutlass "
               f"{cutlass_version()}). Do not edit.\n// Kernel {cfg.name}\n{fields}\n")
-    text = sm90_split_source(header, _SM90_DRIVER_SHIM + _IM2COL_SHIM + _CONV_PRELUDE + _INCLUDES + _kernel_types(cfg),
+    define = PROGRAMMATIC_DEFINE if programmatic_launch(cfg) else ""
+    text = sm90_split_source(header, define + _SM90_DRIVER_SHIM + _IM2COL_SHIM + _CONV_PRELUDE + _INCLUDES + _kernel_types(cfg),
                              _launcher(cfg))
     return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

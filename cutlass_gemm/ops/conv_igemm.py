@@ -252,15 +252,18 @@ def get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_d
     return plan
 
 
-#: Activation codes of the C++ eager entry's plan keys (csrc/conv_fast.cpp).
-_ACT_CODES = {None: 0, "": 0, "relu": 1, "relu6": 2}
+def _act_code(act: Optional[str]) -> Optional[int]:
+    """The activation's code in the C++ eager entry's plan keys (csrc/conv_fast.cpp): the extension's one table
+    (runtime/fastpath.ACTIVATION_CODES), limited to the conv kernels' activations; None for any other."""
+    name = act or "none"
+    return fastpath.ACTIVATION_CODES[name] if name in ("none", "relu", "relu6") else None
 
 
 def _register_fast(plan: Plan, act: Optional[str], has_bias: bool, has_guard: bool, has_scale_out: bool) -> None:
     """Hand a checked CUDA plan to the C++ eager entry, which serves this signature's later eager calls."""
     fast = fastpath.module()
     if fast is not None:
-        dims = [plan.device, *plan.sizes[:13], _ACT_CODES[act], int(has_bias), int(has_guard), int(has_scale_out)]
+        dims = [plan.device, *plan.sizes[:13], _act_code(act), int(has_bias), int(has_guard), int(has_scale_out)]
         fast.register_conv_plan(dims, plan.out_dtype, plan.sizes[13], plan.sizes[14], plan.workspace_bytes,
                                 plan.lib.function_address)
 
@@ -271,11 +274,12 @@ def _fast_call(x, w, scale_x, w_scale, bias, stride, padding, dilation, activati
     None when it does not serve it (fast path off or not built, a signature not yet planned, anything unusual, a
     failed launch): the Python path then takes the call and raises what there is to raise."""
     fast = fastpath.module()
-    if fast is None:
+    code = _act_code(activation)
+    if fast is None or code is None:
         return None
     try:
         y = fast.conv_fast(x, w, scale_x, scale_guard, w_scale, bias, scale_out, stride[0], stride[1], padding[0],
-                           padding[1], dilation[0], dilation[1], _ACT_CODES[activation], out_dtype)
+                           padding[1], dilation[0], dilation[1], code, out_dtype)
     except (TypeError, KeyError, IndexError):  # an argument pybind cannot take: the Python path names it
         return None
     return y if isinstance(y, Tensor) else None
@@ -305,6 +309,27 @@ def _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, o
           scale_guard=None):
     act = activation or None
     plan = get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out, scale_guard)
+    return _run(plan, x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out, scale_guard)
+
+
+def _eager_cuda(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out,
+                scale_guard) -> Tensor:
+    """An eager call on CUDA tensors: the C++ entry if it serves it, else the Python path, which hands the plan to the
+    entry again. A plan is registered when it is made, but the entry's table is bounded and cleared on its own
+    schedule (csrc/conv_fast.cpp): a signature still in the Python plan cache would otherwise stay on this path."""
+    y = _fast_call(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out,
+                   scale_guard)
+    if y is not None:
+        return y
+    act = activation or None
+    plan = get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out, scale_guard)
+    if plan.lib is not None:
+        _register_fast(plan, act, bias is not None, scale_guard is not None, scale_out is not None)
+    return _run(plan, x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out, scale_guard)
+
+
+def _run(plan: Plan, x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out,
+         scale_guard) -> Tensor:
     if plan.device < 0:
         return reference(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out,
                          scale_guard)
@@ -349,10 +374,8 @@ def conv2d_int8_igemm(x: Tensor, w: Tensor, scale_x: Tensor, w_scale: Tensor, bi
                                  for v in (stride, padding, dilation))
     if _eager_direct(x):
         if x.is_cuda:
-            y = _fast_call(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out,
-                           scale_guard)
-            if y is not None:
-                return y
+            return _eager_cuda(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype,
+                               scale_out, scale_guard)
         return _impl(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation or "", out_dtype, scale_out,
                      scale_guard)
     check_igemm(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out,
