@@ -100,7 +100,7 @@ class KernelLibrary:
         return int(self._lib.cg_workspace_size(m, n, k))
 
     def _bind_programmatic(self, lib) -> None:
-        # Kernels launched as programmatic dependents (emit.programmatic_launch) export their switch; the others,
+        # Kernels launched as programmatic dependents (each family's programmatic_launch) export their switch; the others,
         # and libraries built before it existed, have none and launch plainly.
         try:
             switch = lib.cg_set_programmatic_launch
@@ -261,8 +261,9 @@ _programmatic: Optional[bool] = None
 
 
 def set_programmatic_launch(enabled: bool) -> bool:
-    """Launch the kernels that allow it (kernels/emit.programmatic_launch: the SM90 scaled GEMMs with per-token /
-    per-channel scales) as programmatic dependents (True, the default unless CUTLASS_GEMM_PDL=0) or plainly (False),
+    """Launch the kernels that allow it (the `programmatic_launch` rule of kernels/emit.py, emit_mixed.py and
+    emit_conv.py: the SM90 scaled GEMMs with per-token / per-channel scales, the persistent mixed-input GEMMs, the
+    convs with 128-row tiles) as programmatic dependents (True, the default unless CUTLASS_GEMM_PDL=0) or plainly (False),
     from now on, in this process: loaded kernels and those loaded later. Returns the setting before. The switch
     exists for side-by-side measurements and as a way out; the extension's kernels have their own
     (`extension.load().pdl_set`)."""
