@@ -21,8 +21,9 @@ TOKEN = "sm90_e4m3_bf16_scaled_bias_token_channel_t128x128x128_c1x1x1_pingpong_s
 @pytest.mark.parametrize("change, expected", [
     ({}, True),
     ({"a_dtype": "int8", "variant": "scaled_azp"}, True),
-    ({"scale_a": "tensor"}, False),                        # Sm90ScalarBroadcast reads its scale at kernel start
-    ({"scale_b": "tensor"}, False),
+    ({"scale_a": "tensor"}, True),                         # its scalar read after the mainloop (_late_scalars)
+    ({"scale_a": "tensor", "scale_b": "tensor"}, True),
+    ({"scale_b": "tensor", "scheduler": "streamk", "schedule": "cooperative", "tile": (128, 128, 128)}, False),
     ({"schedule": "cooperative", "tile": (128, 128, 128), "scheduler": "streamk"}, False),  # memset workspace
 ])
 def test_which_kernels_are_launched_as_programmatic_dependents(change, expected):
@@ -62,9 +63,35 @@ def test_committed_sources_carry_the_hooks_exactly_when_launched_so(sm):
             assert text.index(PROGRAMMATIC_DEFINE) < text.index('#include "cutlass/'), path.name
             assert text.count(PROGRAMMATIC_DEFINE) == 1
     if sm == 90:
-        assert seen[True] and seen[False], seen  # both kinds are in the committed set
+        # every committed SM90 kernel is persistent (no stream-K one is prebuilt): all programmatic since generator 5
+        assert seen[True] and not seen[False], seen
     else:
         assert not seen[True]
+
+
+def test_committed_per_tensor_gemm_kernels_read_their_scalars_after_the_mainloop():
+    """SM90: every per-tensor scale node (Sm90ScalarBroadcast of a pointer) has the dynamic batch stride and the
+    launcher passes it a nonzero value, so CUTLASS reads the scale after its griddepcontrol.wait, not in the
+    node's constructor at kernel start (what let these kernels become programmatic dependents). The activations'
+    constant nodes read no memory and keep their static stride; SM80 sources are unchanged."""
+    late = "cute::Stride<cute::Int<0>, cute::Int<0>, int64_t>"
+    value = late + "{cute::Int<0>{}, cute::Int<0>{}, int64_t(1)}"
+    checked = 0
+    for sm in (90, 80):
+        for path in _committed_gemm_sources(sm):
+            text = path.read_text()
+            cfg = KernelConfig.from_name(path.stem)
+            want = [name for name, kind in (("ScaleA", cfg.scale_a), ("ScaleB", cfg.scale_b)) if kind == "tensor"]
+            if sm == 80:
+                assert late not in text, path.name
+                continue
+            for name in ("ScaleA", "ScaleB"):
+                head = text.split(f"using {name} = cutlass::epilogue::fusion::", 1)[1].split(">;", 1)[0]
+                assert (late in head) is (name in want), (path.name, name)
+            args = next(line for line in text.splitlines() if "ScaleA::Arguments" in line)
+            assert args.count(value) == len(want), path.name
+            checked += len(want)
+    assert checked
 
 
 def _hooks(text: str, on: bool, name: str) -> None:

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from bench_common import (L2_BYTES, bench_shapes, copies_for, copy_bandwidth_gbps, cycler, fail, gpu_time_us, graph_time_us,
-                          md_table, parse_shapes, plot_panels, report, wall_time_us, write_results)
+                          md_table, parse_shapes, plain_launch, plot_panels, report, wall_time_us, write_results)
 
 QUANT_M = (1, 16, 128, 2048, 8192)
 QUANT_K = (4096, 8192)
@@ -197,6 +197,11 @@ def layer_cases(m, lins, x, mode):
         ("Int8Linear dynamic asym", 1, lambda: nn_layers("Int8Linear", act="dynamic_asym")),
         ("Fp8Linear dynamic per-token", 1, lambda: nn_layers("Fp8Linear", act="dynamic")),
         ("Int8Linear static", 1, lambda: nn_layers("Int8Linear", act="static", calibration_data=[x])),
+        # its per-tensor kernel launched plainly (programmatic dependents since generator 5: the scalar read late)
+        ("Int8Linear static, plain launch", 1,
+         lambda: [plain_launch(c) for c in nn_layers("Int8Linear", act="static", calibration_data=[x])]),
+        ("Int8Linear dynamic per-tensor", 1, lambda: nn_layers("Int8Linear", act="dynamic_per_tensor")),
+        ("Fp8Linear static", 1, lambda: nn_layers("Fp8Linear", act="static", calibration_data=[x])),
         (f"torch W8A8 int8 _int_mm (Inductor {mode}{pad})", 1, lambda: torch_recipe(torch_w8a8_int8, torch.int8)),
         (f"torch W8A8 fp8 _scaled_mm rowwise (Inductor {mode})", 1,
          lambda: torch_recipe(torch_w8a8_fp8, torch.float8_e4m3fn)),

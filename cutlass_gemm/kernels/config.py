@@ -14,8 +14,9 @@ from typing import Tuple
 from ..errors import InvalidArgumentError
 
 #: Bumped whenever the emitted source for an unchanged config would change (4: SM90 per-token / per-channel kernels
-#: launched as programmatic dependents, emit.programmatic_launch).
-GENERATOR_VERSION = "4"
+#: launched as programmatic dependents, emit.programmatic_launch; 5: the per-tensor scale kinds too, their scalars
+#: read after the mainloop, emit._late_scalars).
+GENERATOR_VERSION = "5"
 
 SUPPORTED_SMS = (80, 89, 90)
 INPUT_DTYPES = ("int8", "e4m3")

@@ -186,7 +186,8 @@ def _evt_initializer(dag_ir, node: str, sm: int) -> str:
         own = f"{{{{static_cast<decltype(+{t}::Arguments{{}}.scalars[0])>({float(meta.tensor.value)!r})}}, {{}}, {{}}}}"
     elif isinstance(impl, ScalarBroadcastImpl):
         _check_input(node)
-        own = f"{{{{}}, {{static_cast<decltype(+{t}::Arguments{{}}.scalar_ptrs[0])>({node})}}, {{}}}}"
+        late = _LATE_SCALAR_VALUE if sm >= 90 else ""  # SM90: the dynamic batch stride of _late_scalars
+        own = f"{{{{}}, {{static_cast<decltype(+{t}::Arguments{{}}.scalar_ptrs[0])>({node})}}, {{{late}}}}}"
     elif isinstance(impl, AuxStoreImpl) and node == "D":
         own = "{static_cast<ElementOut*>(d), stride_d}"
     else:
@@ -218,6 +219,30 @@ def _dynamic_scales(kernel_src: str, cfg: KernelConfig) -> str:
         kernel_src, found = pattern.subn(lambda m: m.group(1) + dynamic, kernel_src)
         if found != 1:
             raise RuntimeError(f"cutlass_cppgen output: no {cls} {name} with a unit stride to make dynamic")
+    return kernel_src
+
+
+#: Sm90ScalarBroadcast's stride as cutlass_cppgen emits it (every mode static 0), and the one _late_scalars gives it
+_SCALAR_STATIC_STRIDE = "cute::Stride<cute::Int<0>, cute::Int<0>, cute::Int<0>>"
+_SCALAR_LATE_STRIDE = "cute::Stride<cute::Int<0>, cute::Int<0>, int64_t>"
+_LATE_SCALAR_VALUE = f"{_SCALAR_LATE_STRIDE}{{cute::Int<0>{{}}, cute::Int<0>{{}}, int64_t(1)}}"
+
+
+def _late_scalars(kernel_src: str, cfg: KernelConfig) -> str:
+    """SM90: the per-tensor scale_a / scale_b broadcast nodes get a dynamic batch stride (the launcher passes 1;
+    a GEMM has one batch index, 0, so the element read is the same). With it CUTLASS's Sm90ScalarBroadcast reads its
+    pointer in the producer's load and the consumers' store callbacks, after the producer's griddepcontrol.wait,
+    instead of in its constructor at kernel start; that is what lets these kernels start as programmatic dependents
+    (programmatic_launch) behind a kernel that writes the scale, e.g. the dynamic per-tensor quantizer. The
+    activations' constant nodes keep the static stride: they read no memory."""
+    for name, kind in (("ScaleA", cfg.scale_a), ("ScaleB", cfg.scale_b)):
+        if kind != "tensor":
+            continue
+        pattern = re.compile(rf"(using {name} = cutlass::epilogue::fusion::Sm90ScalarBroadcast<\s*float,\s*)"
+                             rf"{re.escape(_SCALAR_STATIC_STRIDE)}")
+        kernel_src, found = pattern.subn(lambda m: m.group(1) + _SCALAR_LATE_STRIDE, kernel_src)
+        if found != 1:
+            raise RuntimeError(f"cutlass_cppgen output: no Sm90ScalarBroadcast {name} with a static stride")
     return kernel_src
 
 
@@ -286,14 +311,12 @@ _LAUNCH_FUNCTIONS = _ENTRY_POINTS + """\
 
 def programmatic_launch(cfg: KernelConfig) -> bool:
     """Whether `cfg`'s kernel is launched as a programmatic dependent (PDL: it may start while the kernel ahead of
-    it in the stream finishes; launcher_text.sm90_device_setup). SM90 persistent kernels whose every global read
+    it in the stream finishes; launcher_text.sm90_device_setup). SM90 persistent kernels, whose every global read
     comes after CUTLASS's griddepcontrol.wait: the producer warps wait before their first load and the consumers
-    read the epilogue's vectors only after the mainloop those loads feed. Left out: per-tensor scale kinds, whose
-    Sm90ScalarBroadcast reads the scale when the kernel starts (its constructor), before any wait (a scale the kernel
-    ahead writes, as the dynamic per-tensor quantizer does, could be read stale); the stream-K / split-K
-    schedulers, whose workspace is zeroed by a memset ahead of the kernel."""
-    return (cfg.sm >= 90 and cfg.scheduler == "persistent" and cfg.scale_a != "tensor"
-            and cfg.scale_b != "tensor")
+    read the epilogue's vectors only after the mainloop those loads feed; per-tensor scales too since generator 5
+    (_late_scalars; before, Sm90ScalarBroadcast read them at kernel start and these kernels launched plainly).
+    Left out: the stream-K / split-K schedulers, whose workspace is zeroed by a memset ahead of the kernel."""
+    return cfg.sm >= 90 and cfg.scheduler == "persistent"
 
 
 def _sm90_launch_functions(cfg: KernelConfig) -> str:
@@ -388,7 +411,7 @@ def _emit_source(cfg: KernelConfig) -> str:
     module = op.rt_module
     kernel_src = activations.nan_propagating_min(module.emit(), cfg.activation)
     if cfg.sm >= 90:
-        kernel_src = _dynamic_scales(kernel_src, cfg)
+        kernel_src = _late_scalars(_dynamic_scales(kernel_src, cfg), cfg)
     match = re.search(r"struct (\w+_type) :", kernel_src)
     if not match:
         raise RuntimeError("cutlass_cppgen output has no named kernel type")
