@@ -94,6 +94,20 @@ def test_committed_per_tensor_gemm_kernels_read_their_scalars_after_the_mainloop
     assert checked
 
 
+def test_an_activation_kernels_constant_keeps_its_static_stride_and_its_per_tensor_scale_reads_late():
+    """ReLU6's clamp bound is a constant Sm90ScalarBroadcast (a value, no pointer): it keeps the static stride while
+    the per-tensor scale node of the same kernel takes the late one."""
+    from cutlass_gemm.kernels.emit import emit_source
+    cfg = KernelConfig.from_name(TOKEN).replace(scale_a="tensor", activation="relu6")
+    text = emit_source(cfg)
+    late = "cute::Stride<cute::Int<0>, cute::Int<0>, int64_t>"
+    broadcasts = text.split("Sm90ScalarBroadcast<")[1:]
+    heads = [b.split(">;", 1)[0] for b in broadcasts]
+    assert sum(late in h for h in heads) == 1, heads  # ScaleA only
+    assert any(late not in h for h in heads), heads  # the constant
+    assert programmatic_launch(cfg)
+
+
 def _hooks(text: str, on: bool, name: str) -> None:
     assert (PROGRAMMATIC_DEFINE in text) is on, name
     assert (SWITCH in text) is on, name
