@@ -9,7 +9,8 @@ import pytest
 
 from cutlass_gemm.kernels.config import KernelConfig
 from cutlass_gemm.kernels.emit import programmatic_launch
-from cutlass_gemm.kernels.launcher_text import PROGRAMMATIC_DEFINE, _SM90_DEVICE_SETUP, sm90_device_setup
+from cutlass_gemm.kernels.launcher_text import (LATE_SCALAR_STRIDE, LATE_SCALAR_VALUE, PROGRAMMATIC_DEFINE,
+                                                _SM90_DEVICE_SETUP, sm90_device_setup)
 from cutlass_gemm.runtime import loader
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,8 +75,10 @@ def test_committed_per_tensor_gemm_kernels_read_their_scalars_after_the_mainloop
     launcher passes it a nonzero value, so CUTLASS reads the scale after its griddepcontrol.wait, not in the
     node's constructor at kernel start (what let these kernels become programmatic dependents). The activations'
     constant nodes read no memory and keep their static stride; SM80 sources are unchanged."""
-    late = "cute::Stride<cute::Int<0>, cute::Int<0>, int64_t>"
-    value = late + "{cute::Int<0>{}, cute::Int<0>{}, int64_t(1)}"
+    # the shared constants (conv kernels take them too): static M / N modes, a dynamic batch stride valued 1
+    late, value = LATE_SCALAR_STRIDE, LATE_SCALAR_VALUE
+    assert late == "cute::Stride<cute::Int<0>, cute::Int<0>, int64_t>"
+    assert value == late + "{cute::Int<0>{}, cute::Int<0>{}, int64_t(1)}"
     checked = 0
     for sm in (90, 80):
         for path in _committed_gemm_sources(sm):
@@ -100,7 +103,7 @@ def test_an_activation_kernels_constant_keeps_its_static_stride_and_its_per_tens
     from cutlass_gemm.kernels.emit import emit_source
     cfg = KernelConfig.from_name(TOKEN).replace(scale_a="tensor", activation="relu6")
     text = emit_source(cfg)
-    late = "cute::Stride<cute::Int<0>, cute::Int<0>, int64_t>"
+    late = LATE_SCALAR_STRIDE
     broadcasts = text.split("Sm90ScalarBroadcast<")[1:]
     heads = [b.split(">;", 1)[0] for b in broadcasts]
     assert sum(late in h for h in heads) == 1, heads  # ScaleA only
@@ -156,10 +159,10 @@ def test_conv_kernels_are_programmatic_by_tile_and_read_their_scalars_after_the_
         assert on is (Conv2dConfig.from_name(path.stem).tile[0] >= 128)
         seen[on] += 1
         _hooks(text, on, path.name)
-        assert "using ScalarStride = Stride<_0, _0, int64_t>;" in text, path.name
+        assert f"using ScalarStride = {LATE_SCALAR_STRIDE};" in text, path.name
         scalars = [line for line in text.splitlines() if "Sm90ScalarBroadcast<" in line]
         assert scalars and all("Sm90ScalarBroadcast<float, ScalarStride," in line for line in scalars), path.name
-        assert "kLateScalar{cute::_0{}, cute::_0{}, int64_t(1)}" in text, path.name
+        assert f"kLateScalar = {LATE_SCALAR_VALUE};" in text, path.name
         args = next(line for line in text.splitlines() if line.strip().startswith("args.epilogue = "))
         assert args.count("kLateScalar") == len(scalars) + 1, path.name  # scale_x and its guard, scale_out
     assert seen[True] and seen[False], seen

@@ -42,7 +42,9 @@ from typing import List, Tuple
 from .config import TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged Conv2dConfig would change.
-CONV_GENERATOR_VERSION = "5"  # 5: scalars read after the mainloop; 128-row tiles launched as programmatic dependents
+# 5: scalars read after the mainloop; 128-row tiles launched as programmatic dependents. 6: that stride spelled as
+# launcher_text.LATE_SCALAR_STRIDE, shared with the GEMMs (same type, text only)
+CONV_GENERATOR_VERSION = "6"
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_conv"
 

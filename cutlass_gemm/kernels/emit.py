@@ -20,8 +20,8 @@ from ..errors import BuildError
 from .config import GENERATOR_VERSION, KernelConfig
 from . import activations, emit_streamk
 from .epilogues import EPILOGUES, LAUNCH_INPUTS, SCALE_A_SCALAR, SCALE_B_SCALAR, input_shapes
-from .launcher_text import (PROGRAMMATIC_DEFINE, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DRIVER_SHIM, _SM90_RUN_ARGS,
-                            sm90_device_setup, sm90_split_source)
+from .launcher_text import (LATE_SCALAR_STRIDE, LATE_SCALAR_VALUE, PROGRAMMATIC_DEFINE, _COMMON_PRELUDE,
+                            _SM90_DEVICE_LOOKUP, _SM90_DRIVER_SHIM, _SM90_RUN_ARGS, sm90_device_setup, sm90_split_source)
 
 #: cutlass_cppgen consults the nvcc version for a few emission choices; pin it so output is reproducible.
 EMIT_NVCC_VERSION = "13.0"
@@ -186,7 +186,7 @@ def _evt_initializer(dag_ir, node: str, sm: int) -> str:
         own = f"{{{{static_cast<decltype(+{t}::Arguments{{}}.scalars[0])>({float(meta.tensor.value)!r})}}, {{}}, {{}}}}"
     elif isinstance(impl, ScalarBroadcastImpl):
         _check_input(node)
-        late = _LATE_SCALAR_VALUE if sm >= 90 else ""  # SM90: the dynamic batch stride of _late_scalars
+        late = LATE_SCALAR_VALUE if sm >= 90 else ""  # SM90: the dynamic batch stride of _late_scalars
         own = f"{{{{}}, {{static_cast<decltype(+{t}::Arguments{{}}.scalar_ptrs[0])>({node})}}, {{{late}}}}}"
     elif isinstance(impl, AuxStoreImpl) and node == "D":
         own = "{static_cast<ElementOut*>(d), stride_d}"
@@ -222,17 +222,15 @@ def _dynamic_scales(kernel_src: str, cfg: KernelConfig) -> str:
     return kernel_src
 
 
-#: Sm90ScalarBroadcast's stride as cutlass_cppgen emits it (every mode static 0), and the one _late_scalars gives it
+#: Sm90ScalarBroadcast's stride as cutlass_cppgen emits it (every mode static 0); _late_scalars makes it
+#: launcher_text.LATE_SCALAR_STRIDE
 _SCALAR_STATIC_STRIDE = "cute::Stride<cute::Int<0>, cute::Int<0>, cute::Int<0>>"
-_SCALAR_LATE_STRIDE = "cute::Stride<cute::Int<0>, cute::Int<0>, int64_t>"
-_LATE_SCALAR_VALUE = f"{_SCALAR_LATE_STRIDE}{{cute::Int<0>{{}}, cute::Int<0>{{}}, int64_t(1)}}"
 
 
 def _late_scalars(kernel_src: str, cfg: KernelConfig) -> str:
-    """SM90: the per-tensor scale_a / scale_b broadcast nodes get a dynamic batch stride (the launcher passes 1;
-    a GEMM has one batch index, 0, so the element read is the same). With it CUTLASS's Sm90ScalarBroadcast reads its
-    pointer in the producer's load and the consumers' store callbacks, after the producer's griddepcontrol.wait,
-    instead of in its constructor at kernel start; that is what lets these kernels start as programmatic dependents
+    """SM90: the per-tensor scale_a / scale_b broadcast nodes get launcher_text.LATE_SCALAR_STRIDE (the launcher
+    passes LATE_SCALAR_VALUE, _evt_initializer), so CUTLASS's Sm90ScalarBroadcast reads the scale after the
+    producer's griddepcontrol.wait, not at kernel start: what lets these kernels start as programmatic dependents
     (programmatic_launch) behind a kernel that writes the scale, e.g. the dynamic per-tensor quantizer. The
     activations' constant nodes keep the static stride: they read no memory."""
     for name, kind in (("ScaleA", cfg.scale_a), ("ScaleB", cfg.scale_b)):
@@ -240,7 +238,7 @@ def _late_scalars(kernel_src: str, cfg: KernelConfig) -> str:
             continue
         pattern = re.compile(rf"(using {name} = cutlass::epilogue::fusion::Sm90ScalarBroadcast<\s*float,\s*)"
                              rf"{re.escape(_SCALAR_STATIC_STRIDE)}")
-        kernel_src, found = pattern.subn(lambda m: m.group(1) + _SCALAR_LATE_STRIDE, kernel_src)
+        kernel_src, found = pattern.subn(lambda m: m.group(1) + LATE_SCALAR_STRIDE, kernel_src)
         if found != 1:
             raise RuntimeError(f"cutlass_cppgen output: no Sm90ScalarBroadcast {name} with a static stride")
     return kernel_src

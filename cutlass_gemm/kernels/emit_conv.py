@@ -38,8 +38,9 @@ from __future__ import annotations
 
 from .conv2d import CONV_GENERATOR_VERSION, Conv2dConfig
 from .emit import cutlass_version
-from .launcher_text import (PROGRAMMATIC_DEFINE, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DRIVER_SHIM,
-                            _SM90_LAUNCH_TAIL, sm90_device_setup, sm90_split_source)
+from .launcher_text import (LATE_SCALAR_STRIDE, LATE_SCALAR_VALUE, PROGRAMMATIC_DEFINE, _COMMON_PRELUDE,
+                            _SM90_DEVICE_LOOKUP, _SM90_DRIVER_SHIM, _SM90_LAUNCH_TAIL, sm90_device_setup,
+                            sm90_split_source)
 
 #: The conv family's own launcher ABI (the others' is launcher_text.LAUNCHER_ABI_VERSION = 2): cg_conv_launch took
 #: the scale_guard pointer in version 3, so a cached library of version 2 is refused, never called with the new list.
@@ -117,7 +118,7 @@ using Accum = Sm90AccFetch;
 // with it CUTLASS's scalar broadcast reads its pointer in the consumer's store callbacks, after the mainloop, not
 // in its constructor at kernel start. That is what lets the kernel start as a programmatic dependent: every global
 // read then comes after CUTLASS's griddepcontrol.wait (the producer's, before its first load).
-using ScalarStride = Stride<_0, _0, int64_t>;
+using ScalarStride = {LATE_SCALAR_STRIDE};
 using ScaleX = Sm90ScalarBroadcast<float, ScalarStride, 2, cg_act::GuardScale>;  // scale_x + 0 * guard
 using ScaleW = Sm90RowBroadcast<0, TileShape, float, float, Stride<_0, _1, _0>>;
 using Bias = Sm90RowBroadcast<0, TileShape, ElementBias, float, Stride<_0, _1, _0>>;  // null: zeros
@@ -251,7 +252,7 @@ ProblemShape make_problem({_SIZE_PARAMS}) {{
 }}
 
 // The scalars' batch stride (kernel types: ScalarStride): nonzero, so that they are read after the mainloop.
-constexpr cg_conv::ScalarStride kLateScalar{{cute::_0{{}}, cute::_0{{}}, int64_t(1)}};
+constexpr cg_conv::ScalarStride kLateScalar = {LATE_SCALAR_VALUE};
 
 typename Gemm::Arguments make_args(void const* x, void const* wt, void* out, void const* scale_x,
                                    void const* scale_guard, void const* scale_w, void const* bias,

@@ -208,6 +208,14 @@ _SM90_DEVICE_SETUP = _SETUP_HEAD + _LAUNCH_PLAIN + _SETUP_TAIL
 #: kernel launched with the attribute would read its inputs before the kernel ahead of it finished writing them.
 PROGRAMMATIC_DEFINE = "#define CUTLASS_ENABLE_GDC_FOR_SM90 1\n"
 
+#: The batch stride that makes CUTLASS's Sm90ScalarBroadcast read its scalar after the producer's griddepcontrol.wait
+#: (in the producer's load and the consumers' store callbacks) instead of in its constructor at kernel start: dynamic
+#: and nonzero. The launchers pass LATE_SCALAR_VALUE (1; a GEMM or conv has one batch index, 0, so the element read is
+#: the same). The GEMMs' per-tensor scales (emit._late_scalars) and the convs' scalars (emit_conv) take it, which is what
+#: lets those kernels start as programmatic dependents behind a kernel that writes the scalar.
+LATE_SCALAR_STRIDE = "cute::Stride<cute::Int<0>, cute::Int<0>, int64_t>"
+LATE_SCALAR_VALUE = LATE_SCALAR_STRIDE + "{cute::Int<0>{}, cute::Int<0>{}, int64_t(1)}"
+
 #: The switch of a programmatic source (exported: runtime/loader.py sets it; CUTLASS_GEMM_PDL=0 is its default off,
 #: the variable the extension's kernels read too, runtime/csrc/pdl.cuh).
 _PROGRAMMATIC_SWITCH = """\
