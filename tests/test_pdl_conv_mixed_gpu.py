@@ -1,14 +1,17 @@
-"""Programmatic dependent launches of the int8 implicit-GEMM convs and the persistent mixed-input (weight-only) GEMMs on
-the GPU (SM90; kernels/emit_conv.py since conv generator 5, kernels/emit_mixed.programmatic_launch since mixed-input
-generator 4). Such a kernel may be scheduled while the kernel ahead of it still runs; both rely on CUTLASS's producer
-waits, the conv's scalar scales being read after the mainloop (a dynamic batch stride; the conv kernels with 128-row
-tiles are programmatic, the 64-row ones plain). What must hold: every input written by the kernel right ahead is read as
-written (bit for bit against a plain launch); a chain of dependent layers gives the same bits with the switch on and
-off, eager and replayed from a CUDA graph; the switch reaches the kernels the ops use.
+"""Programmatic dependent launches of the int8 implicit-GEMM convs and the mixed-input (weight-only) GEMMs on the GPU
+(SM90; kernels/emit_conv.py since conv generator 5, kernels/emit_mixed.programmatic_launch since mixed-input generator 4
+for the persistent kernels, 5 for the stream-K ones). Such a kernel may be scheduled while the kernel ahead of it still
+runs; both rely on CUTLASS's producer waits, the conv's scalar scales being read after the mainloop (a dynamic batch
+stride; the conv kernels with 128-row tiles are programmatic, the 64-row ones plain), the stream-K kernels on their
+workspace being cleared by a fill kernel that waits for the kernel ahead (kernels/emit_streamk.py). What must hold:
+every input written by the kernel right ahead is read as written (bit for bit against a plain launch); a chain of
+dependent layers gives the same bits with the switch on and off, eager and replayed from a CUDA graph (a stream-K
+chain reuses one workspace block call after call, cleared while the last call may still run); the switch reaches the
+kernels the ops use.
 
 Kernels: the conv cases take the 128x64x64 2-CTA-cluster tile and the 128x128x128 one (bf16 and int8 out); the
-weight-only layers the mixed-input kernels of 4096 x 4096 int4 g128 at 1024 and 2048 rows (persistent) and 128
-(stream-K)."""
+weight-only layers the mixed-input kernels of 4096 x 4096 int4 g128 at 1024 and 2048 rows (persistent), 128 and 300
+(stream-K, 128x128 and 256x128 tiles)."""
 import copy
 
 import pytest
@@ -128,7 +131,7 @@ def test_conv_chain_same_bits_with_and_without_pdl(switch):
 
 # ---- mixed-input (weight-only) GEMMs ------------------------------------------------------------------------------
 
-MIXED_M = [1024, 2048]  # persistent kernels at 4096 x 4096 (fewer rows: stream-K ones, launched plainly)
+MIXED_M = [128, 300, 1024, 2048]  # stream-K kernels at 4096 x 4096 up to 512 rows, persistent ones above
 MIXED_INPUTS = ["x", "qweight_mixed", "scales_mixed", "bias"]
 
 
@@ -142,14 +145,12 @@ def _mixed_layer(g, k=4096, n=4096):
 
 @pytest.mark.parametrize("m", MIXED_M)
 def test_mixed_kernels_take_the_switch(switch, m):
-    persistent = loader.get_kernel(mixed_config("bf16", 4, False, m, 4096, 4096, 128))
-    streamk = loader.get_kernel(mixed_config("bf16", 4, False, 128, 4096, 4096, 128))
-    assert persistent.config.scheduler == "persistent" and streamk.config.scheduler == "streamk"
+    lib = loader.get_kernel(mixed_config("bf16", 4, False, m, 4096, 4096, 128))
+    assert lib.config.scheduler == ("streamk" if m <= 512 else "persistent")
     switch(True)
-    assert persistent.programmatic, persistent.config.name
-    assert not streamk.programmatic, streamk.config.name  # its workspace is zeroed by a memset ahead of it
+    assert lib.programmatic, lib.config.name
     switch(False)
-    assert not persistent.programmatic, persistent.config.name
+    assert not lib.programmatic, lib.config.name
 
 
 @pytest.mark.parametrize("m", MIXED_M)

@@ -24,8 +24,10 @@ TOKEN = "sm90_e4m3_bf16_scaled_bias_token_channel_t128x128x128_c1x1x1_pingpong_s
     ({"a_dtype": "int8", "variant": "scaled_azp"}, True),
     ({"scale_a": "tensor"}, True),                         # its scalar read after the mainloop (_late_scalars)
     ({"scale_a": "tensor", "scale_b": "tensor"}, True),
-    ({"scale_b": "tensor", "scheduler": "streamk", "schedule": "cooperative", "tile": (128, 128, 128)}, False),
-    ({"schedule": "cooperative", "tile": (128, 128, 128), "scheduler": "streamk"}, False),  # memset workspace
+    # stream-K / split-K since generator 6: the workspace cleared by a programmatic kernel (emit_streamk)
+    ({"scale_b": "tensor", "scheduler": "streamk", "schedule": "cooperative", "tile": (128, 128, 128)}, True),
+    ({"schedule": "cooperative", "tile": (128, 128, 128), "scheduler": "streamk"}, True),
+    ({"schedule": "cooperative", "tile": (128, 64, 128), "scheduler": "splitk", "splits": 4}, True),
 ])
 def test_which_kernels_are_launched_as_programmatic_dependents(change, expected):
     cfg = KernelConfig.from_name(TOKEN).replace(**change)
@@ -126,20 +128,19 @@ def test_blockwise_kernels_launch_plainly():
         _hooks(path.read_text(), False, path.name)
 
 
-def test_mixed_input_kernels_are_programmatic_exactly_when_persistent():
-    """Persistent mixed-input kernels (CUTLASS's waits before the producers' loads; bias read after the mainloop;
-    alpha / beta values, not pointers) are launched as programmatic dependents; stream-K ones (a memset zeroes
-    their workspace ahead of the kernel) plainly."""
+def test_every_mixed_input_kernel_is_programmatic():
+    """Mixed-input kernels (CUTLASS's waits before the producers' loads; bias read after the mainloop; alpha / beta
+    values, not pointers) are launched as programmatic dependents: the persistent ones since mixed generator 4, the
+    stream-K ones since 5 (their workspace cleared by a programmatic kernel, not a memset: test_streamk_pdl.py)."""
     from cutlass_gemm.kernels.emit_mixed import programmatic_launch as mixed_programmatic
     from cutlass_gemm.kernels.mixed_input import MixedInputConfig
-    seen = {True: 0, False: 0}
+    seen = {"persistent": 0, "streamk": 0}
     for path in sorted((ROOT / "generated" / "sm90_mixed").glob("*.cu")):
         cfg = MixedInputConfig.from_name(path.stem)
-        on = mixed_programmatic(cfg)
-        assert on is (cfg.scheduler == "persistent")
-        seen[on] += 1
-        _hooks(path.read_text(), on, path.name)
-    assert seen[True] and seen[False], seen
+        assert mixed_programmatic(cfg) is True
+        seen[cfg.scheduler] += 1
+        _hooks(path.read_text(), True, path.name)
+    assert seen["persistent"] and seen["streamk"], seen
 
 
 def test_conv_kernels_are_programmatic_by_tile_and_read_their_scalars_after_the_mainloop():

@@ -165,9 +165,11 @@ def test_streamk_source_sets_the_scheduler():
     from cutlass_gemm.kernels.emit import emit_source
     cfg = heuristics.make_config(90, "scaled_bias", "bf16", heuristics.DECODE_STREAMK)
     text = emit_source(cfg)
-    for piece in ("cutlass::gemm::StreamKScheduler", "args.scheduler.decomposition_mode = DecompositionMode::StreamK",
+    # the scheduler is CUTLASS's stream-K one behind cutlass_gemm's tag (emit_streamk, tests/test_streamk_pdl.py)
+    for piece in ("cg_streamk::Scheduler", "PersistentTileSchedulerSm90StreamK<TileShape, ClusterShape>",
+                  "args.scheduler.decomposition_mode = DecompositionMode::StreamK",
                   "ReductionMode::Deterministic", "args.scheduler.splits = 1;",
-                  "KernelTmaWarpSpecializedCooperative", "GemmKernel::initialize_workspace(args, workspace, stream)"):
+                  "KernelTmaWarpSpecializedCooperative", "GemmKernel::initialize_workspace(args, workspace, stream"):
         assert piece in text, piece
     # its cg_workspace_size sizes for the device's SM count, as the launch does
     ws = text[text.index("CG_EXPORT size_t cg_workspace_size"):text.index("CG_EXPORT int cg_launch")]
@@ -187,7 +189,7 @@ def test_splitk_emission_forces_the_split_count():
     pytest.importorskip("cutlass_library")  # (not cutlass_cppgen: importing it here would leave its sqlite cache in the cwd)
     from cutlass_gemm.kernels.emit import emit_source
     text = emit_source(coop(a_dtype="e4m3", variant="scaled", tile=(128, 128, 128), scheduler="splitk", splits=4))
-    for piece in ("cutlass::gemm::StreamKScheduler", "KernelTmaWarpSpecializedCooperativeFP8FastAccum",
+    for piece in ("cg_streamk::Scheduler", "KernelTmaWarpSpecializedCooperativeFP8FastAccum",
                   "args.scheduler.splits = 4;", "DecompositionMode::SplitK", "//   scheduler = splitk",
                   "//   splits = 4"):
         assert piece in text, piece

@@ -114,6 +114,38 @@ def test_kernel_matches_float64_and_is_deterministic(cfg):
                 assert ws_bytes > 0, f"{what}: no workspace, so no split"
 
 
+@pytest.mark.parametrize("cfg", KERNELS, ids=lambda c: c.name)
+def test_back_to_back_calls_reuse_one_workspace_block_with_early_launches(cfg):
+    """8 launches in a row, no host wait between them, each with its own workspace from the caching allocator (the
+    same block as soon as the last call's is freed): with programmatic launches on, each call's workspace fill may be
+    scheduled while the call ahead still runs its fixup in those very flags, so it must wait for it before clearing
+    them (emit_streamk). Every output equals a plain, synchronised launch's, bit for bit."""
+    lib = loader.get_kernel(cfg)
+    m, n, k = 16, 1032, 4112
+    problems = [_problem(cfg, m, n, k, seed=100 + i) for i in range(8)]
+    before = loader.set_programmatic_launch(False)
+    try:
+        want = []
+        for p in problems:
+            out = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+            assert _launch(lib, cfg, p, out, m, n, k) > 0
+            torch.cuda.synchronize()
+            want.append(out)
+        assert lib.programmatic is False
+        loader.set_programmatic_launch(True)
+        assert lib.programmatic is True
+        for rnd in range(3):
+            outs = [torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda") for _ in problems]
+            torch.cuda.synchronize()
+            for p, out in zip(problems, outs):
+                _launch(lib, cfg, p, out, m, n, k)
+            torch.cuda.synchronize()
+            for i, (out, w) in enumerate(zip(outs, want)):
+                assert torch.equal(out, w), f"{cfg.name} round {rnd} call {i}: {int((out != w).sum())} differ"
+    finally:
+        loader.set_programmatic_launch(before)
+
+
 def test_too_small_workspace_is_a_typed_launch_error():
     cfg = SPLITK_KERNELS[0]
     lib = loader.get_kernel(cfg)
@@ -160,8 +192,8 @@ def test_op_takes_the_split_row_and_fast_path_equals_python_path(a_dtype, m, n, 
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_split_k_call_is_captured_in_a_cuda_graph(fast, candidate_rows):
-    """The workspace comes from the caching allocator and is zeroed by a memset node: capturable, and each replay
-    starts from a clean barrier area. Fast path and Python path."""
+    """The workspace comes from the caching allocator and is cleared by a fill kernel node (emit_streamk): capturable,
+    and each replay starts from a clean barrier area. Fast path and Python path."""
     m, n, k = 16, 8192, 2048
     p = make_problem("scaled_bias", m, n, k, torch.bfloat16, seed=3)
     static = {key: v.clone() if isinstance(v, torch.Tensor) else v for key, v in p.items()}

@@ -132,7 +132,7 @@ def test_streamk_kernels_emit_the_scheduler_and_an_hw_info_workspace():
     cfg = MixedInputConfig(tile=(128, 64, 64), scheduler="streamk")
     assert cfg.name.endswith("_cooperative_s0_streamk") and MixedInputConfig.from_name(cfg.name) == cfg
     src = emit_mixed_source(cfg)
-    for piece in ["CollectiveEpilogue, cutlass::gemm::StreamKScheduler>;",
+    for piece in ["CollectiveEpilogue, cg_streamk::Scheduler>;",  # CUTLASS's stream-K scheduler (emit_streamk)
                   "args.scheduler.decomposition_mode = TileScheduler::DecompositionMode::StreamK;",
                   "args.scheduler.reduction_mode = TileScheduler::ReductionMode::Deterministic;"]:
         assert piece in src, piece

@@ -199,16 +199,16 @@ def test_layer_uses_the_mixed_copy_from_33_rows_and_graphs_replay(zp):
 
 @pytest.mark.parametrize("bits,group", [(4, 128), (8, None)])
 def test_layer_hand_off_per_shape_matches_float64(bits, group):
-    """Session 35's per-shape hand-off (wo_heuristics.MIXED_FROM): a 4096 x 4096 layer holding the mixed copy keeps the
-    small-M kernel (variants 32 / 34) to 64 rows, a 6144 x 4096 one to 48 rows (variant 32) and its mixed copy from 49;
+    """The per-shape hand-off (wo_heuristics.MIXED_FROM; session 46): a 4096 x 4096 layer holding the mixed copy keeps
+    the small-M kernel (variants 32 / 34) to 64 rows, a 6144 x 4096 one to 32 rows and its mixed copy from 33;
     eager calls on each side of the hand-off, every element against float64."""
     torch.manual_seed(5)
-    for n, last_small in ((4096, 64), (6144, 48)):
+    for n, last_small in ((4096, 64), (6144, 32)):
         lin = torch.nn.Linear(4096, n).to("cuda", torch.bfloat16)
         layer = WeightOnlyLinear.from_float(lin, bits=bits, group_size=group, large_m_backend="cutlass_mixed")
         assert weight_only_backend(last_small, layer.packed, layer.packed_mixed) == "mma_small_m"
         assert weight_only_backend(65, layer.packed, layer.packed_mixed) == "cutlass_mixed_sm90"
-        rows = (33, 48, 49, 64) if last_small == 64 else (33, 48, 49)
+        rows = (33, 48, 49, 64) if last_small == 64 else (32, 33, 48, 49)
         for m in rows:
             want = "mma_small_m" if m <= last_small else "cutlass_mixed_sm90"
             assert weight_only_backend(m, layer.packed, layer.packed_mixed) == want, (n, m)

@@ -90,8 +90,8 @@ def test_mixed_hand_off_depends_on_the_layer_shape():
         assert mixed_from_m(bits, MIXED_FROM_M_MIN_N) == 33  # k unknown: the catch-all
         assert mixed_from_m(bits, MIXED_FROM_M_MIN_N - 32, 4096) == small_m_limit(MIXED_FROM_M_MIN_N - 32, 4096) + 1 == 257
         assert mixed_from_m(bits, 512, 512) == small_m_limit(512, 512) + 1 == 513
-        # session 35's per-shape rows: the 48-row small-M variant ahead up to 48 rows, at 4096^2 to 64
-        assert mixed_from_m(bits, 8192, 8192) == mixed_from_m(bits, 4096, 14336) == mixed_from_m(bits, 6144, 4096) == 49
+        # session 46 (mixed kernels launched early, stream-K too): the catch-all from 33 rows, at 4096^2 from 65
+        assert mixed_from_m(bits, 8192, 8192) == mixed_from_m(bits, 4096, 14336) == mixed_from_m(bits, 6144, 4096) == 33
         assert mixed_from_m(bits, 4096, 4096) == SMALL_M_MAX + 1
 
 

@@ -21,7 +21,8 @@ from .config import GENERATOR_VERSION, KernelConfig
 from . import activations, emit_streamk
 from .epilogues import EPILOGUES, LAUNCH_INPUTS, SCALE_A_SCALAR, SCALE_B_SCALAR, input_shapes
 from .launcher_text import (LATE_SCALAR_STRIDE, LATE_SCALAR_VALUE, PROGRAMMATIC_DEFINE, _COMMON_PRELUDE,
-                            _SM90_DEVICE_LOOKUP, _SM90_DRIVER_SHIM, _SM90_RUN_ARGS, sm90_device_setup, sm90_split_source)
+                            _SM90_DEVICE_LOOKUP, _SM90_DRIVER_SHIM, sm90_device_setup, sm90_run_args,
+                            sm90_split_source)
 
 #: cutlass_cppgen consults the nvcc version for a few emission choices; pin it so output is reproducible.
 EMIT_NVCC_VERSION = "13.0"
@@ -313,8 +314,9 @@ def programmatic_launch(cfg: KernelConfig) -> bool:
     comes after CUTLASS's griddepcontrol.wait: the producer warps wait before their first load and the consumers
     read the epilogue's vectors only after the mainloop those loads feed; per-tensor scales too since generator 5
     (_late_scalars; before, Sm90ScalarBroadcast read them at kernel start and these kernels launched plainly).
-    Left out: the stream-K / split-K schedulers, whose workspace is zeroed by a memset ahead of the kernel."""
-    return cfg.sm >= 90 and cfg.scheduler == "persistent"
+    The stream-K / split-K schedulers too since generator 6: their workspace is cleared by a kernel that is itself
+    a programmatic dependent (emit_streamk), no longer by a memset ahead of the kernel."""
+    return cfg.sm >= 90
 
 
 def _sm90_launch_functions(cfg: KernelConfig) -> str:
@@ -323,10 +325,10 @@ def _sm90_launch_functions(cfg: KernelConfig) -> str:
                  " bias,\n                        scale_flags);\n")
     setup = sm90_device_setup(programmatic_launch(cfg))
     if cfg.scheduler == "persistent":
-        return setup + _ENTRY_POINTS + _SM90_DEVICE_LOOKUP + make_args + _SM90_RUN_ARGS
+        return setup + _ENTRY_POINTS + _SM90_DEVICE_LOOKUP + make_args + sm90_run_args()
     entry = _ENTRY_POINTS.split("\n\n", 1)[1]  # cg_launch's head, without the hw_info-less cg_workspace_size
-    return (setup + emit_streamk.SM90_STREAMK_WORKSPACE + "\n" + entry + _SM90_DEVICE_LOOKUP + make_args
-            + _SM90_RUN_ARGS)
+    return (setup + emit_streamk.WORKSPACE_FILLER_TEXT + emit_streamk.SM90_STREAMK_WORKSPACE + "\n" + entry
+            + _SM90_DEVICE_LOOKUP + make_args + sm90_run_args(emit_streamk.WORKSPACE_FILLER))
 
 
 def _launcher(cfg: KernelConfig, dag_ir) -> str:
@@ -424,9 +426,14 @@ using Gemm = cutlass::gemm::device::GemmUniversalAdapter<{match.group(1)}>;
 }}  // namespace
 """
     if cfg.sm >= 90:
-        define = PROGRAMMATIC_DEFINE if programmatic_launch(cfg) else ""
+        streamk = cfg.scheduler != "persistent"
+        define = ((PROGRAMMATIC_DEFINE if programmatic_launch(cfg) else "")
+                  + (emit_streamk.STREAMK_DEFINE if streamk else ""))
+        if streamk:
+            includes += emit_streamk.STREAMK_SCHEDULER_TEXT
+            kernel_src = emit_streamk.own_streamk_tag(kernel_src)
         text = sm90_split_source(header, define + _SM90_DRIVER_SHIM + _COMMON_PRELUDE + includes + kernel_src + gemm,
-                                 launcher)
+                                 launcher, emit_streamk.WORKSPACE_FILL_KERNEL if streamk else "")
     else:
         text = header + _COMMON_PRELUDE + includes + kernel_src + gemm + launcher
     return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

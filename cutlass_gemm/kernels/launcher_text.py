@@ -73,11 +73,14 @@ template __global__ void cutlass::device_kernel<CgDeviceKernel>(CUTLASS_GRID_CON
 """
 
 
-def sm90_split_source(header: str, types: str, launcher: str) -> str:
+def sm90_split_source(header: str, types: str, launcher: str, host_pass_kernels: str = "") -> str:
     """One SM90 kernel's source in the split layout (see SPLIT_BUILD_MARKER): `types` must define `Gemm`
-    (with `Gemm::GemmKernel`) at file scope; `launcher` is host code only."""
-    return (header + SPLIT_BUILD_MARKER + "\n#if defined(CG_DEVICE_PASS) || !defined(__CUDA_ARCH__)\n" + types
-            + "\n" + _SM90_DEVICE_ENTRY + launcher + "\n#endif  // CG_DEVICE_PASS\n#endif\n")
+    (with `Gemm::GemmKernel`) at file scope; `launcher` is host code only. `host_pass_kernels`: small kernels of
+    the launcher's own (e.g. emit_streamk's workspace fill), compiled by the host pass alone into its usual
+    embedded image, because the device pass's cubin must hold the GEMM kernel only (cg_kernel enumerates one)."""
+    own = f"#if !defined(CG_DEVICE_PASS)\n{host_pass_kernels}#endif\n" if host_pass_kernels else ""
+    return (header + SPLIT_BUILD_MARKER + "\n" + own + "#if defined(CG_DEVICE_PASS) || !defined(__CUDA_ARCH__)\n"
+            + types + "\n" + _SM90_DEVICE_ENTRY + launcher + "\n#endif  // CG_DEVICE_PASS\n#endif\n")
 
 
 #: The SM90 launchers' per-device setup up to cg_run's launch configuration (_SM90_DEVICE_SETUP assembles the parts).
@@ -266,22 +269,34 @@ _SM90_DEVICE_LOOKUP = """\
   if (setup.error != cudaSuccess) return cg_fail(3, "setup", cudaGetErrorString(setup.error));
 """
 
-#: After `args.hw_info` and the checks: workspace initialisation, params, launch.
-_SM90_LAUNCH_TAIL = """\
+
+def sm90_launch_tail(workspace_adapter: str = "") -> str:
+    """After `args.hw_info` and the checks: workspace initialisation, params, launch. `workspace_adapter`: the
+    CudaHostAdapter object CUTLASS clears the workspace through (stream-K sources, emit_streamk); none: CUTLASS's
+    cudaMemsetAsync."""
+    adapter = f", &{workspace_adapter}" if workspace_adapter else ""
+    return f"""\
   cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
-  status = GemmKernel::initialize_workspace(args, workspace, stream);
+  status = GemmKernel::initialize_workspace(args, workspace, stream{adapter});
   if (status != cutlass::Status::kSuccess)
     return cg_fail(3, "initialize_workspace", cutlass::cutlassGetStatusString(status));
   typename GemmKernel::Params params = GemmKernel::to_underlying_arguments(args, workspace);
   return cg_run(setup.kernel, params, stream);
-}
+}}
 """
 
-_SM90_RUN_ARGS = """\
+
+def sm90_run_args(workspace_adapter: str = "") -> str:
+    """hw_info, can_implement, the workspace size check, then sm90_launch_tail(workspace_adapter)."""
+    return """\
   args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
   cutlass::Status status = Gemm::can_implement(args);
   if (status != cutlass::Status::kSuccess)
     return cg_fail(1, "can_implement", cutlass::cutlassGetStatusString(status));
   if (Gemm::get_workspace_size(args) > workspace_bytes)
     return cg_fail(2, "workspace", "the workspace passed is smaller than cg_workspace_size()");
-""" + _SM90_LAUNCH_TAIL
+""" + sm90_launch_tail(workspace_adapter)
+
+
+_SM90_LAUNCH_TAIL = sm90_launch_tail()
+_SM90_RUN_ARGS = sm90_run_args()

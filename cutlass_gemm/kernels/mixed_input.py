@@ -26,7 +26,7 @@ from typing import List, Optional, Tuple
 from .config import TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged MixedInputConfig would change.
-MIXED_GENERATOR_VERSION = "4"  # 4: persistent kernels launched as programmatic dependents
+MIXED_GENERATOR_VERSION = "5"  # 4: persistent kernels launched as programmatic dependents; 5: stream-K too
 #: The family's folder under generated/ (its own manifest: generate.py owns generated/sm<NN>/).
 GENERATED_SUBDIR = "sm90_mixed"
 

@@ -18,8 +18,8 @@ host (torch.compile(fullgraph=True) and CUDA-graph capture work).
 
 Large M on SM90 (`large_m_backend="cutlass_mixed"`): the layer also keeps the weight prepacked for
 CUTLASS's mixed-input GEMM (layout "cutlass_mixed_sm90_v1", buffers `qweight_mixed`, `scales_mixed`,
-`zeros_mixed`; group 64/128 or per channel), and calls with M >= ops.weight_only.mixed_from_m (33, 49 or 65 by
-shape; 65 below 4096 output features) on an SM90 GPU run that kernel (off with CUTLASS_GEMM_WO_MIXED_INPUT=0: then
+`zeros_mixed`; group 64/128 or per channel), and calls with M >= ops.weight_only.mixed_from_m (33, or 65 at
+4096 x 4096; beyond the row blocks' limit below 4096 output features) on an SM90 GPU run that kernel (off with CUTLASS_GEMM_WO_MIXED_INPUT=0: then
 M <= 64 keeps the small-M kernel and larger M the dequantize fallback). M <= 16 keeps the small-M kernel, so both copies are needed: the packed
 weight and its scales take twice the memory (int4 8192 x 8192 g128: 2 x 34 MB instead of 34 MB, still half of
 bf16's 134 MB). H100 figures: docs/weight_only.md.

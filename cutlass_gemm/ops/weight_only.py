@@ -18,7 +18,7 @@ Backends (`weight_only_backend(m, packed)` says which one a call of M rows takes
   x's dtype.
 - "cutlass_mixed_sm90": a weight packed in layout "cutlass_mixed_sm90_v1" (`prepack(wq,
   "cutlass_mixed_sm90")`; `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")` keeps such a copy for
-  M >= `mixed_from_m(bits, N, K)`: 33, 49 or 65 by shape, past the row blocks below 4096 output features) runs CUTLASS's SM90
+  M >= `mixed_from_m(bits, N, K)`: 33, or 65 at 4096 x 4096, past the row blocks below 4096 output features) runs CUTLASS's SM90
   mixed-input GEMM (kernels/mixed_input.py: the kernel per M bucket from its measured SELECTION; group 64/128 or
   per channel) on an SM90 GPU (every selectable kernel checked against float64 on the H100, session14).
   CUTLASS_GEMM_WO_MIXED_INPUT=0 switches it off; elsewhere, or switched off, such a weight takes the dequantize fallback at every M (torch ops,

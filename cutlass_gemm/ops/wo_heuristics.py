@@ -47,9 +47,15 @@ MAX_M = 64
 #: At 28672 x 4096 and 14336 x 4096, and from 49 rows elsewhere, the mixed kernel stays ahead.
 #: A warpgroup-MMA small-M kernel (session 36, commit 73328ba, removed after) did not change that: 30.9-32 us at 64 x
 #: 8192^2 against the mixed kernel's 29.8-30.2 (tools/results/h100-2026-11-28/session36/README.md).
+#: Session 46: the stream-K mixed kernels (every one serving up to 256-512 rows) launched as programmatic dependents
+#: (their workspace cleared by a programmatic fill kernel, kernels/emit_streamk.py), 2.4-4.4 us less per call in CUDA
+#: graphs. Measured again on an H200 (no H100 lent; tools/results/h200-2026-11-28/session46/call3/handoff.json, graphs,
+#: alternating): at 40 / 48 rows the mixed kernel is ahead of the 3-m-tile small-M kernel by 9-12% at 8192^2, 15-17%
+#: at 4096 x 14336, 4-7% at 6144 x 4096 (int4) and 15-24%, 18-25%, 15-19% (int8); at 4096^2 the small-M kernels stay
+#: ahead to 48 rows (int4 to 64). So 33 rows everywhere but 4096^2. (At 17..32 rows the int4 mixed kernel is ahead there
+#: too, 4-11%, but on the H100 the small-M kernels led by ~9% there before this change, about what it gained: not moved.)
 MIXED_FROM: Tuple[Tuple[int, Optional[int], Optional[int], int], ...] = tuple(
-    (bits, n, k, from_m) for bits in (4, 8) for n, k, from_m in (
-        (4096, 4096, 65), (4096, 14336, 49), (6144, 4096, 49), (8192, 8192, 49), (None, None, 33)))
+    (bits, n, k, from_m) for bits in (4, 8) for n, k, from_m in ((4096, 4096, 65), (None, None, 33)))
 #: ... for layers with at least this many output features; narrower ones keep the small-M kernel up to its 64 rows
 #: (batch-1 ResNet-50 1x1 convs, N 64..2048: session14/call6, see kernels/mixed_input.SMALL_N).
 MIXED_FROM_M_MIN_N = 4096
