@@ -121,7 +121,7 @@ def test_emitted_source_shape():
     assert "cg_blockwise_launch" in src and f'"{cfg.name}"' in src
     plain = emit_blockwise_source(select_config("f16", 16).replace(tile=(128, 128, 128), schedule="cooperative",
                                                                    scheduler="streamk", mainloop="cutlass"))
-    assert "StreamKScheduler" in plain and "LinCombPerColBias<" in plain and "CgReLu6" not in plain
+    assert "cg_streamk::Scheduler" in plain and "LinCombPerColBias<" in plain and "CgReLu6" not in plain
     assert "cute::GMMA::Major::MN" in emit_blockwise_source(cfg.replace(sfa_major="mn", activation="none"))
     pp = emit_blockwise_source(select_config("bf16", 100))
     assert "KernelTmaWarpSpecializedPingpongFP8Blockwise" in pp and "PersistentScheduler" in pp

@@ -121,11 +121,34 @@ def _hooks(text: str, on: bool, name: str) -> None:
         assert text.count(PROGRAMMATIC_DEFINE) == 1 and text.index(PROGRAMMATIC_DEFINE) < text.index('#include "cutlass/')
 
 
-def test_blockwise_kernels_launch_plainly():
+def test_blockwise_kernels_are_programmatic_but_one_tile_and_their_scale_loads_wait():
+    """Since blockwise generator 8 the blockwise kernels are launched as programmatic dependents, but the persistent
+    fp8 128x128 tiles without a cluster that gather a K-major scale_a (measured slower early, session 46). CUTLASS 4.2's
+    cooperative kernel runs the scales' copies (the collective's load_auxiliary) in a producer warp that never waits
+    for the kernel ahead; the kernel type wraps every mainloop (CUTLASS's, the overlapped, per-atom and int8 ones) in a
+    collective whose load_auxiliary waits first."""
+    from cutlass_gemm.kernels.emit_blockwise import programmatic_launch as blockwise_programmatic
+    from cutlass_gemm.kernels.blockwise import BlockwiseConfig
     paths = sorted((ROOT / "generated" / "sm90_blockwise").glob("*.cu"))
     assert paths
+    mainloops, seen = set(), {True: 0, False: 0}
     for path in paths:
-        _hooks(path.read_text(), False, path.name)
+        text = path.read_text()
+        cfg = BlockwiseConfig.from_name(path.stem)
+        on = blockwise_programmatic(cfg)
+        assert on is not (cfg.ab == "e4m3" and cfg.tile[:2] == (128, 128) and cfg.cluster == (1, 1, 1)
+                          and cfg.sfa_major == "k" and cfg.scheduler == "persistent"), path.name
+        seen[on] += 1
+        mainloops.add((cfg.ab, cfg.mainloop))
+        _hooks(text, on, path.name)
+        wrapper = text[text.index("struct WaitingAuxLoad"):]
+        body = wrapper[wrapper.index("load_auxiliary("):]
+        assert body.index("wait_on_dependent_grids();") < body.index("Mainloop::load_auxiliary("), path.name
+        kernel = text[text.index("using GemmKernel = "):]
+        kernel = kernel[:kernel.index(";")]
+        assert "cg_blockwise_pdl::WaitingAuxLoad<CollectiveMainloop>" in kernel, path.name
+    assert {("e4m3", "cutlass"), ("e4m3", "overlap"), ("e4m3", "atom"), ("s8", "overlap")} <= mainloops, mainloops
+    assert seen[True] and seen[False], seen
 
 
 def test_every_mixed_input_kernel_is_programmatic():

@@ -1,9 +1,9 @@
 """Stream-K / split-K kernels launched as programmatic dependents, CPU side (kernels/emit_streamk.py): their sources
 clear the scheduler's workspace through CUTLASS's host adapter with a fill kernel of their own (compiled by the
 host pass only, so the device pass's cubin still holds the GEMM alone), use the scheduler whose is_last_tile
-compiles with CUTLASS's grid-dependency hooks, and persistent sources carry none of it. One source of each family
-is compiled with nvcc (marker `nvcc`). The GPU side: tests/test_streamk_gpu.py and
-tests/test_pdl_conv_mixed_gpu.py."""
+compiles with CUTLASS's grid-dependency hooks (GEMM, mixed-input and blockwise families), and persistent sources carry
+none of it. A GEMM and a mixed-input source are compiled with nvcc (marker `nvcc`). The GPU side:
+tests/test_streamk_gpu.py, tests/test_pdl_conv_mixed_gpu.py and tests/test_pdl_blockwise_gpu.py."""
 import re
 from pathlib import Path
 
@@ -32,6 +32,8 @@ def _sources():
     yield "gemm streamk", emit_source(_gemm("streamk"))
     yield "gemm splitk", emit_source(_gemm("splitk", 4, a_dtype="e4m3", variant="scaled"))
     for path in sorted((ROOT / "generated" / "sm90_mixed").glob("*_streamk.cu")):
+        yield path.name, path.read_text()
+    for path in sorted((ROOT / "generated" / "sm90_blockwise").glob("*_streamk_*.cu")):
         yield path.name, path.read_text()
 
 
@@ -69,8 +71,10 @@ def test_streamk_source_clears_its_workspace_with_a_programmatic_kernel(name, te
 def test_persistent_sources_carry_none_of_it():
     committed = sorted((ROOT / "generated" / "sm90").glob("*.cu"))
     mixed = sorted(p for p in (ROOT / "generated" / "sm90_mixed").glob("*.cu") if "_streamk" not in p.name)
-    assert committed and mixed
-    for path in committed + mixed:
+    blockwise = sorted(p for p in (ROOT / "generated" / "sm90_blockwise").glob("*.cu") if "_streamk" not in p.name)
+    assert committed and mixed and blockwise
+    assert len(list((ROOT / "generated" / "sm90_blockwise").glob("*_streamk_*.cu"))) == 2  # bf16 and f16
+    for path in committed + mixed + blockwise:
         text = path.read_text()
         assert emit_streamk.STREAMK_DEFINE not in text and "cg_fill_workspace" not in text, path.name
         assert "cg_streamk" not in text and ADAPTED not in text and PLAIN in text, path.name

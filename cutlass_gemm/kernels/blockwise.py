@@ -41,7 +41,7 @@ from typing import List, Optional, Tuple
 from .config import ACTIVATIONS, TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged BlockwiseConfig would change.
-BLOCKWISE_GENERATOR_VERSION = "7"
+BLOCKWISE_GENERATOR_VERSION = "8"  # 8: launched as programmatic dependents (emit_blockwise._WAITING_AUX)
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_blockwise"
 

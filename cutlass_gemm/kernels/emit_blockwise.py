@@ -25,8 +25,10 @@ from pathlib import Path
 
 from .blockwise import BLOCK, BLOCKWISE_GENERATOR_VERSION, BlockwiseConfig
 from .emit import cutlass_version
-from .launcher_text import (LAUNCHER_ABI_VERSION, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP, _SM90_DEVICE_SETUP,
-                            _SM90_DRIVER_SHIM, _SM90_RUN_ARGS, sm90_split_source)
+from .emit_streamk import (STREAMK_DEFINE, STREAMK_SCHEDULER_TEXT, STREAMK_TAG, WORKSPACE_FILL_KERNEL,
+                           WORKSPACE_FILLER, WORKSPACE_FILLER_TEXT)
+from .launcher_text import (LAUNCHER_ABI_VERSION, PROGRAMMATIC_DEFINE, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP,
+                            _SM90_DRIVER_SHIM, sm90_device_setup, sm90_run_args, sm90_split_source)
 
 _OUT_TYPES = {"bf16": "cutlass::bfloat16_t", "f16": "cutlass::half_t"}
 _AB_TYPES = {"e4m3": "cutlass::float_e4m3_t", "s8": "int8_t"}
@@ -44,7 +46,7 @@ _SCHEDULES = {"cooperative": ("cutlass::gemm::KernelTmaWarpSpecializedCooperativ
                               "cutlass::epilogue::TmaWarpSpecializedCooperative"),
               "pingpong": ("cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8Blockwise",
                            "cutlass::epilogue::TmaWarpSpecialized")}
-_SCHEDULERS = {"persistent": "cutlass::gemm::PersistentScheduler", "streamk": "cutlass::gemm::StreamKScheduler"}
+_SCHEDULERS = {"persistent": "cutlass::gemm::PersistentScheduler", "streamk": STREAMK_TAG}
 _MAJORS = {"k": "cute::GMMA::Major::K", "mn": "cute::GMMA::Major::MN"}
 #: The activation functor per name. relu6 is ours: CUTLASS's ReLu (NaN-propagating maximum with 0), then a
 #: NaN-propagating minimum with 6 (torch.clamp keeps NaN; fminf would turn it into 6).
@@ -88,6 +90,23 @@ struct CgReLu6<cutlass::Array<T, N>> {
   }
 };
 }  // namespace
+"""
+
+#: Every blockwise kernel is launched as a programmatic dependent (since blockwise generator 8). CUTLASS's producer
+#: warps wait (griddepcontrol.wait) before their loads, except, in its cooperative kernel, the auxiliary load warp that
+#: copies the blockwise scales (its pingpong kernel's waits): this collective makes it wait first too. The bias is
+#: read in the epilogue, after the mainloop; alpha / beta are values.
+_WAITING_AUX = """
+namespace cg_blockwise_pdl {
+template <class Mainloop>
+struct WaitingAuxLoad : Mainloop {
+  template <class... Args>
+  CUTLASS_DEVICE void load_auxiliary(Args&&... args) {
+    cutlass::arch::wait_on_dependent_grids();
+    Mainloop::load_auxiliary(static_cast<Args&&>(args)...);
+  }
+};
+}  // namespace cg_blockwise_pdl
 """
 
 _ENTRY = """\
@@ -220,7 +239,9 @@ using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBui
     cutlass::epilogue::collective::EpilogueTileAuto, float, float,
     void, LayoutD, kAlignOut, ElementOut, LayoutD, kAlignOut,
     {epilogue_schedule}, FusionOp>::CollectiveOp;{mainloop}
-using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
+// the scales' copies wait for the kernel ahead too (_WAITING_AUX)
+using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>,
+                                                        cg_blockwise_pdl::WaitingAuxLoad<CollectiveMainloop>,
                                                         CollectiveEpilogue, {_SCHEDULERS[cfg.scheduler]}>;
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
 }}  // namespace
@@ -258,16 +279,28 @@ typename Gemm::Arguments make_args(void const* a, void const* b, void* d, void c
 """
 
 
+def programmatic_launch(cfg: BlockwiseConfig) -> bool:
+    """Whether `cfg`'s kernel is launched as a programmatic dependent (since blockwise generator 8: the scales'
+    auxiliary loads wait first, _WAITING_AUX; a stream-K kernel's workspace is cleared by emit_streamk's programmatic
+    fill kernel). All but the persistent fp8 128x128 tiles without a cluster that gather a K-major scale_a: in chains
+    of Fp8BlockLinear layers on an H200 those ran 6-24% slower early at 136-300 rows (cause not found), where every
+    other kernel measured ran 3-11% faster (tools/results/h200-2026-11-28/session46/call5-7). The stream-K candidate
+    of that tile, which no call selects, was not timed and stays programmatic."""
+    return not (cfg.ab == "e4m3" and cfg.tile[:2] == (128, 128) and cfg.cluster == (1, 1, 1)
+                and cfg.sfa_major == "k" and cfg.scheduler == "persistent")
+
+
 def _launcher(cfg: BlockwiseConfig) -> str:
+    streamk = cfg.scheduler == "streamk"
     return f"""
 // ---- C-ABI launcher (cutlass_gemm, blockwise family) ----------------------------------------
 CG_EXPORT int cg_abi_version() {{ return {LAUNCHER_ABI_VERSION}; }}
 CG_EXPORT char const* cg_kernel_name() {{ return "{cfg.name}"; }}
 CG_EXPORT char const* cg_last_error() {{ return cg_error_text; }}
 {_MAKE_ARGS}
-{_SM90_DEVICE_SETUP}{_ENTRY}{_SM90_DEVICE_LOOKUP}\
+{sm90_device_setup(programmatic_launch(cfg))}{WORKSPACE_FILLER_TEXT if streamk else ""}{_ENTRY}{_SM90_DEVICE_LOOKUP}\
   auto args = make_args(a, b, d, scale_a, scale_b, bias, m, n, k, lda, ldb, ldd);
-{_SM90_RUN_ARGS}"""
+{sm90_run_args(WORKSPACE_FILLER if streamk else "")}"""
 
 
 def emit_blockwise_source(cfg: BlockwiseConfig) -> str:
@@ -280,6 +313,9 @@ def emit_blockwise_source(cfg: BlockwiseConfig) -> str:
               f"{cutlass_version()}). Do not edit.\n// Kernel {cfg.name}\n{fields}\n")
     relu6 = _RELU6 if cfg.activation == "relu6" else ""
     overlap = _overlap_text(cfg) if cfg.mainloop in _DERIVED_MAINLOOPS else ""
-    body = _SM90_DRIVER_SHIM + _COMMON_PRELUDE + _INCLUDES + overlap + relu6 + _kernel_types(cfg)
-    text = sm90_split_source(header, body, _launcher(cfg))
+    streamk = cfg.scheduler == "streamk"
+    define = (PROGRAMMATIC_DEFINE if programmatic_launch(cfg) else "") + (STREAMK_DEFINE if streamk else "")
+    includes = _INCLUDES + (STREAMK_SCHEDULER_TEXT if streamk else "") + _WAITING_AUX
+    body = define + _SM90_DRIVER_SHIM + _COMMON_PRELUDE + includes + overlap + relu6 + _kernel_types(cfg)
+    text = sm90_split_source(header, body, _launcher(cfg), WORKSPACE_FILL_KERNEL if streamk else "")
     return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

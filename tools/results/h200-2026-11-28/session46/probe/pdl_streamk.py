@@ -10,6 +10,7 @@ the old behaviour's launch order: clear, then the kernel, each waiting for the o
 as many bf16 weight copies; replays alternate for 15 rounds (each behind a sleep, events), medians per call.
 Every row names the kernel and checks that the graph's output equals the eager one.
 `handoff` (call 3): the small-M kernels against the mixed-input kernel at 17..64 rows (see its docstring).
+`blockwise` (call 5): Fp8BlockLinear / Int8BlockLinear chains, early vs plain (see its docstring).
 """
 import json
 import sys
@@ -155,8 +156,54 @@ def handoff_kernels():
     print("\n".join(sorted(names)))
 
 
+def blockwise(out):
+    """Call 5: chains of 8 Fp8BlockLinear / Int8BlockLinear layers (each reading the last one's bf16 output: the
+    extension's per-group quantizer, then the blockwise GEMM), width 4096, in CUDA graphs captured with the kernel
+    libraries' programmatic launches on and off (the quantizer's own trigger is on in both), and the bf16 chain;
+    alternating replays, medians per layer (blockwise generator 8: these GEMMs launched early)."""
+    from cutlass_gemm.nn import Fp8BlockLinear, Int8BlockLinear
+    rows = []
+    depth, width = 8, 4096
+    g = torch.Generator(device="cuda").manual_seed(0)
+    lins = []
+    for _ in range(depth):
+        lin = torch.nn.Linear(width, width, device="cuda", dtype=torch.bfloat16)
+        with torch.no_grad():
+            lin.weight.copy_(torch.randn(width, width, generator=g, device="cuda") / width ** 0.5)
+        lins.append(lin)
+    import os
+    for m in [int(v) for v in os.environ.get("CG_PROBE_M", "96,300,1100").split(",")]:  # call 6: other rows
+        x = torch.randn(m, width, device="cuda", generator=g).bfloat16()
+
+        def run_of(layers):
+            def run():
+                y = x
+                for layer in layers:
+                    y = layer(y)
+                return y
+            return run
+        base = graph_of(run_of([lambda y, l=l: F.linear(y, l.weight, l.bias) for l in lins]), 1, True)
+        for name, cls in (("fp8 block128", Fp8BlockLinear), ("int8 block128", Int8BlockLinear))[
+                :int(os.environ.get("CG_PROBE_SCHEMES", "2"))]:
+            run = run_of([cls.from_float(l) for l in lins])
+            want = run()
+            on, off = graph_of(run, 1, True), graph_of(run, 1, False)
+            t_on, t_off, t_bf = alternate([on, off, base])
+            on.replay()
+            torch.cuda.synchronize()
+            row = {"m": m, "width": width, "scheme": name, "pdl_us_per_layer": round(t_on / depth, 2),
+                   "plain_us_per_layer": round(t_off / depth, 2), "bf16_us_per_layer": round(t_bf / depth, 2),
+                   "plain_per_pdl": round(t_off / t_on, 4), "x_bf16_pdl": round(t_bf / t_on, 3),
+                   "x_bf16_plain": round(t_bf / t_off, 3), "graph_equals_eager": bool(torch.equal(run(), want))}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            del on, off
+        del base
+    json.dump(rows, open(out, "w"), indent=1)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "handoff_kernels":
         handoff_kernels()
     else:
-        {"mixed": mixed, "handoff": handoff}[sys.argv[1]](sys.argv[2])
+        {"mixed": mixed, "handoff": handoff, "blockwise": blockwise}[sys.argv[1]](sys.argv[2])
