@@ -92,10 +92,11 @@ struct CgReLu6<cutlass::Array<T, N>> {
 }  // namespace
 """
 
-#: Every blockwise kernel is launched as a programmatic dependent (since blockwise generator 8). CUTLASS's producer
-#: warps wait (griddepcontrol.wait) before their loads, except, in its cooperative kernel, the auxiliary load warp that
-#: copies the blockwise scales (its pingpong kernel's waits): this collective makes it wait first too. The bias is
-#: read in the epilogue, after the mainloop; alpha / beta are values.
+#: The blockwise kernels are launched as programmatic dependents since blockwise generator 8 (programmatic_launch says
+#: which). CUTLASS's producer warps wait (griddepcontrol.wait) before their loads, except, in its cooperative kernel, the
+#: auxiliary load warp that copies the blockwise scales (its pingpong kernel's waits): this collective makes it wait
+#: first too (a no-op in a plainly launched source, which lacks CUTLASS_ENABLE_GDC_FOR_SM90). The bias is read in the
+#: epilogue, after the mainloop; alpha / beta are values.
 _WAITING_AUX = """
 namespace cg_blockwise_pdl {
 template <class Mainloop>

@@ -111,8 +111,9 @@ static __global__ void __launch_bounds__(256) cg_fill_workspace(void* destinatio
 }
 """
 
-#: The adapter (launcher text, after the programmatic switch): only memsetDeviceImpl is used; the launches and
-#: tensor-map entries CUTLASS's device adapter would route through it refuse (this launcher makes its own launch).
+#: The adapter (launcher text, after the programmatic switch of sm90_device_setup(True), whose cg_programmatic_on it
+#: reads: so every stream-K source is a programmatic one): only memsetDeviceImpl is used; the launches and tensor-map
+#: entries CUTLASS's device adapter would route through it refuse (this launcher makes its own launch).
 WORKSPACE_FILLER_TEXT = f"""\
 namespace {{
 struct CgWorkspaceFiller final : cutlass::CudaHostAdapter {{
