@@ -285,7 +285,7 @@ def programmatic_launch(cfg: BlockwiseConfig) -> bool:
     auxiliary loads wait first, _WAITING_AUX; a stream-K kernel's workspace is cleared by emit_streamk's programmatic
     fill kernel). All but the persistent fp8 128x128 tiles without a cluster that gather a K-major scale_a: in chains
     of Fp8BlockLinear layers on an H200 those ran 6-24% slower early at 136-300 rows (cause not found), where every
-    other kernel measured ran 3-11% faster (tools/results/h200-2026-11-28/session46/call5-7). The stream-K candidate
+    other kernel measured ran 3-11% faster (tools/results/h200-2026-11-28/session46/, calls 5-7). The stream-K candidate
     of that tile, which no call selects, was not timed and stays programmatic."""
     return not (cfg.ab == "e4m3" and cfg.tile[:2] == (128, 128) and cfg.cluster == (1, 1, 1)
                 and cfg.sfa_major == "k" and cfg.scheduler == "persistent")
