@@ -39,7 +39,7 @@ from __future__ import annotations
 from .conv2d import CONV_GENERATOR_VERSION, Conv2dConfig
 from .emit import cutlass_version
 from .launcher_text import (LATE_SCALAR_STRIDE, LATE_SCALAR_VALUE, PROGRAMMATIC_DEFINE, _COMMON_PRELUDE,
-                            _SM90_DEVICE_LOOKUP, _SM90_DRIVER_SHIM, _SM90_LAUNCH_TAIL, sm90_device_setup,
+                            _SM90_DEVICE_LOOKUP, _SM90_DRIVER_SHIM, sm90_device_setup, sm90_launch_tail,
                             sm90_split_source)
 
 #: The conv family's own launcher ABI (the others' is launcher_text.LAUNCHER_ABI_VERSION = 2): cg_conv_launch took
@@ -294,7 +294,7 @@ CG_EXPORT int cg_conv_launch(void const* x, void const* wt, void* out, void cons
     return cg_fail(1, "can_implement", cutlass::cutlassGetStatusString(status));
   if (Gemm::get_workspace_size(args) > workspace_bytes)
     return cg_fail(2, "workspace", "the workspace passed is smaller than cg_conv_workspace_size()");
-{_SM90_LAUNCH_TAIL}"""
+{sm90_launch_tail()}"""
 
 
 #: CUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL (set by the shared shim) makes the im2col TMA descriptor a direct call

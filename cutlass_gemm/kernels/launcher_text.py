@@ -296,7 +296,3 @@ def sm90_run_args(workspace_adapter: str = "") -> str:
   if (Gemm::get_workspace_size(args) > workspace_bytes)
     return cg_fail(2, "workspace", "the workspace passed is smaller than cg_workspace_size()");
 """ + sm90_launch_tail(workspace_adapter)
-
-
-_SM90_LAUNCH_TAIL = sm90_launch_tail()
-_SM90_RUN_ARGS = sm90_run_args()
