@@ -13,8 +13,9 @@ import pytest
 import torch
 
 from cutlass_gemm import quantize_per_group, scaled_mm_blockwise_int8
-from cutlass_gemm.kernels.blockwise import S8_MIN_M
+from cutlass_gemm.kernels.blockwise import S8_MIN_M, layer_sfa_major, relayout_sfa, select_config
 from cutlass_gemm.nn import Int8BlockLinear
+from cutlass_gemm.ops import blockwise as bops
 from cutlass_gemm.ops.blockwise_int8 import CUTLASS_ENV, sm90_route
 from test_blockint8_gpu import _check, _operands, _poison, _ref
 
@@ -37,19 +38,47 @@ def _run(m, n, k, out_dtype=torch.bfloat16, bias=True, activation=None, seed=0, 
     return y, (a, b, sa, sb, bias_t)
 
 
-@pytest.mark.parametrize("m,n,k", [(17, 8, 128), (64, 264, 256), (129, 1032, 384), (300, 136, 640), (1000, 520, 1152),
-                                   (2049, 264, 2048)])
+#: (M, N, K) of test_matches_float64; the last two make enough 256-row tiles for the per-atom kernel (WIDE_MIN_TILES),
+#: one of them a single K block, (1000, 520, 1152) and (2049, 264, 2048) too few (the 128-row tile serves them).
+SHAPES = [(17, 8, 128), (64, 264, 256), (129, 1032, 384), (300, 136, 640), (1000, 520, 1152), (2049, 264, 2048),
+          (517, 8200, 128), (1029, 4104, 640)]
+#: test_activations_and_scale_layouts: the pingpong tile, and the per-atom one ("mn" needs M % 4 == 0).
+ACT_SHAPES = [(96, 392, 768), (1024, 4104, 768)]
+ACTIVATIONS = [None, "relu", "relu6", "gelu_tanh", "silu"]
+
+
+@pytest.mark.parametrize("m,n,k", SHAPES)
 @pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float16])
 def test_matches_float64(m, n, k, out_dtype):
+    atom = select_config("bf16", m, ab="s8", n=n).mainloop == "atom"
+    assert atom == ((m, n, k) in SHAPES[-2:])  # the shapes reach the kernels named above
     y, (a, b, sa, sb, bias) = _run(m, n, k, out_dtype, bias=m % 2 == 1, seed=m + n + k)
     assert torch.equal(y, scaled_mm_blockwise_int8(a, b, sa, sb, bias, out_dtype=out_dtype))  # deterministic
 
 
-@pytest.mark.parametrize("activation", [None, "relu", "relu6", "gelu_tanh", "silu"])
-def test_activations_and_scale_layouts(activation):
-    y_k, _ = _run(96, 392, 768, activation=activation, seed=5)
-    y_mn, _ = _run(96, 392, 768, activation=activation, seed=5, major="mn")
+@pytest.mark.parametrize("m,n,k", ACT_SHAPES)
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_activations_and_scale_layouts(m, n, k, activation):
+    y_k, _ = _run(m, n, k, activation=activation, seed=5)
+    y_mn, _ = _run(m, n, k, activation=activation, seed=5, major="mn")
     assert torch.equal(y_k, y_mn)  # the same kernel arithmetic whichever layout the scales come in
+
+
+def test_per_atom_and_overlapped_kernels_give_the_same_bits():
+    """The 256 x 128 per-atom kernel and the 128 x 128 overlapped one promote each element and K block with the same
+    I2FP, FMUL and FFMA, in the same K order: their outputs are bitwise equal (and each matches float64 above)."""
+    m, n, k = 1029, 4104, 640
+    a, b, sa, sb = _operands(m, n, k, 128, seed=21)
+    assert select_config("bf16", m, ab="s8", n=n).mainloop == "atom"
+    y = scaled_mm_blockwise_int8(a, b, sa, sb)
+    narrow = select_config("bf16", m, ab="s8", n=n).replace(tile=(128, 128, 128), cluster=(2, 1, 1), mainloop="overlap")
+    with mock.patch.object(bops, "select_config", lambda *a_, **kw: narrow):
+        bops._plans.clear()
+        try:
+            y_ovl = scaled_mm_blockwise_int8(a, b, sa, sb)
+        finally:
+            bops._plans.clear()
+    assert torch.equal(y, y_ovl)
 
 
 def test_opcheck_on_the_cutlass_route():
@@ -120,3 +149,23 @@ def test_layer_fast_path_compile_and_graph():
         static_x.copy_(x2)
         graph.replay()
         assert torch.equal(static_y, layer(x2))
+
+
+def kernels_needed():
+    """The int8 kernels these tests run (so that a session can build exactly those before running them)."""
+    def pick(out, m, n, k, act="none", major="k"):
+        if major == "k" and relayout_sfa(m, k):
+            major = "mn"
+        return select_config(out, m, act, major, "s8", n).name
+    names = {pick(out, m, n, k) for m, n, k in SHAPES for out in ("bf16", "f16")}
+    names |= {pick("bf16", m, n, k, act or "none", major) for m, n, k in ACT_SHAPES for act in ACTIVATIONS
+              for major in ("k", "mn")}
+    names |= {pick("bf16", 48, 136, 512, "silu"), pick("bf16", 2048, 4096, 4096), pick("bf16", 40, 264, 640),
+              pick("bf16", 66, 520, 1024, major=layer_sfa_major(66)),
+              select_config("bf16", 1029, ab="s8", n=4104).replace(tile=(128, 128, 128), cluster=(2, 1, 1),
+                                                                  mainloop="overlap").name}
+    return sorted(names)
+
+
+if __name__ == "__main__":
+    print("\n".join(kernels_needed()))

@@ -101,6 +101,52 @@ def test_selection_by_m():
                 assert select_config("bf16", m, act, sfa_major="mn") in defaults
 
 
+def test_int8_selection_by_m_and_tiles():
+    """SELECTION_S8: pingpong to 128 rows, the 128 x 128 overlapped tile, from 384 rows the 256 x 128 per-atom tile
+    where it makes enough tiles (WIDE_MIN_TILES; the row before it elsewhere; where N is not known the rows decide)."""
+    from cutlass_gemm.kernels.blockwise import WIDE_MIN_TILES
+    s8 = lambda m, n=0: select_config("bf16", m, ab="s8", n=n)  # noqa: E731
+    assert (s8(17).tile, s8(128).schedule, s8(128).mainloop) == ((64, 128, 128), "pingpong", "overlap")
+    assert (s8(129).tile, s8(383, 8192).cluster, s8(383, 8192).mainloop) == ((128, 128, 128), (2, 1, 1), "overlap")
+    wide = s8(384, 8192)  # 2 x 64 tiles of 256 x 128
+    assert (wide.tile, wide.cluster, wide.schedule, wide.mainloop) == ((256, 128, 128), (1, 2, 1), "cooperative",
+                                                                       "atom")
+    assert WIDE_MIN_TILES == 67  # more than 132 128-row tiles: two waves of them on a 132-SM GPU
+    assert s8(512, 4096).mainloop == "overlap" and s8(1024, 2048).mainloop == "overlap"  # 2 x 32, 4 x 16: 64 tiles
+    assert s8(768, 4096).mainloop == "atom" and s8(4096, 896).mainloop == "atom"  # 3 x 32, 16 x 7
+    assert s8(512, 128 * 33).mainloop == "overlap" and s8(512, 128 * 34).mainloop == "atom"  # 66, 68 tiles
+    assert s8(8192).mainloop == "atom"  # N unknown: M decides
+    # the fp8 rows take the same rule for their 256-row tile
+    assert select_config("bf16", 2048, n=2048).mainloop == "atom"  # 8 x 16 tiles
+    assert select_config("bf16", 2048, n=1024) == select_config("bf16", 1024)  # 8 x 8: the 128 x 128 row
+    assert select_config("bf16", 1536, n=1536).mainloop == "atom"  # 6 x 12
+    assert select_config("bf16", 1024, n=128) == select_config("bf16", 1024)  # not a 256-row tile: N changes nothing
+    defaults = set(default_configs())
+    for m, n in ((17, 0), (200, 0), (600, 8192), (600, 1024), (8192, 0)):
+        for act in ("none",) + activations.PUBLIC:
+            for major in ("k", "mn"):
+                assert select_config("bf16", m, act, major, "s8", n) in defaults
+
+
+def test_int8_mainloops_in_the_source():
+    from cutlass_gemm.kernels.emit_blockwise import emit_blockwise_source
+    atm = select_config("bf16", 4096, ab="s8")
+    ovl = select_config("bf16", 300, ab="s8")
+    assert atm.name.endswith("_s8_bf16_sfak_t256x128x128_c1x2x1_cooperative_persistent_s0_atm")
+    assert BlockwiseConfig.from_name(atm.name) == atm
+    src, src_ovl = emit_blockwise_source(atm), emit_blockwise_source(ovl)
+    assert "using CollectiveMainloop = cg_blockwise::Int8AtomPromotionMainloop<CollectiveMainloopBase>;" in src
+    assert "using CollectiveMainloop = cg_blockwise::Int8PromotionMainloop<CollectiveMainloopBase>;" in src_ovl
+    # the same promotion per element and K block in both (the bits agree: tests/test_blockint8_sm90_gpu.py)
+    promote = "+= __int2float_rn(part{}(i)) * (sf{}(i) * sfb{}(i));"
+    assert promote.format("2", "_m", "_m") in src and promote.format("", "", "") in src_ovl
+    assert "MMA_64x128x32_S32S8S8" not in src  # the wgmma atom is chosen by cute from the tile, not spelled out
+    with pytest.raises(ValueError, match="BlockwiseConfig.mainloop"):  # CUTLASS's builder takes fp8 only
+        atm.replace(mainloop="cutlass")
+    with pytest.raises(ValueError, match="BlockwiseConfig.mainloop"):  # two atoms per warpgroup: per-atom only
+        atm.replace(mainloop="overlap")
+
+
 def test_relayout_rule():
     from cutlass_gemm.kernels.blockwise import SFA_MN_MIN_M, SFA_RELAYOUT_MIN_K, relayout_sfa
     assert relayout_sfa(SFA_MN_MIN_M, SFA_RELAYOUT_MIN_K) and relayout_sfa(8192, 8192)

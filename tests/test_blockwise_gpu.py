@@ -15,7 +15,8 @@ import torch
 
 import cutlass_gemm
 from cutlass_gemm.kernels import activations
-from cutlass_gemm.kernels.blockwise import BlockwiseConfig, candidate_configs, default_configs
+from cutlass_gemm.kernels.blockwise import (BlockwiseConfig, candidate_configs, default_configs, relayout_sfa,
+                                            select_config)
 from cutlass_gemm.ops import blockwise as bops
 from cutlass_gemm.nn import Fp8BlockLinear
 from cutlass_gemm.quant import quantize_weight
@@ -23,11 +24,13 @@ from cutlass_gemm.quant.blockwise import BLOCK, blockwise_reference, quantize_ac
 
 pytestmark = pytest.mark.gpu
 FP8 = torch.float8_e4m3fn
-# M: the decode GEMV (<= 16) and the three SELECTION rows (<= 128 64x128 pingpong, <= 1024 128x128 cooperative,
-# above: 256x128, 1x2 cluster), odd and unaligned; N below / at / above one 128-wide tile and not a multiple of it;
-# K 1, 3 and 16 scale blocks.
+# M: the decode GEMV (<= 16) and the SELECTION rows (<= 128 64x128 pingpong, <= 1024 128x128 cooperative; above it
+# the 128x128 tile still where 256x128 tiles would be too few, WIDE_MIN_TILES), odd and unaligned; N below / at /
+# above one 128-wide tile and not a multiple of it; K 1, 3 and 16 scale blocks. WIDE: shapes with enough 256x128
+# tiles (1x2 cluster, per-atom mainloop), and 4096 rows at N = 1032 (16 x 9 tiles) in the tests below.
 MS = (1, 7, 16, 63, 65, 128, 129, 200, 257, 1000, 1100)
 NKS = ((8, 128), (136, 384), (392, 2048))
+WIDE = ((1100, 4104, 384), (1029, 4104, 2048))
 OPCHECK_UTILS = ("test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")  # no fp8 `mul`
 
 
@@ -83,6 +86,25 @@ def test_every_element_vs_float64(m, n, k):
     assert y.shape == (m, n) and y.dtype == torch.bfloat16
     ref, bound = _bounds(aq, wq, b, torch.bfloat16)
     _check(y, ref, bound, f"{m}x{n}x{k}")
+
+
+@pytest.mark.parametrize("m, n, k", WIDE)
+def test_wide_tile_every_element_vs_float64(m, n, k):
+    assert select_config("bf16", m, n=n).tile == (256, 128, 128)  # the shape reaches the row it is here for
+    test_every_element_vs_float64(m, n, k)
+
+
+def test_shapes_reach_every_selection_row():
+    """The shapes above reach each SELECTION row, and the 128x128 row serves large M where 256x128 tiles are few."""
+    rows = {select_config("bf16", m, n=n).tile for m in MS for n, _ in NKS if m > 16}
+    assert rows == {(64, 128, 128), (128, 128, 128)}  # N <= 392: never enough 256-row tiles
+    assert {select_config("bf16", m, n=n).tile for m, n, _ in WIDE} == {(256, 128, 128)}
+    assert select_config("bf16", 4096, n=_n_at(4096, 136)).tile == (256, 128, 128)
+
+
+def _n_at(m: int, n: int) -> int:
+    """N for a test at `m` rows: 1032 at 4096 rows (16 x 9 tiles of 256 x 128, the per-atom kernel), else `n`."""
+    return 1032 if m == 4096 else n
 
 
 # Every kernel the benchmark compares (SELECTION's tiles, the alternatives, the derived mainloops at each persistent
@@ -147,8 +169,9 @@ def test_row_major_scale_a_relaid_at_deep_k(m):
 @pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize("m", (16, 4096))
 def test_no_bias_and_fp16(out_dtype, m):
-    c, (aq, wq, _) = _case(m, 264, 1024, seed=3, bias=False, out_dtype=out_dtype)
-    _poison(m * 264, out_dtype)
+    n = _n_at(m, 264)
+    c, (aq, wq, _) = _case(m, n, 1024, seed=3, bias=False, out_dtype=out_dtype)
+    _poison(m * n, out_dtype)
     y = cutlass_gemm.scaled_mm_blockwise(**c, out_dtype=out_dtype)
     assert y.dtype == out_dtype
     _check(y, *_bounds(aq, wq, None, out_dtype), f"{m} {out_dtype} no bias")
@@ -159,8 +182,9 @@ def test_no_bias_and_fp16(out_dtype, m):
 def test_every_activation_vs_float64(act, m):
     """act(value) against float64: the pre-activation bound carried through (Lipschitz <= 1.2 for all four), plus
     2^-9 of |value| for GELU_taylor's tanh.approx and SiLu's fast exp."""
-    c, (aq, wq, b) = _case(m, 136, 384, seed=11)
-    _poison(m * 136, torch.bfloat16)
+    n = _n_at(m, 136)
+    c, (aq, wq, b) = _case(m, n, 384, seed=11)
+    _poison(m * n, torch.bfloat16)
     y = cutlass_gemm.scaled_mm_blockwise(**c, activation=act)
     pre, bound = _bounds(aq, wq, b, torch.bfloat16)
     ref = activations.torch_activation(act)(pre).double()
@@ -178,7 +202,7 @@ def test_nan_scale_row_is_nan(act):
 
 @pytest.mark.parametrize("m", (16, 200, 4096))
 def test_column_major_scale_a_same_result(m):
-    c, _ = _case(m, 136, 512, seed=2)
+    c, _ = _case(m, _n_at(m, 136), 512, seed=2)
     y_k = cutlass_gemm.scaled_mm_blockwise(**c)
     c["scale_a"] = c["scale_a"].t().contiguous().t()
     assert torch.equal(cutlass_gemm.scaled_mm_blockwise(**c), y_k)
@@ -254,3 +278,30 @@ def test_state_dict_round_trip_on_gpu():
     other.load_state_dict(layer.state_dict())
     x = torch.randn(5, 256, device="cuda", dtype=torch.float16)
     assert torch.equal(other(x), layer(x))
+
+
+def kernels_needed():
+    """The blockwise kernels these tests run (a session builds exactly those first; the per-token fp8 GEMM of the
+    outlier test and the decode GEMV (M <= 16) are not among them)."""
+    def pick(m, n, k, act="none", major="k", out="bf16"):
+        if major == "k" and relayout_sfa(m, k):
+            major = "mn"
+        return select_config(out, m, act, major, "e4m3", n).name
+    names = {pick(m, n, k) for m in MS if m > 16 for n, k in NKS} | {pick(m, n, k) for m, n, k in WIDE}
+    for name in CANDIDATES:
+        cfg = BlockwiseConfig.from_name(name)
+        names.add(name)
+        if cfg.mainloop != "cutlass":
+            names.add((cfg.replace(mainloop="cutlass") if cfg.mainloop == "overlap"
+                       else cfg.replace(tile=(128, 128, 128), cluster=(1, 1, 1), mainloop="overlap")).name)
+    names |= {pick(600, 136, 4096), pick(602, 136, 4096)}
+    names |= {pick(4096, _n_at(4096, 264), 1024, out=out) for out in ("bf16", "f16")}
+    names |= {pick(m, _n_at(m, 136), 384, act) for act in activations.PUBLIC for m in (100, 200, 4096)}
+    names |= {pick(37, 136, 256, act or "none") for act in (None,) + activations.PUBLIC}
+    names |= {pick(m, _n_at(m, 136), 512, major=major) for m in (200, 4096) for major in ("k", "mn")}
+    names |= {pick(96, 256, 512), pick(51, 264, 512, "silu"), pick(37, 136, 384, "relu6"), pick(5, 128, 256)}
+    return sorted(names)
+
+
+if __name__ == "__main__":
+    print("\n".join(kernels_needed()))

@@ -41,8 +41,10 @@ KERNELS = [
 ]
 INPUTS = ["a", "b", "scale_a", "scale_b", "bias"]
 M, N, K = 300, 1032, 2048
-#: rows of the layer chains: the 64x128 pingpong, 128x128 cooperative and 256x128 tiles (fp8; int8: its rows)
+#: rows of the layer chains (width CHAIN_WIDTH): the 64x128 pingpong, 128x128 cooperative and 256x128 tiles of each
+#: family (1100 rows: 5 x 16 tiles of 256 x 128, more than WIDE_MIN_TILES)
 CHAIN_M = [96, 300, 1100]
+CHAIN_WIDTH = 2048
 
 
 @pytest.fixture(autouse=True)
@@ -55,9 +57,8 @@ def chain_kernels():
     """The kernels the chains below select (for the build command)."""
     names = set(KERNELS)
     for m in CHAIN_M:
-        major = layer_sfa_major(m)
-        names.add(select_config("bf16", m, sfa_major=major).name)
-        names.add(select_config("bf16", m, sfa_major=major, ab="s8").name)
+        names.add(select_config("bf16", m, sfa_major=layer_sfa_major(m), n=CHAIN_WIDTH).name)
+        names.add(select_config("bf16", m, sfa_major=layer_sfa_major(m), ab="s8", n=CHAIN_WIDTH).name)
     return sorted(names)
 
 
@@ -111,14 +112,14 @@ def test_input_written_by_the_kernel_right_ahead_is_read_as_written(switch, name
 
 @pytest.mark.parametrize("m", CHAIN_M)
 def test_fp8_block_chain_same_bits_with_and_without_pdl(switch, m):
-    run, _, g = layer_chain(lambda i, lin: Fp8BlockLinear.from_float(lin), 2048, 4)
-    same_bits_with_and_without_pdl(run, torch.randn(m, 2048, generator=g, device="cuda").bfloat16(), switch)
+    run, _, g = layer_chain(lambda i, lin: Fp8BlockLinear.from_float(lin), CHAIN_WIDTH, 4)
+    same_bits_with_and_without_pdl(run, torch.randn(m, CHAIN_WIDTH, generator=g, device="cuda").bfloat16(), switch)
 
 
 @pytest.mark.parametrize("m", CHAIN_M)
 def test_int8_block_chain_same_bits_with_and_without_pdl(switch, m):
-    run, _, g = layer_chain(lambda i, lin: Int8BlockLinear.from_float(lin), 2048, 4)
-    same_bits_with_and_without_pdl(run, torch.randn(m, 2048, generator=g, device="cuda").bfloat16(), switch)
+    run, _, g = layer_chain(lambda i, lin: Int8BlockLinear.from_float(lin), CHAIN_WIDTH, 4)
+    same_bits_with_and_without_pdl(run, torch.randn(m, CHAIN_WIDTH, generator=g, device="cuda").bfloat16(), switch)
 
 
 if __name__ == "__main__":

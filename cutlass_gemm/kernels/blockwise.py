@@ -41,7 +41,7 @@ from typing import List, Optional, Tuple
 from .config import ACTIVATIONS, TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged BlockwiseConfig would change.
-BLOCKWISE_GENERATOR_VERSION = "8"  # 8: launched as programmatic dependents (emit_blockwise._WAITING_AUX)
+BLOCKWISE_GENERATOR_VERSION = "9"  # 9: the int8 per-atom mainloop (Int8AtomPromotionMainloop) in the int8 sources
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_blockwise"
 
@@ -132,9 +132,10 @@ class BlockwiseConfig(TemplateConfigMixin):
             bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
         if self.mainloop not in MAINLOOPS:
             bad("mainloop", f"must be one of {MAINLOOPS}, got {self.mainloop!r}")
-        if self.ab == "s8" and self.mainloop != "overlap":
-            # the int8 mainloop (int32 temporaries, per-column scales) exists in the overlapped form only
-            bad("mainloop", f"int8 operands run the overlapped int8 promotion (\"overlap\"), got {self.mainloop!r}")
+        if self.ab == "s8" and self.mainloop == "cutlass":
+            # CUTLASS's builder takes fp8 operands only: the int8 mainloops (int32 temporaries, per-column scales)
+            # are the overlapped and per-atom forms of kernels/cxx/blockwise_int8.hpp
+            bad("mainloop", f"int8 operands run the int8 promotion (\"overlap\" or \"atom\"), got {self.mainloop!r}")
         if self.mainloop != "cutlass" and tn != BLOCK:
             # one weight scale per tile N: the promotion folds it into the per-row scales
             bad("mainloop", f"the {self.mainloop!r} promotion needs tile N {BLOCK} (one weight block), got {tn}")
@@ -191,7 +192,8 @@ class BlockwiseConfig(TemplateConfigMixin):
 #: - mid M: 128 x 128 cooperative, no cluster; both with the overlapped-promotion mainloop;
 #: - large M: 256 x 128 cooperative with a 1 x 2 cluster (the per-token fp8 kernel's tile) and the per-atom
 #:   promotion: with CUTLASS's mainloop that tile holds two 128-register accumulators per thread, ptxas spills
-#:   592 bytes and it ran 2.5-3.3x slower (session24/call2).
+#:   592 bytes and it ran 2.5-3.3x slower (session24/call2); where it makes too few tiles for the GPU
+#:   (WIDE_MIN_TILES, below) the mid row serves instead.
 #: Every derived mainloop gives CUTLASS's bits (kernels/cxx/blockwise_overlap.hpp).
 #: Measured on the H100, bf16 out, one process each (tools/results/h100-2026-11-27/session24/call1-2 and
 #: session25/call1-2, `tools/benchmark.py blockwise --choices ...`), us:
@@ -239,8 +241,9 @@ def layer_sfa_major(m: int) -> str:
 
 
 #: The int8 kernels (ab "s8": per-token and per-channel scales per 128-wide K block, kernels/cxx/blockwise_int8.hpp),
-#: as SELECTION. Only the overlapped int8 promotion exists, so warpgroups of one 64-row atom: 128 x 128 cooperative or
-#: 64 x 128 pingpong.
+#: as SELECTION: 64 x 128 pingpong and 128 x 128 cooperative with the overlapped int8 promotion, and from 384 rows the
+#: 256 x 128 cooperative tile (1 x 2 cluster, the per-token int8 kernel's) with the per-atom one where its tiles fill
+#: the GPU (WIDE_MIN_TILES).
 #: Measured on the H100 (session28/call1, `tools/bench_blockint8.py --choices`, bf16 out, us; scale_a "k" / "mn"):
 #:   64 x 8192^2: 64x128 pingpong 39.7 / 38.8, 128x128 c1x1 54.1 / 52.7, c2x1 52.0 / 51.0 (extension kernel 46.5);
 #:   256 x 8192^2: pingpong 71.3 / 72.0, 128x128 c1x1 58.6 / 54.3, c1x2 57.2 / 53.6, c2x1 56.4 / 51.7;
@@ -255,10 +258,26 @@ def layer_sfa_major(m: int) -> str:
 #: c2x1 44.4 / 44.8 / 45.4; 256: 50.1 / 44.1 / 43.6 / 44.3; 1024: 184.7 / 162.5 / 159.6 / 162.0; 2048: 375.0 / 327.4 /
 #: 318.6 / 326.9; 4096 x 7168 x 2048 ("k", the op's layout at K 2048): 166.4 / 147.3 / 149.5 / 151.1. The 128 x 128 tiles
 #: within 3% of each other, single runs: the rows stand.
+#: The per-atom 256 x 128 tiles (generator 9; H200, tools/results/h200-2026-11-29/session47/call1, "mn", every candidate
+#: in alternating batches with the per-token int8 GEMM, bits equal to the 128 x 128 kernel's), 128x128 c2x1 -> 256x128
+#: c1x2 per-atom (c2x1 / c1x1): 256 x 8192^2 43.3 -> 76.0 (64 tiles); 512: 81.8 -> 75.7 (77.2 / 78.5); 1024: 159.4 ->
+#: 146.7; 2048: 319.2 -> 293.5 (299.5 / 307.5); 4096: 692.2 -> 618.4; 8192^3: 1480.9 -> 1266.1 (1279.3 / 1382.2);
+#: 4096 x 7168 x 2048: 152.0 -> 141.0; 2048 x 28672 x 4096: 588.4 -> 536.6 (7-15% less time from 512 rows); 384 x
+#: 8192^2: 82.2 -> 76.7 (call 2). Below 384 rows not measured: the row stays.
 SELECTION_S8: Tuple[Tuple[Optional[int], tuple], ...] = (
     (128, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", "overlap")),
-    (None, ((128, 128, 128), (2, 1, 1), "cooperative", "persistent", "overlap")),
+    (383, ((128, 128, 128), (2, 1, 1), "cooperative", "persistent", "overlap")),
+    (None, ((256, 128, 128), (1, 2, 1), "cooperative", "persistent", "atom")),
 )
+#: A 256-row tile (both families) serves a call only where it makes at least this many tiles (ceil(M / 256) *
+#: ceil(N / 128)); below, the row before it does. The 128-row tile makes twice as many: up to 132 (the H100's and the
+#: H200's SMs) they run in one wave, in the time of one 256-row tile at most; from 134 they take two. Measured (session
+#: 47, H200, tools/results/h200-2026-11-29/session47/call1-3, 256x128 per-atom against the row before, us): int8 at 64
+#: tiles 76.0 / 43.3 (256 x 8192^2), 39.7 / 23.7 (512 x 4096^2), 74.5 / 42.8 (1024 x 2048 x 8192); at 96 tiles 40.3 /
+#: 43.8 (768 x 4096^2), 112: 40.5 / 43.6 (4096 x 896 x 4096), 128: 75.7-76.7 / 81.8-82.2 (384 and 512 x 8192^2),
+#: 40.5-40.8 / 44.0-44.1 (1024 x 4096^2, 2048 x 2048 x 4096, 4096 x 1024 x 4096); fp8 at 64 tiles 24.6 / 14.3 (2048 x
+#: 1024 x 4096), at 96 and 128 within 1% (1536 x 2048 x 7168; 2048 x 2048 x 4096, 4096 x 1024 x 4096).
+WIDE_MIN_TILES = 67
 #: From this M on the per-block int8 op (block 128, SM90) runs the kernels of SELECTION_S8 instead of the extension's
 #: mma.sync kernel (ops/blockwise_int8.py sm90_route); below it the decode GEMV (M <= 16) or the extension's kernel.
 S8_MIN_M = 17
@@ -266,14 +285,21 @@ S8_MIN_M = 17
 CANDIDATES_S8 = (
     ((128, 128, 128), (1, 1, 1), "cooperative", "persistent", "overlap"),
     ((128, 128, 128), (1, 2, 1), "cooperative", "persistent", "overlap"),
+    ((256, 128, 128), (2, 1, 1), "cooperative", "persistent", "atom"),
 )
 
 
 def select_config(out_dtype: str, m: int, activation: str = "none", sfa_major: str = "k",
-                  ab: str = "e4m3") -> BlockwiseConfig:
-    """The kernel a call with `m` rows takes (SELECTION, or SELECTION_S8 for int8 operands)."""
-    for limit, (tile, cluster, schedule, scheduler, mainloop) in (SELECTION_S8 if ab == "s8" else SELECTION):
+                  ab: str = "e4m3", n: int = 0) -> BlockwiseConfig:
+    """The kernel a call with `m` rows (and `n` output columns; 0: not known, the M rows alone decide) takes
+    (SELECTION, or SELECTION_S8 for int8 operands)."""
+    rows = SELECTION_S8 if ab == "s8" else SELECTION
+    for i, (limit, row) in enumerate(rows):
         if limit is None or m <= limit:
+            tile = row[0]
+            if n > 0 and i > 0 and tile[0] == 256 and -(-m // tile[0]) * -(-n // tile[1]) < WIDE_MIN_TILES:
+                row = rows[i - 1][1]
+            tile, cluster, schedule, scheduler, mainloop = row
             return BlockwiseConfig(ab=ab, out_dtype=out_dtype, activation=activation, sfa_major=sfa_major, tile=tile,
                                    cluster=cluster, schedule=schedule, scheduler=scheduler, mainloop=mainloop)
     raise AssertionError("SELECTION ends with a catch-all row")

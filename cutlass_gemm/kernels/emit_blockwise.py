@@ -144,6 +144,13 @@ _DERIVED_MAINLOOPS = {
 }
 
 
+#: mainloop -> (what it does, the int8 collective of blockwise_int8.hpp).
+_INT8_MAINLOOPS = {
+    "overlap": ("k-tile k-1's int8 promotion runs while k-tile k's wgmmas execute", "Int8PromotionMainloop"),
+    "atom": ("one atom-sized int32 temporary, promoted atom by atom", "Int8AtomPromotionMainloop"),
+}
+
+
 def _overlap_text(cfg: BlockwiseConfig) -> str:
     paths = (_OVERLAP_HPP, _INT8_HPP) if cfg.ab == "s8" else (_OVERLAP_HPP,)
     return "".join(p.read_text().replace("#pragma once\n", "") for p in paths)
@@ -159,6 +166,7 @@ def _int8_mainloop(cfg: BlockwiseConfig, kernel_schedule: str, stages: str) -> s
              "    cutlass::gemm::collective::detail::sm90_smem_capacity_bytes, ElementAB, ElementAB, float, TileShape,\n"
              f"    {cfg.tile[0]}, {cfg.tile[1]}>(\n"
              f"    {stages}{{}})")
+    what, collective = _INT8_MAINLOOPS[cfg.mainloop]
     return f"""
 namespace detail_ = cutlass::gemm::collective::detail;
 using GmmaOp = decltype(cute::GMMA::ss_op_selector<ElementAB, ElementAB, int32_t, TileShape, cute::GMMA::Major::K,
@@ -178,8 +186,8 @@ using CollectiveMainloopBase = cutlass::gemm::collective::CollectiveMma<
     ElementAB, cute::tuple<cutlass::gemm::TagToStrideB_t<LayoutB>, LayoutSFB>,
     TiledMma, GmemTiledCopyA, SmemLayoutAtomA, void, cute::identity,
     GmemTiledCopyB, SmemLayoutAtomB, void, cute::identity>;
-// k-tile k-1's int8 promotion runs while k-tile k's wgmmas execute (kernels/cxx/blockwise_int8.hpp)
-using CollectiveMainloop = cg_blockwise::Int8PromotionMainloop<CollectiveMainloopBase>;"""
+// {what} (kernels/cxx/blockwise_int8.hpp)
+using CollectiveMainloop = cg_blockwise::{collective}<CollectiveMainloopBase>;"""
 
 
 def _fusion(cfg: BlockwiseConfig) -> str:

@@ -152,7 +152,7 @@ def _plan(dev, m, n, k, out_dtype, act, major, ab):
     plan = _plans.get(key)
     if plan is None:
         from ..runtime import loader
-        lib = loader.get_kernel(select_config(_OUT[out_dtype], m, act, major, ab))
+        lib = loader.get_kernel(select_config(_OUT[out_dtype], m, act, major, ab, n))
         with torch.cuda.device(dev):  # the stream-K workspace is sized for this device's SMs
             plan = (lib, lib.workspace_size(m, n, k))
         if len(_plans) >= _MAX_PLANS:
