@@ -326,9 +326,10 @@ def _sm90_launch_functions(cfg: KernelConfig) -> str:
     setup = sm90_device_setup(programmatic_launch(cfg))
     if cfg.scheduler == "persistent":
         return setup + _ENTRY_POINTS + _SM90_DEVICE_LOOKUP + make_args + sm90_run_args()
+    sk = emit_streamk.streamk_text(True)
     entry = _ENTRY_POINTS.split("\n\n", 1)[1]  # cg_launch's head, without the hw_info-less cg_workspace_size
-    return (setup + emit_streamk.WORKSPACE_FILLER_TEXT + emit_streamk.SM90_STREAMK_WORKSPACE + "\n" + entry
-            + _SM90_DEVICE_LOOKUP + make_args + sm90_run_args(emit_streamk.WORKSPACE_FILLER))
+    return (setup + sk.filler + emit_streamk.SM90_STREAMK_WORKSPACE + "\n" + entry
+            + _SM90_DEVICE_LOOKUP + make_args + sm90_run_args(sk.adapter))
 
 
 def _launcher(cfg: KernelConfig, dag_ir) -> str:
@@ -426,14 +427,12 @@ using Gemm = cutlass::gemm::device::GemmUniversalAdapter<{match.group(1)}>;
 }}  // namespace
 """
     if cfg.sm >= 90:
-        streamk = cfg.scheduler != "persistent"
-        define = ((PROGRAMMATIC_DEFINE if programmatic_launch(cfg) else "")
-                  + (emit_streamk.STREAMK_DEFINE if streamk else ""))
-        if streamk:
-            includes += emit_streamk.STREAMK_SCHEDULER_TEXT
+        sk = emit_streamk.streamk_text(cfg.scheduler != "persistent")
+        define = (PROGRAMMATIC_DEFINE if programmatic_launch(cfg) else "") + sk.define
+        if cfg.scheduler != "persistent":
             kernel_src = emit_streamk.own_streamk_tag(kernel_src)
-        text = sm90_split_source(header, define + _SM90_DRIVER_SHIM + _COMMON_PRELUDE + includes + kernel_src + gemm,
-                                 launcher, emit_streamk.WORKSPACE_FILL_KERNEL if streamk else "")
+        text = sm90_split_source(header, define + _SM90_DRIVER_SHIM + _COMMON_PRELUDE + includes + sk.scheduler
+                                 + kernel_src + gemm, launcher, sk.host_kernels)
     else:
         text = header + _COMMON_PRELUDE + includes + kernel_src + gemm + launcher
     return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

@@ -25,8 +25,7 @@ from pathlib import Path
 
 from .blockwise import BLOCK, BLOCKWISE_GENERATOR_VERSION, BlockwiseConfig
 from .emit import cutlass_version
-from .emit_streamk import (STREAMK_DEFINE, STREAMK_SCHEDULER_TEXT, STREAMK_TAG, WORKSPACE_FILL_KERNEL,
-                           WORKSPACE_FILLER, WORKSPACE_FILLER_TEXT)
+from .emit_streamk import STREAMK_TAG, streamk_text
 from .launcher_text import (LAUNCHER_ABI_VERSION, PROGRAMMATIC_DEFINE, _COMMON_PRELUDE, _SM90_DEVICE_LOOKUP,
                             _SM90_DRIVER_SHIM, sm90_device_setup, sm90_run_args, sm90_split_source)
 
@@ -300,16 +299,16 @@ def programmatic_launch(cfg: BlockwiseConfig) -> bool:
 
 
 def _launcher(cfg: BlockwiseConfig) -> str:
-    streamk = cfg.scheduler == "streamk"
+    sk = streamk_text(cfg.scheduler == "streamk")
     return f"""
 // ---- C-ABI launcher (cutlass_gemm, blockwise family) ----------------------------------------
 CG_EXPORT int cg_abi_version() {{ return {LAUNCHER_ABI_VERSION}; }}
 CG_EXPORT char const* cg_kernel_name() {{ return "{cfg.name}"; }}
 CG_EXPORT char const* cg_last_error() {{ return cg_error_text; }}
 {_MAKE_ARGS}
-{sm90_device_setup(programmatic_launch(cfg))}{WORKSPACE_FILLER_TEXT if streamk else ""}{_ENTRY}{_SM90_DEVICE_LOOKUP}\
+{sm90_device_setup(programmatic_launch(cfg))}{sk.filler}{_ENTRY}{_SM90_DEVICE_LOOKUP}\
   auto args = make_args(a, b, d, scale_a, scale_b, bias, m, n, k, lda, ldb, ldd);
-{sm90_run_args(WORKSPACE_FILLER if streamk else "")}"""
+{sm90_run_args(sk.adapter)}"""
 
 
 def emit_blockwise_source(cfg: BlockwiseConfig) -> str:
@@ -322,9 +321,9 @@ def emit_blockwise_source(cfg: BlockwiseConfig) -> str:
               f"{cutlass_version()}). Do not edit.\n// Kernel {cfg.name}\n{fields}\n")
     relu6 = _RELU6 if cfg.activation == "relu6" else ""
     overlap = _overlap_text(cfg) if cfg.mainloop in _DERIVED_MAINLOOPS else ""
-    streamk = cfg.scheduler == "streamk"
-    define = (PROGRAMMATIC_DEFINE if programmatic_launch(cfg) else "") + (STREAMK_DEFINE if streamk else "")
-    includes = _INCLUDES + (STREAMK_SCHEDULER_TEXT if streamk else "") + _WAITING_AUX
+    sk = streamk_text(cfg.scheduler == "streamk")
+    define = (PROGRAMMATIC_DEFINE if programmatic_launch(cfg) else "") + sk.define
+    includes = _INCLUDES + sk.scheduler + _WAITING_AUX
     body = define + _SM90_DRIVER_SHIM + _COMMON_PRELUDE + includes + overlap + relu6 + _kernel_types(cfg)
-    text = sm90_split_source(header, body, _launcher(cfg), WORKSPACE_FILL_KERNEL if streamk else "")
+    text = sm90_split_source(header, body, _launcher(cfg), sk.host_kernels)
     return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"

@@ -1,8 +1,12 @@
-"""The SM90 stream-K / split-K tile scheduler's pieces of the scaled-GEMM emitter (emit.py): the scheduler
-arguments make_args sets, the hw_info-aware cg_workspace_size, and the cutlass_cppgen check that must let the
-fp8 cooperative schedule take the stream-K scheduler. Persistent kernels use none of it (their text is unchanged).
+"""The SM90 stream-K / split-K tile scheduler's pieces: for the scaled-GEMM emitter (emit.py) the scheduler
+arguments make_args sets, the hw_info-aware cg_workspace_size and the cutlass_cppgen check that must let the fp8
+cooperative schedule take the stream-K scheduler; for every SM90 emitter (emit.py, emit_mixed.py, emit_blockwise.py)
+the programmatic workspace fill and the scheduler whose is_last_tile compiles with the grid-dependency hooks, as one
+StreamKText (streamk_text). Persistent kernels use none of it (their text is unchanged).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from .config import KernelConfig
 
@@ -226,3 +230,28 @@ def own_streamk_tag(kernel_types: str) -> str:
     if count != 1:
         raise RuntimeError(f"expected one {CUTLASS_STREAMK_TAG} in the kernel types, found {count}")
     return kernel_types.replace(CUTLASS_STREAMK_TAG, STREAMK_TAG)
+
+
+@dataclass(frozen=True)
+class StreamKText:
+    """What a stream-K kernel's source adds, by where it goes; empty strings for every other scheduler, so that an
+    emitter writes the same five places for any kernel (the GEMM, mixed-input and blockwise emitters)."""
+
+    #: before any CUTLASS header (STREAMK_DEFINE)
+    define: str
+    #: after the CUTLASS includes, before the kernel types (STREAMK_SCHEDULER_TEXT)
+    scheduler: str
+    #: in the launcher, after the device setup: the adapter (WORKSPACE_FILLER_TEXT)
+    filler: str
+    #: the adapter's name for launcher_text.sm90_run_args (WORKSPACE_FILLER)
+    adapter: str
+    #: the fill kernel, for launcher_text.sm90_split_source's host pass (WORKSPACE_FILL_KERNEL)
+    host_kernels: str
+
+
+def streamk_text(streamk: bool) -> StreamKText:
+    """The stream-K pieces of a source (`streamk`: whether its tile scheduler is CUTLASS's stream-K / split-K)."""
+    if not streamk:
+        return StreamKText("", "", "", "", "")
+    return StreamKText(STREAMK_DEFINE, STREAMK_SCHEDULER_TEXT, WORKSPACE_FILLER_TEXT, WORKSPACE_FILLER,
+                       WORKSPACE_FILL_KERNEL)
