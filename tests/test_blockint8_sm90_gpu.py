@@ -106,6 +106,28 @@ def test_large_m_against_the_tiled_kernel():
     assert ((y.float() - y_tiled.float()).abs() <= 2 ** -6 * y_tiled.float().abs() + 1e-3).all()
 
 
+def test_cutlass_route_serves_without_the_extension():
+    """The CUTLASS kernels are libraries of their own: without the torch extension (not built, JIT off) they still
+    serve M >= 17 (no fallback warning, every element against float64, the same bits as with it); M <= 16 (the
+    extension's GEMV) takes the torch reference, announced."""
+    import warnings
+    from cutlass_gemm.ops import blockwise_int8 as bi8
+    m, n, k = 300, 1032, 640
+    a, b, sa, sb = _operands(m, n, k, 128, seed=31)
+    pre, absum = _ref(a, b, sa, sb, None, 128)
+    want = scaled_mm_blockwise_int8(a, b, sa, sb)
+    with mock.patch.object(bi8.extension, "load", lambda: None):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", bi8.BlockwiseInt8FallbackWarning)
+            _poison(m, n, torch.bfloat16)
+            got = scaled_mm_blockwise_int8(a, b, sa, sb)
+        with pytest.warns(bi8.BlockwiseInt8FallbackWarning):
+            small = scaled_mm_blockwise_int8(a[:16], b, sa[:16], sb)
+    _check(got, pre, absum, torch.bfloat16, None, "no extension, M = 300")
+    assert torch.equal(got, want)
+    _check(small, pre[:16], absum[:16], torch.bfloat16, None, "no extension, M = 16")
+
+
 def test_calls_it_does_not_serve_fall_back_right():
     m, n, k = 40, 264, 640
     a, b, sa, sb = _operands(m, n, k, 128, seed=9)

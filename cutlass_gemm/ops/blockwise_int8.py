@@ -22,7 +22,8 @@ Backends (`blockwise_int8_backend(device)` says which one a call takes):
   (runtime/csrc/gemv_w8a8.cuh: the weight streamed with 16-byte loads, K split over warps in whole blocks;
   CUTLASS_GEMM_GEMV=0 keeps the tiled kernel); on the current stream, no host sync. SM80 or newer.
 - "torch_reference": CPU tensors (float64), or CUDA when the extension could not be built (float32:
-  the int8 block sums are exact in it), announced by a `BlockwiseInt8FallbackWarning`.
+  the int8 block sums are exact in it), announced by a `BlockwiseInt8FallbackWarning`; the SM90 CUTLASS kernels,
+  libraries of their own, still serve the calls `sm90_route` takes then (since session 47).
 Every argument is checked before any kernel runs; problems raise `InvalidArgumentError` naming it.
 """
 from __future__ import annotations
@@ -180,25 +181,25 @@ def _impl(a, b, scale_a, scale_b, bias, out_dtype, activation, block_size):
     act = check_args(a, b, scale_a, scale_b, bias, out_dtype, activations.public(activation), block_size)
     if not a.is_cuda:
         return reference(a, b, scale_a, scale_b, bias, out_dtype, act, block_size)
-    ext = extension.load()
-    if ext is None:
-        warnings.warn("cutlass_gemm scaled_mm_blockwise_int8: no compiled extension; running the torch reference "
-                      "(slow, documented fallback; see blockwise_int8_backend)", BlockwiseInt8FallbackWarning,
-                      stacklevel=3)
-        return reference(a, b, scale_a, scale_b, bias, out_dtype, act, block_size, torch.float32)
     if a.shape[0] == 0:
         return torch.empty((0, b.shape[0]), dtype=out_dtype, device=a.device)
-    if a.shape[0] <= gemv.MAX_M and gemv_runtime.block_module() is not None:
+    ext = extension.load()
+    if ext is not None and a.shape[0] <= gemv.MAX_M and gemv_runtime.block_module() is not None:
         # decode: the block-scaled GEMV streams the weight (runtime/csrc/gemv_w8a8.cuh); CUTLASS_GEMM_GEMV=0 keeps
         # the tiled kernel (for comparison)
         return ext.block_gemv(_aligned_rows(a), _aligned_rows(b), scale_a, scale_b, bias, out_dtype, block_size, 0,
                               activations.EXT_CODES[act])
     route = sm90_route(a, b, scale_a, scale_b, bias, block_size)
-    if route is not None:  # SM90: int8 wgmma per K block with the scales applied in the mainloop (CUTLASS)
-        sa, sb, major = route
+    if route is not None:  # SM90: int8 wgmma per K block with the scales applied in the mainloop (CUTLASS; a kernel
+        sa, sb, major = route  # library of its own: it serves without the torch extension too)
         m, k = a.shape
         return _blockwise_op.launch(a, b.stride(0) if b.shape[0] > 1 else k, b, sa, sb, bias, out_dtype, act, m,
                                     b.shape[0], k, major, "s8")
+    if ext is None:
+        warnings.warn("cutlass_gemm scaled_mm_blockwise_int8: no compiled extension; running the torch reference "
+                      "(slow, documented fallback; see blockwise_int8_backend)", BlockwiseInt8FallbackWarning,
+                      stacklevel=3)
+        return reference(a, b, scale_a, scale_b, bias, out_dtype, act, block_size, torch.float32)
     return ext.bi8_gemm(_aligned_rows(a), _aligned_rows(b), scale_a, scale_b, bias, out_dtype, block_size,
                         activations.EXT_CODES[act], 0)
 
