@@ -176,14 +176,14 @@ def test_layer_fast_path_compile_and_graph():
 def kernels_needed():
     """The int8 kernels these tests run (so that a session can build exactly those before running them)."""
     def pick(out, m, n, k, act="none", major="k"):
-        if major == "k" and relayout_sfa(m, k):
+        if major == "k" and relayout_sfa(m, k, "s8", n):
             major = "mn"
         return select_config(out, m, act, major, "s8", n).name
     names = {pick(out, m, n, k) for m, n, k in SHAPES for out in ("bf16", "f16")}
     names |= {pick("bf16", m, n, k, act or "none", major) for m, n, k in ACT_SHAPES for act in ACTIVATIONS
               for major in ("k", "mn")}
     names |= {pick("bf16", 48, 136, 512, "silu"), pick("bf16", 2048, 4096, 4096), pick("bf16", 40, 264, 640),
-              pick("bf16", 66, 520, 1024, major=layer_sfa_major(66)),
+              pick("bf16", 66, 520, 1024, major=layer_sfa_major(66, "s8")),
               select_config("bf16", 1029, ab="s8", n=4104).replace(tile=(128, 128, 128), cluster=(2, 1, 1),
                                                                   mainloop="overlap").name}
     return sorted(names)

@@ -78,6 +78,9 @@ def test_atom_mainloop_name_and_source():
     assert atm.name.endswith("_c1x2x1_cooperative_persistent_s0_atm") and BlockwiseConfig.from_name(atm.name) == atm
     src = emit_blockwise_source(atm)
     assert "using CollectiveMainloop = cg_blockwise::AtomPromotionMainloop<CollectiveMainloopBase>;" in src
+    # the fp8 policy in the shared loop; the int8 header is not in fp8 sources
+    assert "using AtomPromotionMainloop = AtomPromotion<Base, Fp8Promotion>;" in src
+    assert "struct Int8Promotion" not in src
     with pytest.raises(ValueError, match="BlockwiseConfig.mainloop"):  # never built or run: not offered
         BlockwiseConfig(tile=(128, 128, 128), schedule="pingpong", mainloop="atom")
 
@@ -102,12 +105,15 @@ def test_selection_by_m():
 
 
 def test_int8_selection_by_m_and_tiles():
-    """SELECTION_S8: pingpong to 128 rows, the 128 x 128 overlapped tile, from 384 rows the 256 x 128 per-atom tile
-    where it makes enough tiles (WIDE_MIN_TILES; the row before it elsewhere; where N is not known the rows decide)."""
+    """SELECTION_S8: pingpong to 128 rows, from 129 rows the 256 x 128 per-atom tile where it makes enough tiles
+    (WIDE_MIN_TILES), the 128 x 128 overlapped tile elsewhere; where N is not known the rows decide."""
     from cutlass_gemm.kernels.blockwise import WIDE_MIN_TILES
     s8 = lambda m, n=0: select_config("bf16", m, ab="s8", n=n)  # noqa: E731
     assert (s8(17).tile, s8(128).schedule, s8(128).mainloop) == ((64, 128, 128), "pingpong", "overlap")
-    assert (s8(129).tile, s8(383, 8192).cluster, s8(383, 8192).mainloop) == ((128, 128, 128), (2, 1, 1), "overlap")
+    assert s8(128, 1 << 16).tile == (64, 128, 128)  # the tile count never moves the pingpong rows
+    mid = s8(129, 128 * 66)  # 66 tiles of 256 x 128: the 128 x 128 tile
+    assert (mid.tile, mid.cluster, mid.mainloop) == ((128, 128, 128), (2, 1, 1), "overlap") and s8(383, 4096) == mid
+    assert s8(129, 128 * 67).mainloop == "atom" and s8(192, 28672).mainloop == "atom" and s8(129).mainloop == "atom"
     wide = s8(384, 8192)  # 2 x 64 tiles of 256 x 128
     assert (wide.tile, wide.cluster, wide.schedule, wide.mainloop) == ((256, 128, 128), (1, 2, 1), "cooperative",
                                                                        "atom")
@@ -131,15 +137,17 @@ def test_int8_selection_by_m_and_tiles():
 def test_int8_mainloops_in_the_source():
     from cutlass_gemm.kernels.emit_blockwise import emit_blockwise_source
     atm = select_config("bf16", 4096, ab="s8")
-    ovl = select_config("bf16", 300, ab="s8")
+    ovl = select_config("bf16", 300, ab="s8", n=1024)  # 2 x 8 tiles of 256 x 128: the 128 x 128 tile
     assert atm.name.endswith("_s8_bf16_sfak_t256x128x128_c1x2x1_cooperative_persistent_s0_atm")
     assert BlockwiseConfig.from_name(atm.name) == atm
     src, src_ovl = emit_blockwise_source(atm), emit_blockwise_source(ovl)
     assert "using CollectiveMainloop = cg_blockwise::Int8AtomPromotionMainloop<CollectiveMainloopBase>;" in src
     assert "using CollectiveMainloop = cg_blockwise::Int8PromotionMainloop<CollectiveMainloopBase>;" in src_ovl
-    # the same promotion per element and K block in both (the bits agree: tests/test_blockint8_sm90_gpu.py)
-    promote = "+= __int2float_rn(part{}(i)) * (sf{}(i) * sfb{}(i));"
-    assert promote.format("2", "_m", "_m") in src and promote.format("", "", "") in src_ovl
+    # both loops with the one int8 promotion per element and K block (bits agree: tests/test_blockint8_sm90_gpu.py)
+    promote = "acc(i) += __int2float_rn(part(i)) * (sf(i) * sfb(i));"
+    assert src.count(promote) == 1 and src_ovl.count(promote) == 1
+    assert "using Int8AtomPromotionMainloop = AtomPromotion<Base, Int8Promotion>;" in src
+    assert "using Int8PromotionMainloop = OverlapPromotion<Base, Int8Promotion>;" in src_ovl
     assert "MMA_64x128x32_S32S8S8" not in src  # the wgmma atom is chosen by cute from the tile, not spelled out
     with pytest.raises(ValueError, match="BlockwiseConfig.mainloop"):  # CUTLASS's builder takes fp8 only
         atm.replace(mainloop="cutlass")
@@ -153,6 +161,15 @@ def test_relayout_rule():
     assert not relayout_sfa(SFA_MN_MIN_M - 4, 8192)  # below the M the column-major layout pays from
     assert not relayout_sfa(1026, 8192)  # M % 4: the TMA-loaded layout cannot serve it
     assert not relayout_sfa(4096, SFA_RELAYOUT_MIN_K - 128)  # shallow K: the copy costs what it saves
+    # int8: from the rows its cooperative tiles serve (SFA_MN_MIN_M_S8), the layers' layout too
+    from cutlass_gemm.kernels.blockwise import SFA_MN_MIN_M_S8, layer_sfa_major
+    assert SFA_MN_MIN_M_S8 == 129 and relayout_sfa(132, 4096, "s8") and not relayout_sfa(132, 4096)
+    assert not relayout_sfa(128, 4096, "s8") and not relayout_sfa(132, 2048, "s8")
+    assert not relayout_sfa(130, 4096, "s8")
+    # below SFA_MN_MIN_M only where the 256-row tile serves: 2 x 32 tiles at 384 x 4096 keep the 128 x 128 tile
+    assert relayout_sfa(384, 4096, "s8", 14336) and not relayout_sfa(384, 4096, "s8", 4096)
+    assert relayout_sfa(512, 4096, "s8", 4096)
+    assert layer_sfa_major(132, "s8") == "mn" and layer_sfa_major(132) == "k" and layer_sfa_major(130, "s8") == "k"
 
 
 # ------------------------------------------------------------------------------------------- emission

@@ -58,7 +58,7 @@ def chain_kernels():
     names = set(KERNELS)
     for m in CHAIN_M:
         names.add(select_config("bf16", m, sfa_major=layer_sfa_major(m), n=CHAIN_WIDTH).name)
-        names.add(select_config("bf16", m, sfa_major=layer_sfa_major(m), ab="s8", n=CHAIN_WIDTH).name)
+        names.add(select_config("bf16", m, sfa_major=layer_sfa_major(m, "s8"), ab="s8", n=CHAIN_WIDTH).name)
     return sorted(names)
 
 

@@ -41,7 +41,8 @@ from typing import List, Optional, Tuple
 from .config import ACTIVATIONS, TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged BlockwiseConfig would change.
-BLOCKWISE_GENERATOR_VERSION = "9"  # 9: the int8 per-atom mainloop (Int8AtomPromotionMainloop) in the int8 sources
+# 10: the promotion mainloops as two loops and two policies (kernels/cxx); 9: the int8 per-atom mainloop
+BLOCKWISE_GENERATOR_VERSION = "10"
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_blockwise"
 
@@ -230,20 +231,38 @@ SFA_MN_MIN_M = 512
 SFA_RELAYOUT_MIN_K = 4096
 
 
-def relayout_sfa(m: int, k: int) -> bool:
-    """Whether the op turns a row-major scale_a of an (m, k) call into the column-major layout before the GEMM."""
-    return m >= SFA_MN_MIN_M and m % 4 == 0 and k >= SFA_RELAYOUT_MIN_K
+#: The int8 family's SFA_MN_MIN_M: from the rows its cooperative tiles serve (SELECTION_S8). Measured (H200, session 48,
+#: tools/results/h200-2026-11-29/session48/call1-2, one process per layout, us, "mn" / "k"): 128 x 128 c2x1 tile
+#: 84.8 / 92.3 (192 x 28672 x 4096), 85.3 / 92.4 (256 x 28672 x 4096), 44.1 / 48.1 (256 x 14336 x 4096), 85.0 / 92.1
+#: (320 x 14336 x 4096), 81.6 / 117.2 (320 x 8192^2), 81.7 / 89.4 (256 x 16384 x 8192); the 256 x 128 per-atom tile
+#: 78.9 / 89.7, 79.4 / 92.6, 41.4 / 48.3, 78.0 / 92.9, 75.5 / 91.8, 76.6 / 89.9; on the H100 (session28/call1) "mn"
+#: was ahead for every cooperative tile from 256 rows too.
+SFA_MN_MIN_M_S8 = 129
 
 
-def layer_sfa_major(m: int) -> str:
-    """The activation-scale layout a layer requests from quantize_per_group for `m` rows."""
-    return "mn" if m >= SFA_MN_MIN_M and m % 4 == 0 else "k"
+def _sfa_mn_min_m(ab: str) -> int:
+    return SFA_MN_MIN_M_S8 if ab == "s8" else SFA_MN_MIN_M
+
+
+def relayout_sfa(m: int, k: int, ab: str = "e4m3", n: int = 0) -> bool:
+    """Whether the op turns a row-major scale_a of an (m, k) call of family `ab` (`n` output columns, 0: not known)
+    into the column-major layout before the GEMM. int8 below SFA_MN_MIN_M: only where the 256-row tile serves; at
+    384 x 4096^2 (the 128 x 128 tile) the copy cost more than the layout saved (H200, session48/call3: 25.7 us
+    row-major, 26.4 with the copy)."""
+    if m < _sfa_mn_min_m(ab) or m % 4 or k < SFA_RELAYOUT_MIN_K:
+        return False
+    return m >= SFA_MN_MIN_M or _selected_row(m, ab, n)[0][0] == 256  # (per call: no config object built)
+
+
+def layer_sfa_major(m: int, ab: str = "e4m3") -> str:
+    """The activation-scale layout a layer of family `ab` requests from quantize_per_group for `m` rows."""
+    return "mn" if m >= _sfa_mn_min_m(ab) and m % 4 == 0 else "k"
 
 
 #: The int8 kernels (ab "s8": per-token and per-channel scales per 128-wide K block, kernels/cxx/blockwise_int8.hpp),
-#: as SELECTION: 64 x 128 pingpong and 128 x 128 cooperative with the overlapped int8 promotion, and from 384 rows the
-#: 256 x 128 cooperative tile (1 x 2 cluster, the per-token int8 kernel's) with the per-atom one where its tiles fill
-#: the GPU (WIDE_MIN_TILES).
+#: as SELECTION: 64 x 128 pingpong to 128 rows with the overlapped int8 promotion, and from 129 rows the 256 x 128
+#: cooperative tile (1 x 2 cluster, the per-token int8 kernel's) with the per-atom one where its tiles fill the GPU
+#: (WIDE_MIN_TILES), the 128 x 128 cooperative tile with the overlapped promotion elsewhere.
 #: Measured on the H100 (session28/call1, `tools/bench_blockint8.py --choices`, bf16 out, us; scale_a "k" / "mn"):
 #:   64 x 8192^2: 64x128 pingpong 39.7 / 38.8, 128x128 c1x1 54.1 / 52.7, c2x1 52.0 / 51.0 (extension kernel 46.5);
 #:   256 x 8192^2: pingpong 71.3 / 72.0, 128x128 c1x1 58.6 / 54.3, c1x2 57.2 / 53.6, c2x1 56.4 / 51.7;
@@ -263,10 +282,16 @@ def layer_sfa_major(m: int) -> str:
 #: c1x2 per-atom (c2x1 / c1x1): 256 x 8192^2 43.3 -> 76.0 (64 tiles); 512: 81.8 -> 75.7 (77.2 / 78.5); 1024: 159.4 ->
 #: 146.7; 2048: 319.2 -> 293.5 (299.5 / 307.5); 4096: 692.2 -> 618.4; 8192^3: 1480.9 -> 1266.1 (1279.3 / 1382.2);
 #: 4096 x 7168 x 2048: 152.0 -> 141.0; 2048 x 28672 x 4096: 588.4 -> 536.6 (7-15% less time from 512 rows); 384 x
-#: 8192^2: 82.2 -> 76.7 (call 2). Below 384 rows not measured: the row stays.
+#: 8192^2: 82.2 -> 76.7 (call 2). At 129..383 rows (H200, session 48, tools/results/h200-2026-11-29/session48/call1-2,
+#: where the 256-row tile makes more than 66 tiles; "mn" then "k"): 192 x 28672 x 4096 84.8 -> 78.9, 92.3 -> 89.7;
+#: 256 x 28672 x 4096 85.3 -> 79.4, 92.4 -> 92.6; 256 x 14336 x 4096 44.1 -> 41.4, 48.1 -> 48.3; 320 x 14336 x 4096
+#: 85.0 -> 78.0, 92.1 -> 92.9; 320 x 8192^2 81.6 -> 75.5, 117.2 -> 91.8; 256 x 16384 x 8192 81.7 -> 76.6, 89.4 -> 89.9:
+#: 6-9% less time with "mn" (SFA_MN_MIN_M_S8), within 1% with "k" but at 192 rows and 320 x 8192^2, so the
+#: per-atom tile from 129 rows. The 128 x 128 row's limit is the pingpong row's: M alone never reaches it, it serves
+#: where the 256-row tile would make too few tiles (WIDE_MIN_TILES).
 SELECTION_S8: Tuple[Tuple[Optional[int], tuple], ...] = (
     (128, ((64, 128, 128), (1, 1, 1), "pingpong", "persistent", "overlap")),
-    (383, ((128, 128, 128), (2, 1, 1), "cooperative", "persistent", "overlap")),
+    (128, ((128, 128, 128), (2, 1, 1), "cooperative", "persistent", "overlap")),
     (None, ((256, 128, 128), (1, 2, 1), "cooperative", "persistent", "atom")),
 )
 #: A 256-row tile (both families) serves a call only where it makes at least this many tiles (ceil(M / 256) *
@@ -293,23 +318,30 @@ def select_config(out_dtype: str, m: int, activation: str = "none", sfa_major: s
                   ab: str = "e4m3", n: int = 0) -> BlockwiseConfig:
     """The kernel a call with `m` rows (and `n` output columns; 0: not known, the M rows alone decide) takes
     (SELECTION, or SELECTION_S8 for int8 operands)."""
+    return _row_config(_selected_row(m, ab, n), ab, out_dtype, activation, sfa_major)
+
+
+def _selected_row(m: int, ab: str, n: int) -> tuple:
     rows = SELECTION_S8 if ab == "s8" else SELECTION
     for i, (limit, row) in enumerate(rows):
         if limit is None or m <= limit:
             tile = row[0]
             if n > 0 and i > 0 and tile[0] == 256 and -(-m // tile[0]) * -(-n // tile[1]) < WIDE_MIN_TILES:
                 row = rows[i - 1][1]
-            tile, cluster, schedule, scheduler, mainloop = row
-            return BlockwiseConfig(ab=ab, out_dtype=out_dtype, activation=activation, sfa_major=sfa_major, tile=tile,
-                                   cluster=cluster, schedule=schedule, scheduler=scheduler, mainloop=mainloop)
+            return row
     raise AssertionError("SELECTION ends with a catch-all row")
+
+
+def _row_config(row: tuple, ab: str, out_dtype: str, activation: str = "none", sfa_major: str = "k") -> BlockwiseConfig:
+    tile, cluster, schedule, scheduler, mainloop = row
+    return BlockwiseConfig(ab=ab, out_dtype=out_dtype, activation=activation, sfa_major=sfa_major, tile=tile,
+                           cluster=cluster, schedule=schedule, scheduler=scheduler, mainloop=mainloop)
 
 
 def s8_candidate_configs(out_dtype: str = "bf16", sfa_major: str = "k") -> List[BlockwiseConfig]:
     """The int8 kernels of SELECTION_S8 and CANDIDATES_S8."""
     rows = {row for _, row in SELECTION_S8} | set(CANDIDATES_S8)
-    return sorted((BlockwiseConfig(ab="s8", out_dtype=out_dtype, sfa_major=sfa_major, tile=t, cluster=c, schedule=s,
-                                   scheduler=sc, mainloop=ml) for t, c, s, sc, ml in rows), key=lambda c: c.name)
+    return sorted((_row_config(row, "s8", out_dtype, sfa_major=sfa_major) for row in rows), key=lambda c: c.name)
 
 
 def _serves(cfg: BlockwiseConfig, mainloop: str) -> bool:
@@ -349,8 +381,8 @@ def default_configs() -> List[BlockwiseConfig]:
         cfgs.update(select_config("bf16", m, act, sfa_major="mn") for m in mn_rows)
     # int8: each SELECTION_S8 row in both scale_a layouts (the op serves either), fp16 and bf16 out, and every
     # activation with bf16
-    s8_rows = [limit for limit, _ in SELECTION_S8[:-1]] + [1 << 20]
     for major in SFA_MAJORS:
-        cfgs.update(select_config(out, m, sfa_major=major, ab="s8") for out in OUT_DTYPES for m in s8_rows)
-        cfgs.update(select_config("bf16", m, act, major, "s8") for act in ACTIVATIONS[1:] for m in s8_rows)
+        for _, row in SELECTION_S8:
+            cfgs.update(_row_config(row, "s8", out, sfa_major=major) for out in OUT_DTYPES)
+            cfgs.update(_row_config(row, "s8", "bf16", act, major) for act in ACTIVATIONS[1:])
     return sorted(cfgs, key=lambda c: c.name)

@@ -65,7 +65,7 @@ def block_linear_fast(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch
     fn, ws_bytes, col_major = 0, 0, False
     if m > max_m and (blockwise_fp8 or _int8_cutlass(x, weight, weight_scale, bias, m, block)):
         # the CUTLASS kernel the op would run for this shape (planned once per shape)
-        major = layer_sfa_major(m)
+        major = layer_sfa_major(m, "e4m3" if blockwise_fp8 else "s8")
         lib, ws_bytes = _plan(x.get_device(), m, weight.shape[0], k, out_dtype, activation, major,
                               "e4m3" if blockwise_fp8 else "s8")
         fn, col_major = lib.function_address, major == "mn"

@@ -158,7 +158,7 @@ def sm90_route(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Opt
         return None
     if scale_a.is_contiguous():
         major = "k"
-        if relayout_sfa(m, k):  # coalesced gathers of the per-token scales, worth the copy (kernels/blockwise.py)
+        if relayout_sfa(m, k, "s8", n):  # coalesced gathers of the per-token scales, worth the copy (kernels/blockwise)
             scale_a, major = scale_a.t().contiguous().t(), "mn"
     elif scale_a.stride() == (1, m):
         major = "mn"

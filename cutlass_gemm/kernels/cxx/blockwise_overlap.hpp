@@ -1,21 +1,31 @@
-// cutlass_gemm: two mainloops derived from CUTLASS's SM90 FP8 blockwise collective, inlined by
-// kernels/emit_blockwise.py into each kernel whose mainloop is "overlap" or "atom".
+// cutlass_gemm: the promotion mainloops of the blockwise family, derived from CUTLASS's SM90 FP8 blockwise collective
+// and inlined by kernels/emit_blockwise.py into each kernel whose mainloop is "overlap" or "atom".
 //
 // CUTLASS's collective (MainloopSm90TmaGmmaWarpSpecializedBlockwiseFP8) issues a k-tile's wgmmas into a temporary
 // accumulator, waits for them (warpgroup_wait<0>), then multiplies the temporary by the two block scales and adds
 // it to the running sum: the tensor cores idle while the FFMAs run (64 per thread per 128-deep k-tile at a 128 x 128
-// cooperative tile).
-// - OverlapPromotionMainloop (warpgroups of one 64-row atom): two temporaries alternate: k-tile k's wgmmas are
+// cooperative tile). Two loops here change when that happens; each is written once and takes a promotion policy
+// (what a k-tile's temporary adds to the running sum: Fp8Promotion below, Int8Promotion in blockwise_int8.hpp).
+// - OverlapPromotion (warpgroups of one 64-row atom): two temporaries alternate: k-tile k's wgmmas are
 //   issued into one before k-tile k-1's result, in the other, is waited for (warpgroup_wait<1>) and promoted, so
 //   the FFMAs of k-1 run while the tensor cores work on k. Cost: one more accumulator set (64 registers per thread
 //   at 128 x 128 cooperative or 64 x 128 pingpong), and each smem stage stays held one k-tile longer. Measured
-//   (H100, tools/results/h100-2026-11-27/session24/call1-2): 3-7% less time at the large shapes, 9-11% for the
+//   (H100, fp8, tools/results/h100-2026-11-27/session24/call1-2): 3-7% less time at the large shapes, 9-11% for the
 //   64 x 128 pingpong tile at 256-1024 rows.
-// - AtomPromotionMainloop (warpgroups of two atoms: the 256 x 128 cooperative tile, the per-token fp8 kernel's):
-//   one atom-sized temporary, promoted atom by atom (below). Measured (session25/call1-2): 4096 x 7168 x 2048
+// - AtomPromotion (warpgroups of two atoms: the 256 x 128 cooperative tile, the per-token fp8 kernel's):
+//   one atom-sized temporary, promoted atom by atom (below). Measured (fp8, session25/call1-2): 4096 x 7168 x 2048
 //   101.5-102.0 us against 106.7-106.8 for the 128 x 128 overlapped tile, 8192^3 915.7-999.4 against 1010-1041.
-// Everything else (TMA loads, scale gathers, pipeline, shared storage, params) is the base collective's; both
-// give the bits of CUTLASS's mainloop (the same wgmmas and the same FFMA per element and k-tile).
+// Everything else (TMA loads, scale gathers, pipeline, shared storage, params) is the base collective's; the fp8
+// policy gives the bits of CUTLASS's mainloop (the same wgmmas and the same FFMA per element and k-tile).
+//
+// A promotion policy P = Promotion<Base> gives
+//   Temp                    the element type of the wgmma temporaries;
+//   IssueMma                the tiled MMA that issues the wgmmas into them;
+//   kReleaseBeforePromote   whether a stage is free once its wgmmas are done (every scale the promotion needs is in
+//                           registers) or only after its promotion (the promotion reads the stage's weight scales);
+//   load(sfa, sfb, sf, sfb_r)  the stage's scales (smem views) into registers before the promotion: sf per element;
+//   fold(sf, sfb_r)         work on them that may wait until the wgmmas are issued;
+//   promote(acc, part, sf, sfb)  acc += what the temporary part adds (sfb: the stage's weight-scale smem view).
 #pragma once
 #include "cutlass/gemm/collective/collective_builder.hpp"
 
@@ -39,7 +49,7 @@ struct PromotionMainloopBase : Base {
   // Every derived mainloop promotes once per k-tile (scale K granularity == tile K == 4 wgmma atoms of K 32).
   static_assert(Base::ScalePromotionInterval == 4, "promotion mainloops: one scale block per k-tile");
 
-  // (tiled_mma, tCsSFA, tCsSFB, tCrA, tCrB): the thread's MMA and its partitions of the scales, seen as
+  // (tCsSFA, tCsSFB, tCrA, tCrB): the thread's partitions of the scales, seen as
   // (BLK_M, BLK_N, (BLK_K, PIPE)) tensors broadcast along the other mode (the base's views), and of A and B.
   CUTLASS_DEVICE static auto views(TensorStorage& shared_tensors, int thread_idx) {
     using namespace cute;
@@ -68,25 +78,51 @@ struct PromotionMainloopBase : Base {
     Tensor tCsSFB = tiled_mma.get_slice(thread_idx).partition_C(sSFB);
     Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA,MMA_M,MMA_K,PIPE)
     Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE)
-    return cute::make_tuple(tiled_mma, tCsSFA, tCsSFB, tCrA, tCrB);
+    return cute::make_tuple(tCsSFA, tCsSFB, tCrA, tCrB);
   }
 
   // Every stage is released inside mma.
   CUTLASS_DEVICE void mma_tail(MainloopPipeline, PipelineState, int) {}
 };
 
+// The fp8 policy: per-row activation scales (several per tile along M) and one 128-wide weight block per tile N,
+// folded into the per-row scales once per k-tile; the temporaries are float and both scales sit in registers.
 template <class Base>
-struct OverlapPromotionMainloop : PromotionMainloopBase<Base> {
+struct Fp8Promotion {
+  static_assert(Base::ScaleMsPerTile > 1 && Base::ScaleNsPerTile == 1,
+                "fp8 promotion mainloops: per-row scale_a and one 128-wide weight block per tile N");
+  using Temp = float;
+  using IssueMma = typename Base::TiledMma;
+  static constexpr bool kReleaseBeforePromote = true;
+
+  template <class SFAs, class SFBs, class SF, class SFBr>
+  CUTLASS_DEVICE static void load(SFAs const& sfa, SFBs const& sfb, SF& sf, SFBr& sfb_r) {
+    cute::copy(sfa, sf);
+    cute::copy(sfb, sfb_r);
+  }
+  template <class SF, class SFBr>
+  CUTLASS_DEVICE static void fold(SF& sf, SFBr const& sfb_r) {
+    using namespace cute;
+    const auto scale_b = sfb_r(_0{});
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < size(filter_zeros(sf)); ++i) filter_zeros(sf)(i) = filter_zeros(sf)(i) * scale_b;
+  }
+  template <class Acc, class Part, class SF, class SFBs>
+  CUTLASS_DEVICE static void promote(Acc& acc, Part const& part, SF const& sf, SFBs const& /*sfb*/) {
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < cute::size(acc); ++i) acc(i) += part(i) * sf(i);
+  }
+};
+
+template <class Base, template <class> class Promotion>
+struct OverlapPromotion : PromotionMainloopBase<Base> {
   using Common = PromotionMainloopBase<Base>;
+  using P = Promotion<Base>;
   using typename Common::MainloopPipeline;
   using typename Common::PipelineState;
   using typename Common::TensorStorage;
   using typename Common::Params;
   using typename Common::ElementBlockScale;
-  // The fp8 form: per-row activation scales (several per tile along M), one 128-wide weight block per tile N
-  // (folded into the per-row scales once per k-tile).
-  static_assert(Base::ScaleMsPerTile > 1 && Base::ScaleNsPerTile == 1,
-                "fp8 promotion mainloops: per-row scale_a and one 128-wide weight block per tile N");
 
   template <class FrgTensorC>
   CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
@@ -95,15 +131,15 @@ struct OverlapPromotionMainloop : PromotionMainloopBase<Base> {
     static_assert(is_rmem<FrgTensorC>::value, "C tensor must be rmem resident.");
     // (named, not structured bindings: C++17 lambdas cannot capture those)
     auto v = Common::views(shared_tensors, thread_idx);
-    auto& tiled_mma = get<0>(v);
-    auto& tCsSFA = get<1>(v);
-    auto& tCsSFB = get<2>(v);
-    auto& tCrA = get<3>(v);
-    auto& tCrB = get<4>(v);
+    typename P::IssueMma tiled_mma;
+    auto& tCsSFA = get<0>(v);
+    auto& tCsSFB = get<1>(v);
+    auto& tCrA = get<2>(v);
+    auto& tCrB = get<3>(v);
 
-    // Two wgmma targets and their per-row scales (scale_a * scale_b of their k-tile), used alternately.
-    Tensor part0 = make_fragment_like(accum);
-    Tensor part1 = make_fragment_like(accum);
+    // Two wgmma targets and their k-tiles' per-element scales, used alternately.
+    Tensor part0 = make_tensor_like<typename P::Temp>(accum);
+    Tensor part1 = make_tensor_like<typename P::Temp>(accum);
     Tensor sf0 = make_tensor_like<ElementBlockScale>(tCsSFA(_, _, _, _0{}));
     Tensor sf1 = make_tensor_like<ElementBlockScale>(tCsSFA(_, _, _, _0{}));
     Tensor sfb = make_tensor_like<ElementBlockScale>(tCsSFB(_, _, _, _0{}));
@@ -117,9 +153,8 @@ struct OverlapPromotionMainloop : PromotionMainloopBase<Base> {
       auto token = pipeline.consumer_try_wait(smem_pipe_read);
       pipeline.consumer_wait(smem_pipe_read, token);
       const int stage = smem_pipe_read.index();
-      copy(tCsSFA(_, _, _, make_coord(_0{}, stage)), sf);
-      copy(tCsSFB(_, _, _, make_coord(_0{}, stage)), sfb);
-      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+      P::load(tCsSFA(_, _, _, make_coord(_0{}, stage)), tCsSFB(_, _, _, make_coord(_0{}, stage)), sf, sfb);
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;  // the k-tile's first wgmma overwrites the temporary
       warpgroup_fence_operand(part);
       warpgroup_arrive();
       CUTLASS_PRAGMA_UNROLL
@@ -129,20 +164,24 @@ struct OverlapPromotionMainloop : PromotionMainloopBase<Base> {
       }
       warpgroup_commit_batch();
       warpgroup_fence_operand(part);
-      const ElementBlockScale scale_b = sfb(_0{});
-      CUTLASS_PRAGMA_UNROLL
-      for (int i = 0; i < size(filter_zeros(sf)); ++i) filter_zeros(sf)(i) = filter_zeros(sf)(i) * scale_b;
+      P::fold(sf, sfb);
       ++smem_pipe_read;
     };
-    // `part`'s wgmmas are complete (the caller waited): free its stage, add part * scale to the running sum.
+    // `part`'s wgmmas are complete (the caller waited): add it to the running sum, free its stage.
     auto promote = [&](auto& part, auto const& sf) {
-      pipeline.consumer_release(smem_pipe_release);
-      ++smem_pipe_release;
+      Tensor sfb_s = tCsSFB(_, _, _, make_coord(_0{}, smem_pipe_release.index()));
+      if constexpr (P::kReleaseBeforePromote) {
+        pipeline.consumer_release(smem_pipe_release);
+        ++smem_pipe_release;
+      }
       warpgroup_fence_operand(part);
       warpgroup_fence_operand(accum);
-      CUTLASS_PRAGMA_UNROLL
-      for (int i = 0; i < size(accum); ++i) accum(i) += part(i) * sf(i);
+      P::promote(accum, part, sf, sfb_s);
       warpgroup_fence_operand(accum);
+      if constexpr (!P::kReleaseBeforePromote) {
+        pipeline.consumer_release(smem_pipe_release);
+        ++smem_pipe_release;
+      }
     };
 
     issue(part0, sf0);  // k-tile 0
@@ -174,39 +213,35 @@ struct OverlapPromotionMainloop : PromotionMainloopBase<Base> {
 // (64 registers) serves both atoms in turn: atom 0's wgmmas, wait, promote, atom 1's, wait, promote. Within a
 // warpgroup the tensor cores idle during each promotion; the other warpgroup's wgmmas can fill that time. Making
 // the two warpgroups issue their atom batches strictly in turn (two named barriers), so that one would promote
-// while the other's batch runs, was slower (8192^3: 1006.8 / 1065.2 us against 915.7 / 929.9; session25/call2).
-template <class Base>
-struct AtomPromotionMainloop : PromotionMainloopBase<Base> {
+// while the other's batch runs, was slower (fp8 8192^3: 1006.8 / 1065.2 us against 915.7 / 929.9; session25/call2).
+template <class Base, template <class> class Promotion>
+struct AtomPromotion : PromotionMainloopBase<Base> {
   using Common = PromotionMainloopBase<Base>;
+  using P = Promotion<Base>;
   using typename Common::MainloopPipeline;
   using typename Common::PipelineState;
   using typename Common::TensorStorage;
   using typename Common::Params;
   using typename Common::ElementBlockScale;
-  // The fp8 form: per-row activation scales (several per tile along M), one 128-wide weight block per tile N
-  // (folded into the per-row scales once per k-tile).
-  static_assert(Base::ScaleMsPerTile > 1 && Base::ScaleNsPerTile == 1,
-                "fp8 promotion mainloops: per-row scale_a and one 128-wide weight block per tile N");
 
   template <class FrgTensorC>
   CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
                           int thread_idx, TensorStorage& shared_tensors, Params const& /*mainloop_params*/) {
     using namespace cute;
     static_assert(is_rmem<FrgTensorC>::value, "C tensor must be rmem resident.");
-    // (named, not structured bindings: C++17 lambdas cannot capture those)
     auto v = Common::views(shared_tensors, thread_idx);
-    auto& tiled_mma = get<0>(v);
-    auto& tCsSFA = get<1>(v);
-    auto& tCsSFB = get<2>(v);
-    auto& tCrA = get<3>(v);
-    auto& tCrB = get<4>(v);
+    typename P::IssueMma tiled_mma;
+    auto& tCsSFA = get<0>(v);
+    auto& tCsSFB = get<1>(v);
+    auto& tCrA = get<2>(v);
+    auto& tCrB = get<3>(v);
     constexpr int kAtomsM = decltype(size<1>(accum))::value;  // (MMA,MMA_M,MMA_N)
     static_assert(kAtomsM >= 2, "per-atom promotion: a warpgroup holding one atom has no use for it");
 
     // One atom's wgmma target, viewed (MMA,1,MMA_N) for cute::gemm's (V,M) x (V,N) => (V,M,N) dispatch.
-    Tensor part2 = make_fragment_like(accum(_, 0, _));                                           // (MMA,MMA_N)
+    Tensor part2 = make_tensor_like<typename P::Temp>(accum(_, 0, _));                          // (MMA,MMA_N)
     Tensor part = make_tensor(part2.data(), make_layout(layout<0>(part2), Layout<_1, _0>{}, layout<1>(part2)));
-    Tensor sf = make_tensor_like<ElementBlockScale>(tCsSFA(_, _, _, _0{}));  // this k-tile's per-row scales
+    Tensor sf = make_tensor_like<ElementBlockScale>(tCsSFA(_, _, _, _0{}));  // this k-tile's per-element scales
     Tensor sfb = make_tensor_like<ElementBlockScale>(tCsSFB(_, _, _, _0{}));
 
     clear(accum);
@@ -219,7 +254,7 @@ struct AtomPromotionMainloop : PromotionMainloopBase<Base> {
       CUTLASS_PRAGMA_UNROLL
       for (int m = 0; m < kAtomsM; ++m) {
         Tensor a = tCrA(_, m, _, stage);  // (MMA,MMA_K)
-        tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+        tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;  // the atom's first wgmma overwrites the temporary
         warpgroup_fence_operand(part2);
         warpgroup_arrive();
         CUTLASS_PRAGMA_UNROLL
@@ -231,36 +266,40 @@ struct AtomPromotionMainloop : PromotionMainloopBase<Base> {
         }
         warpgroup_commit_batch();
         if (m == 0) {  // the scales are read while the first atom's wgmmas run
-          copy(tCsSFA(_, _, _, make_coord(_0{}, stage)), sf);
-          copy(tCsSFB(_, _, _, make_coord(_0{}, stage)), sfb);
-          const ElementBlockScale scale_b = sfb(_0{});
-          CUTLASS_PRAGMA_UNROLL
-          for (int i = 0; i < size(filter_zeros(sf)); ++i) filter_zeros(sf)(i) = filter_zeros(sf)(i) * scale_b;
+          P::load(tCsSFA(_, _, _, make_coord(_0{}, stage)), tCsSFB(_, _, _, make_coord(_0{}, stage)), sf, sfb);
+          P::fold(sf, sfb);
         }
         if (m == kAtomsM - 1 && k_tile_count > 1) {
           // Look at the next stage's barrier while these wgmmas run (test_wait: never suspends the thread), so that
-          // its wait costs nothing when the stage is there: 2-3% at the large shapes (session25/call7: 4096 x 7168
-          // x 2048 103.82 -> 101.37 us, 8192^3 857.0 -> 836.1; try_wait there the same, call9). In the overlapped
-          // loop above the same poll lost 1-8% (call8, call9) and is not made.
+          // its wait costs nothing when the stage is there: 2-3% at the large shapes (fp8, session25/call7: 4096 x
+          // 7168 x 2048 103.82 -> 101.37 us, 8192^3 857.0 -> 836.1; try_wait there the same, call9). In the
+          // overlapped loop above the same poll lost 1-8% (call8, call9) and is not made.
           PipelineState next = smem_pipe_read;
           ++next;
           token = pipeline.consumer_test_wait(next);
         }
         warpgroup_wait<0>();
         warpgroup_fence_operand(part2);
-        if (m == kAtomsM - 1) {  // every wgmma reading this stage is done
-          pipeline.consumer_release(smem_pipe_read);
+        if constexpr (P::kReleaseBeforePromote) {
+          if (m == kAtomsM - 1) pipeline.consumer_release(smem_pipe_read);  // every wgmma reading the stage is done
         }
         Tensor acc_m = accum(_, m, _);
-        Tensor sf_m = sf(_, m, _);
         warpgroup_fence_operand(accum);
-        CUTLASS_PRAGMA_UNROLL
-        for (int i = 0; i < size(acc_m); ++i) acc_m(i) += part2(i) * sf_m(i);
+        P::promote(acc_m, part2, sf(_, m, _), tCsSFB(_, m, _, make_coord(_0{}, stage)));
         warpgroup_fence_operand(accum);
+      }
+      if constexpr (!P::kReleaseBeforePromote) {
+        pipeline.consumer_release(smem_pipe_read);  // every promotion reading the stage's weight scales is done
       }
       ++smem_pipe_read;
     }
   }
 };
+
+// The fp8 family's two mainloops.
+template <class Base>
+using OverlapPromotionMainloop = OverlapPromotion<Base, Fp8Promotion>;
+template <class Base>
+using AtomPromotionMainloop = AtomPromotion<Base, Fp8Promotion>;
 
 }  // namespace cg_blockwise
