@@ -15,7 +15,7 @@ from cutlass_gemm.kernels import activations
 from cutlass_gemm.kernels.blockwise import (BLOCKWISE_GENERATOR_VERSION, GENERATED_SUBDIR, BlockwiseConfig,
                                             candidate_configs, default_configs, select_config)
 from cutlass_gemm.kernels.families import family_of
-from cutlass_gemm.kernels.mixed_input import parse_kernel_name
+from cutlass_gemm.kernels.families import config_from_name
 from cutlass_gemm.quant import quantize_activation, quantize_weight
 from cutlass_gemm.quant.blockwise import (BLOCK, blockwise_reference, dequantize_weight_block2d, quantize_act_block,
                                           quantize_weight_block2d)
@@ -28,7 +28,7 @@ OPCHECK_UTILS = ("test_autograd_registration", "test_faketensor", "test_aot_disp
 # ------------------------------------------------------------------------------------------- configs
 def test_names_round_trip_and_parse():
     for cfg in default_configs():
-        assert BlockwiseConfig.from_name(cfg.name) == cfg == parse_kernel_name(cfg.name)
+        assert BlockwiseConfig.from_name(cfg.name) == cfg == config_from_name(cfg.name)
         assert family_of(cfg).name == "blockwise"
     assert select_config("bf16", 16, "silu").name == \
         "sm90_blockwise_e4m3_bf16_silu_sfak_t64x128x128_c1x1x1_pingpong_persistent_s0_ovl"

@@ -4,9 +4,10 @@ outlier accuracy (per-block vs this library's per-token kernel); Fp8BlockLinear 
 opcheck; every candidate kernel launched directly (the derived mainloops: same bits as CUTLASS's).
 Run with `pytest -m gpu tests/test_blockwise_gpu.py`.
 
-Kernels this file needs (the committed set, 40; build them first, about a minute each, in parallel):
+Kernels this file needs (`python tests/test_blockwise_gpu.py` prints them; build them first, about a minute each, in
+parallel):
 
-    python tools/generate_kernels.py --blockwise --compile --jobs 16
+    python tools/generate_kernels.py --compile --jobs 16 $(printf -- "--name %s " $(python tests/test_blockwise_gpu.py))
 """
 from unittest import mock
 
@@ -14,7 +15,7 @@ import pytest
 import torch
 
 import cutlass_gemm
-from cutlass_gemm.kernels import activations
+from cutlass_gemm.kernels import activations, heuristics
 from cutlass_gemm.kernels.blockwise import (BlockwiseConfig, candidate_configs, default_configs, relayout_sfa,
                                             select_config)
 from cutlass_gemm.ops import blockwise as bops
@@ -281,8 +282,9 @@ def test_state_dict_round_trip_on_gpu():
 
 
 def kernels_needed():
-    """The blockwise kernels these tests run (a session builds exactly those first; the per-token fp8 GEMM of the
-    outlier test and the decode GEMV (M <= 16) are not among them)."""
+    """The kernels these tests run (a session builds exactly those first: `python tools/generate_kernels.py --compile
+    $(printf -- "--name %s " $(python tests/test_blockwise_gpu.py))`): the blockwise ones and the per-token fp8 GEMM of
+    the outlier test; the decode GEMV (M <= 16) is the torch extension's."""
     def pick(m, n, k, act="none", major="k", out="bf16"):
         if major == "k" and relayout_sfa(m, k):
             major = "mn"
@@ -300,6 +302,8 @@ def kernels_needed():
     names |= {pick(37, 136, 256, act or "none") for act in (None,) + activations.PUBLIC}
     names |= {pick(m, _n_at(m, 136), 512, major=major) for m in (200, 4096) for major in ("k", "mn")}
     names |= {pick(96, 256, 512), pick(51, 264, 512, "silu"), pick(37, 136, 384, "relu6"), pick(5, 128, 256)}
+    names.add(heuristics.make_config(90, "scaled", "bf16", heuristics.choose_tile(90, 96, 256, "e4m3"), a_dtype="e4m3",
+                                     scale_a="token", scale_b="channel").name)  # the outlier test's per-token GEMM
     return sorted(names)
 
 

@@ -141,3 +141,28 @@ def test_narrow_problems_take_the_narrow_tile_only_above_the_last_row():
     assert heuristics.choose_tile(90, 256, 136) == heuristics.SELECTION[90][1][1]
     assert heuristics.choose_tile(90, 8192, 8192) == big
     assert narrow in heuristics.table_tiles(90) and least == 100
+
+
+def test_tool_writes_named_kernels_of_every_family_into_their_folders(tmp_path):
+    """`tools/generate_kernels.py --name` without a family flag: each name parsed by its family
+    (families.config_from_name), its source written where that family's are, nothing else touched; a bad name is a
+    usage error naming it."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("generate_kernels", ROOT / "tools" / "generate_kernels.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    names = {"sm90": "sm90_e4m3_bf16_scaled_token_channel_t64x128x128_c2x1x1_pingpong_s0_a16x16x8",
+             "sm90_blockwise": "sm90_blockwise_s8_bf16_sfak_t256x128x128_c1x2x1_cooperative_persistent_s0_atm",
+             "sm90_mixed": "sm90_mixed_bf16_int4_sym_t128x128x64_c1x1x1_cooperative_s0_streamk",
+             "sm90_conv": "sm90_conv2d_fprop_int8_bf16_relu6_t128x128x64_c1x1x1_s0"}
+    (tmp_path / "sm90_conv").mkdir()
+    (tmp_path / "sm90_conv" / "mine.cu").write_text("// a user's file")
+    argv = ["--out", str(tmp_path)] + [a for n in names.values() for a in ("--name", n)]
+    assert tool.main(argv) == 0
+    for sub, name in names.items():
+        assert (tmp_path / sub / f"{name}.cu").read_text() == (ROOT / "generated" / sub / f"{name}.cu").read_text()
+    assert (tmp_path / "sm90_conv" / "mine.cu").read_text() == "// a user's file"
+    with pytest.raises(SystemExit):
+        tool.main(["--out", str(tmp_path), "--name", names["sm90_blockwise"], "--name", "sm90_not_a_kernel"])
+    with pytest.raises(SystemExit):  # --activation is the GEMM family's: not silently dropped for the others
+        tool.main(["--out", str(tmp_path), "--name", names["sm90_mixed"], "--activation", "relu"])

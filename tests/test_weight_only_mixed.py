@@ -18,8 +18,8 @@ from cutlass_gemm.kernels.config import KernelConfig
 from cutlass_gemm.kernels.launcher_text import LAUNCHER_ABI_VERSION
 from cutlass_gemm.kernels.emit_mixed import emit_mixed_source
 from cutlass_gemm.kernels.generate import generate_mixed
-from cutlass_gemm.kernels.mixed_input import (MIXED_GENERATOR_VERSION, MixedInputConfig, default_configs, parse_kernel_name,
-                                              select_config)
+from cutlass_gemm.kernels.families import config_from_name
+from cutlass_gemm.kernels.mixed_input import MIXED_GENERATOR_VERSION, MixedInputConfig, default_configs, select_config
 from cutlass_gemm.nn import WeightOnlyLinear
 from cutlass_gemm.ops import weight_only as wo_ops
 from cutlass_gemm.ops.weight_only import weight_only_backend, weight_only_linear, weight_only_mm
@@ -44,7 +44,7 @@ def test_names_round_trip_and_read_in_field_order():
     cfgs = default_configs() + [MixedInputConfig(tile=(64, 128, 64), schedule="pingpong", cluster=(2, 1, 1), stages=4)]
     assert len(default_configs()) == 56  # 14 kernels in each of the 4 formats
     for cfg in cfgs:
-        assert MixedInputConfig.from_name(cfg.name) == cfg == parse_kernel_name(cfg.name)
+        assert MixedInputConfig.from_name(cfg.name) == cfg == config_from_name(cfg.name)
         assert MixedInputConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
     assert select_config("bf16", 4, False).name == "sm90_mixed_bf16_int4_sym_t128x256x64_c2x1x1_cooperative_s0"
     assert select_config("bf16", 4, False, 17).name == "sm90_mixed_bf16_int4_sym_t128x32x64_c2x1x1_cooperative_s0_streamk"
@@ -70,7 +70,7 @@ def test_names_round_trip_and_read_in_field_order():
     assert select_config("bf16", 4, False, 17, 4096).name.endswith("_t128x32x64_c2x1x1_cooperative_s0_streamk")
     assert cfgs[-1].name == "sm90_mixed_bf16_int4_sym_t64x128x64_c2x1x1_pingpong_s4"
     gemm = "sm90_int8_bf16_scaled_bias_token_channel_t128x128x128_c1x2x1_pingpong_s0_a16x16x8"
-    assert parse_kernel_name(gemm) == KernelConfig.from_name(gemm)
+    assert config_from_name(gemm) == KernelConfig.from_name(gemm)
     with pytest.raises(ValueError):
         MixedInputConfig.from_name(gemm)
     with pytest.raises(ValueError):

@@ -6,7 +6,7 @@
   python tools/generate_kernels.py --sm 90 --compile --all      # ...or every generated kernel (130)
   python tools/generate_kernels.py --sm 90 --variant scaled_bias --out /tmp/gen --compile
   python tools/generate_kernels.py --sm 90 --activation relu --out /tmp/gen --compile   # relu kernels (prebuilt part)
-  python tools/generate_kernels.py --out /tmp/gen --compile --name KERNEL_NAME [--name ...]   # exactly these
+  python tools/generate_kernels.py --out /tmp/gen --compile --name KERNEL_NAME [--name ...]   # exactly these (any family)
   python tools/generate_kernels.py --mixed [--compile]          # the SM90 weight-only mixed-input set (56)
   python tools/generate_kernels.py --conv [--compile] [--resnet]  # the SM90 int8 conv2d set (36; ResNet-50's 12)
   python tools/generate_kernels.py --blockwise [--compile]      # the SM90 blockwise-scaled fp8 set
@@ -33,6 +33,7 @@ from cutlass_gemm.kernels import heuristics  # noqa: E402
 from cutlass_gemm.runtime import build  # noqa: E402
 from cutlass_gemm.kernels.config import ACTIVATIONS, VARIANTS, KernelConfig  # noqa: E402
 from cutlass_gemm.kernels.generate import generate  # noqa: E402
+from cutlass_gemm.kernels.families import config_from_name, family_of  # noqa: E402
 from cutlass_gemm.errors import BuildError  # noqa: E402
 
 
@@ -45,8 +46,9 @@ def main(argv=None) -> int:
                    help="the selected kernels with these epilogue activations instead of without (they are not "
                         "part of the default set: pass --out DIR; they are built on first use otherwise)")
     p.add_argument("--name", action="append", default=[],
-                   help="exactly these kernels, by name (repeatable; any config, e.g. an activation kernel); "
-                        "with --compile every one is compiled")
+                   help="exactly these kernels, by name (repeatable; any config of any family, e.g. an activation "
+                        "kernel; names of other families than the scaled GEMMs need no family flag); with --compile "
+                        "every one is compiled")
     p.add_argument("--out", type=Path, default=ROOT / "generated", help="output folder (default: generated/)")
     p.add_argument("--compile", action="store_true",
                    help="compile the prebuilt part of the set into the kernel cache (bf16 out, per-token x "
@@ -79,6 +81,8 @@ def main(argv=None) -> int:
         return _conv(args, p)
     if args.blockwise:
         return _blockwise(args, p)
+    if any([_family(n, p) != "gemm" for n in args.name]):  # every name parsed first: a bad one is a usage error
+        return _named(args, p)
     sms = args.sm or list(heuristics.DEFAULT_SMS)
     variants = tuple(args.variant or VARIANTS)
     try:
@@ -113,6 +117,34 @@ def main(argv=None) -> int:
     todo = configs if args.all else prebuilt
     todo = todo[: args.limit] if args.limit else todo
     sources = {c.name: (args.out / f"sm{c.sm}" / f"{c.name}.cu").read_text() for c in todo}
+    return _compile(todo, sources, args.jobs)
+
+
+def _family(name: str, p) -> str:
+    try:
+        return family_of(config_from_name(name)).name
+    except ValueError as exc:
+        p.error(str(exc))
+
+
+def _named(args, p) -> int:
+    """--name of several families (no family flag): each kernel's source written into its family's folder under
+    --out (nothing pruned), then with --compile all of them built together."""
+    from cutlass_gemm.kernels import generate as gen
+    if args.activation or args.variant:
+        p.error("--activation / --variant apply to the scaled-GEMM family; name the kernels of other families exactly")
+    writers = {"gemm": gen.generate, "mixed_input": gen.generate_mixed, "conv2d": gen.generate_conv,
+               "blockwise": gen.generate_blockwise}
+    configs = [config_from_name(n) for n in args.name]
+    for fam, writer in writers.items():
+        mine = [c for c in configs if family_of(c).name == fam]
+        if mine:
+            writer(mine, args.out, prune=False)
+    print(f"generated {len(configs)} kernel sources under {args.out}")
+    if not args.compile:
+        return 0
+    todo = configs[: args.limit] if args.limit else configs
+    sources = {c.name: (args.out / family_of(c).generated_subdir(c) / f"{c.name}.cu").read_text() for c in todo}
     return _compile(todo, sources, args.jobs)
 
 

@@ -60,3 +60,14 @@ FAMILIES: Dict[str, Family] = {
 def family_of(cfg=None) -> Family:
     """The family of config `cfg` (None: the scaled-GEMM family)."""
     return FAMILIES[getattr(cfg, "family", "gemm")]
+
+
+def config_from_name(name: str):
+    """The config a kernel name of any family spells (KernelConfig, MixedInputConfig, Conv2dConfig or
+    BlockwiseConfig; ValueError naming it otherwise). Each family's names carry its tag after the SM."""
+    tags = (("_blockwise_", "blockwise", "BlockwiseConfig"), ("_mixed_", "mixed_input", "MixedInputConfig"),
+            ("_conv2d_", "conv2d", "Conv2dConfig"))
+    for tag, module, cls in tags:
+        if tag in name:
+            return getattr(importlib.import_module(f"{__package__}.{module}"), cls).from_name(name)
+    return importlib.import_module(f"{__package__}.config").KernelConfig.from_name(name)

@@ -239,14 +239,3 @@ def default_configs() -> List[MixedInputConfig]:
                     out.add(MixedInputConfig(act_dtype=a, bits=bits, zero_point=z, tile=t, cluster=cluster,
                                              schedule=schedule, scheduler=scheduler))
     return sorted(out, key=lambda c: c.name)
-
-
-def parse_kernel_name(name: str):
-    """KernelConfig, MixedInputConfig or BlockwiseConfig from a kernel name of any family (ValueError otherwise)."""
-    from .config import KernelConfig
-    if "_blockwise_" in name:
-        from .blockwise import BlockwiseConfig
-        return BlockwiseConfig.from_name(name)
-    if "_mixed_" in name:
-        return MixedInputConfig.from_name(name)
-    return KernelConfig.from_name(name)
