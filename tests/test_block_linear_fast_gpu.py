@@ -152,3 +152,27 @@ def test_fast_path_no_host_sync_and_cuda_graph(kind, m, monkeypatch):
     graph.replay()
     assert torch.equal(static_y, layer(x2))
     assert spy.served > served  # the fast path served the calls timed for syncs and captured
+
+
+def kernels_needed():
+    """The CUTLASS kernels the tiled rows of these tests run (so that a session can build exactly those first): the
+    fp8 blockwise and SM90 per-block int8 kernels of test_fast_path_every_element_vs_float64_and_same_bits_as_the_
+    python_path, whose Python path asks the activation-scale layout its C++ call does."""
+    from cutlass_gemm.kernels.blockwise import layer_sfa_major, select_config
+    shapes = [(1,), (3,), (2, 4), (16,), (2, 3, 2), (17,), (2, 100), (600,), (1100,)]
+    names = set()
+    for i, lead in enumerate(shapes):
+        m = 1
+        for d in lead:
+            m *= d
+        if m <= 16:
+            continue
+        act = activations.canonical(ACTS[i % len(ACTS)])
+        for ab in ("e4m3", "s8"):
+            for out in ("bf16", "f16"):
+                names.add(select_config(out, m, act, layer_sfa_major(m, ab), ab, 392).name)
+    return sorted(names)
+
+
+if __name__ == "__main__":
+    print("\n".join(kernels_needed()))

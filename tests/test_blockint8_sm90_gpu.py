@@ -15,6 +15,7 @@ import torch
 from cutlass_gemm import quantize_per_group, scaled_mm_blockwise_int8
 from cutlass_gemm.kernels.blockwise import S8_MIN_M, layer_sfa_major, relayout_sfa, select_config
 from cutlass_gemm.nn import Int8BlockLinear
+from cutlass_gemm.nn import block_linear as block_linear_module
 from cutlass_gemm.ops import blockwise as bops
 from cutlass_gemm.ops.blockwise_int8 import CUTLASS_ENV, sm90_route
 from test_blockint8_gpu import _check, _operands, _poison, _ref
@@ -143,17 +144,36 @@ def test_calls_it_does_not_serve_fall_back_right():
     _check(scaled_mm_blockwise_int8(a2, b2, sa2, sb2), pre2, absum2, torch.bfloat16, None, "N = 100")
 
 
-def test_layer_fast_path_compile_and_graph():
+#: test_layer_fast_path_compile_and_graph's leading dims: M = 30 and 66 (the pingpong tile, row-major and column-major
+#: activation scales: SFA_MN_MIN_M_S8) and M = 200 (the 128 x 128 tile, column-major).
+LAYER_LEADS = [(2, 15), (2, 33), (2, 100)]
+
+
+@pytest.mark.parametrize("lead", LAYER_LEADS)
+def test_layer_fast_path_compile_and_graph(lead):
     torch.manual_seed(3)
     lin = torch.nn.Linear(1024, 520, device="cuda", dtype=torch.bfloat16)
     layer = Int8BlockLinear.from_float(lin, block_size=128)
-    x = torch.randn(2, 33, 1024, device="cuda").bfloat16()  # M = 66
+    x = torch.randn(*lead, 1024, device="cuda").bfloat16()
+    m = x.numel() // 1024
+    major = layer_sfa_major(m, "s8")
     y = layer(x)
-    q, s = quantize_per_group(x.reshape(-1, 1024), 128, torch.int8)
+    q, s = quantize_per_group(x.reshape(-1, 1024), 128, torch.int8, column_major_scale=major == "mn")
     op = scaled_mm_blockwise_int8(q, layer.weight, s, layer.weight_scale, layer.bias)
     assert torch.equal(y.reshape(-1, 520), op)  # the layer's one C++ call runs the op's kernel on the same values
     ref = lin(x).float()
     assert ((y.float() - ref).norm() / ref.norm()) < 0.02
+    # the Python path (what torch.compile and dispatch modes trace) asks the quantizer for the layout the C++ call does
+    asked = []
+    real_quantize = block_linear_module.quantize_per_group
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs.get("column_major_scale", False))
+        return real_quantize(*args, **kwargs)
+    with mock.patch.object(block_linear_module, "block_linear_fast", return_value=None), \
+            mock.patch.object(block_linear_module, "quantize_per_group", spy):
+        py = layer(x)
+    assert asked == [major == "mn"] and torch.equal(py, y)
     torch.cuda.synchronize()
     torch.cuda.set_sync_debug_mode("error")
     try:
@@ -167,7 +187,7 @@ def test_layer_fast_path_compile_and_graph():
     with torch.cuda.graph(graph):  # the kernel is loaded already (a first use waits for the device)
         static_y = layer(static_x)
     for seed in range(2):
-        x2 = torch.randn(2, 33, 1024, device="cuda", generator=torch.Generator("cuda").manual_seed(seed)).bfloat16()
+        x2 = torch.randn(*lead, 1024, device="cuda", generator=torch.Generator("cuda").manual_seed(seed)).bfloat16()
         static_x.copy_(x2)
         graph.replay()
         assert torch.equal(static_y, layer(x2))
@@ -183,7 +203,7 @@ def kernels_needed():
     names |= {pick("bf16", m, n, k, act or "none", major) for m, n, k in ACT_SHAPES for act in ACTIVATIONS
               for major in ("k", "mn")}
     names |= {pick("bf16", 48, 136, 512, "silu"), pick("bf16", 2048, 4096, 4096), pick("bf16", 40, 264, 640),
-              pick("bf16", 66, 520, 1024, major=layer_sfa_major(66, "s8")),
+              *(pick("bf16", m, 520, 1024, major=layer_sfa_major(m, "s8")) for m in (a * b for a, b in LAYER_LEADS)),
               select_config("bf16", 1029, ab="s8", n=4104).replace(tile=(128, 128, 128), cluster=(2, 1, 1),
                                                                   mainloop="overlap").name}
     return sorted(names)

@@ -163,8 +163,11 @@ def test_relayout_rule():
     assert not relayout_sfa(4096, SFA_RELAYOUT_MIN_K - 128)  # shallow K: the copy costs what it saves
     # int8: from the rows its cooperative tiles serve (SFA_MN_MIN_M_S8), the layers' layout too
     from cutlass_gemm.kernels.blockwise import SFA_MN_MIN_M_S8, layer_sfa_major
-    assert SFA_MN_MIN_M_S8 == 129 and relayout_sfa(132, 4096, "s8") and not relayout_sfa(132, 4096)
+    assert SFA_MN_MIN_M_S8 == 48 and relayout_sfa(132, 4096, "s8") and not relayout_sfa(132, 4096)
     assert not relayout_sfa(128, 4096, "s8") and not relayout_sfa(132, 2048, "s8")
+    # 48..128 rows (the pingpong tile): the layer asks the quantizer for "mn", the op keeps a row-major scale_a as is
+    assert layer_sfa_major(48, "s8") == "mn" and layer_sfa_major(44, "s8") == "k" and layer_sfa_major(48) == "k"
+    assert not relayout_sfa(64, 8192, "s8", 28672)
     assert not relayout_sfa(130, 4096, "s8")
     # below SFA_MN_MIN_M only where the 256-row tile serves: 2 x 32 tiles at 384 x 4096 keep the 128 x 128 tile
     assert relayout_sfa(384, 4096, "s8", 14336) and not relayout_sfa(384, 4096, "s8", 4096)
@@ -351,6 +354,12 @@ def test_layer_large_m_requests_column_major_scales(monkeypatch):
     from cutlass_gemm.kernels.blockwise import SFA_MN_MIN_M, layer_sfa_major
     assert layer_sfa_major(SFA_MN_MIN_M) == "mn" and layer_sfa_major(SFA_MN_MIN_M + 2) == "k"
     assert layer_sfa_major(16) == "k"
+    # the fp8 layers ask "mn" from SFA_MN_MIN_M_LAYER rows, the op copies a row-major scale_a from SFA_MN_MIN_M only
+    from cutlass_gemm.kernels.blockwise import SFA_MN_MIN_M_LAYER, relayout_sfa
+    assert SFA_MN_MIN_M_LAYER == 256 and layer_sfa_major(256) == "mn" and layer_sfa_major(252) == "k"
+    assert not relayout_sfa(256, 8192) and relayout_sfa(512, 8192)
+    # below SFA_MN_MIN_M only where the last 128-row tile is whole or nearly so (SFA_MN_LAYER_MIN_TAIL)
+    assert [layer_sfa_major(m) for m in (320, 348, 352, 384, 448, 500, 516)] == ["k", "k", "mn", "mn", "k", "mn", "mn"]
     from cutlass_gemm.ops import blockwise as bops
     seen = []
     real = bops.scaled_mm_blockwise

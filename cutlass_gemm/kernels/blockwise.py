@@ -231,13 +231,33 @@ SFA_MN_MIN_M = 512
 SFA_RELAYOUT_MIN_K = 4096
 
 
-#: The int8 family's SFA_MN_MIN_M: from the rows its cooperative tiles serve (SELECTION_S8). Measured (H200, session 48,
+#: The int8 family's SFA_MN_MIN_M: the rows from which its layers ask the quantizer for column-major activation scales
+#: (the op's own copy of a row-major one is relayout_sfa's decision). Measured (H200, session 48,
 #: tools/results/h200-2026-11-29/session48/call1-2, one process per layout, us, "mn" / "k"): 128 x 128 c2x1 tile
 #: 84.8 / 92.3 (192 x 28672 x 4096), 85.3 / 92.4 (256 x 28672 x 4096), 44.1 / 48.1 (256 x 14336 x 4096), 85.0 / 92.1
 #: (320 x 14336 x 4096), 81.6 / 117.2 (320 x 8192^2), 81.7 / 89.4 (256 x 16384 x 8192); the 256 x 128 per-atom tile
 #: 78.9 / 89.7, 79.4 / 92.6, 41.4 / 48.3, 78.0 / 92.9, 75.5 / 91.8, 76.6 / 89.9; on the H100 (session28/call1) "mn"
-#: was ahead for every cooperative tile from 256 rows too.
-SFA_MN_MIN_M_S8 = 129
+#: was ahead for every cooperative tile from 256 rows too. The 64 x 128 pingpong tile (H200, session 49,
+#: tools/results/h200-2026-11-29/session49/call1, quantizer + GEMM from CUDA graphs, "k" / "mn" time): at 4096^2
+#: 1.017 / 1.033 / 1.052 / 1.073 / 1.061 / 1.060 at 20 / 32 / 48 / 64 / 96 / 128 rows, at 8192^2 0.995 / 1.006 / 1.024 /
+#: 1.044 / 1.066 / 1.054, at 14336 x 4096 and 28672 x 4096 within 1% to 64 rows and 1.04-1.07 at 96 / 128, at
+#: 7168 x 2048 (16 K blocks) 0.989-1.006: "mn" from 48 rows.
+SFA_MN_MIN_M_S8 = 48
+
+
+#: From this M on (below SFA_MN_MIN_M: only where the last 128-row tile holds at least SFA_MN_LAYER_MIN_TAIL rows, or
+#: none is partial) the fp8 layers ask the per-group quantizer for column-major activation scales; the op's own copy of
+#: a row-major one keeps SFA_MN_MIN_M and SFA_RELAYOUT_MIN_K. Measured (H200, tools/results/h200-2026-11-29/session49):
+#: - call 1 (probe/sfa_rows.py, quantizer + GEMM from CUDA graphs, "k" / "mn" time, the 128 x 128 tile, at 4096^2,
+#:   7168 x 2048, 8192^2, 14336 x 4096, 28672 x 4096): 1.12-1.33 at 256 rows, 1.19-1.22 at 384; 0.90-1.03 at 132 and
+#:   0.95-1.17 at 192 (slower at four of five shapes);
+#: - call 5 (probe/fp8_layer_rule.py, the eager layer from CUDA graphs, "mn" from 512 -> "mn" from 256 rows, same four
+#:   shapes without 14336 x 4096): 1.12-1.33x at 256, 1.19-1.23x at 384, 1.08-1.18x at 500 (last tile 116 rows), but
+#:   0.94-1.01x at 320 and 0.88-0.96x at 448 (last tile 64 rows).
+#: A partial last tile costs the column-major layout more: its scale columns are loaded with TMA, whose out-of-bounds
+#: rows are slow (docs/performance.md, "Partial M tiles"); the row-major gathers are predicated instead.
+SFA_MN_MIN_M_LAYER = 256
+SFA_MN_LAYER_MIN_TAIL = 96
 
 
 def _sfa_mn_min_m(ab: str) -> int:
@@ -256,7 +276,14 @@ def relayout_sfa(m: int, k: int, ab: str = "e4m3", n: int = 0) -> bool:
 
 def layer_sfa_major(m: int, ab: str = "e4m3") -> str:
     """The activation-scale layout a layer of family `ab` requests from quantize_per_group for `m` rows."""
-    return "mn" if m >= _sfa_mn_min_m(ab) and m % 4 == 0 else "k"
+    if m % 4:
+        return "k"  # the TMA-loaded layout needs 16-byte scale columns
+    if ab == "s8":
+        return "mn" if m >= SFA_MN_MIN_M_S8 else "k"
+    if m >= SFA_MN_MIN_M:
+        return "mn"
+    tail = m % 128
+    return "mn" if m >= SFA_MN_MIN_M_LAYER and (tail == 0 or tail >= SFA_MN_LAYER_MIN_TAIL) else "k"
 
 
 #: The int8 kernels (ab "s8": per-token and per-channel scales per 128-wide K block, kernels/cxx/blockwise_int8.hpp),
@@ -370,10 +397,11 @@ def candidate_configs(out_dtype: str = "bf16", activation: str = "none", sfa_maj
 def default_configs() -> List[BlockwiseConfig]:
     """The committed set (generated/sm90_blockwise): the SELECTION tiles and the benchmark's alternatives
     for bf16 and fp16 output without activation, the "mn" scale_a variants of the rows the layers ask it from
-    (layer_sfa_major: M >= 512), and every activation at each SELECTION row (bf16; "mn" too where it applies)."""
+    (layer_sfa_major: M >= SFA_MN_MIN_M_LAYER), and every activation at each SELECTION row (bf16; "mn" too where it
+    applies)."""
     cfgs = set(candidate_configs("bf16")) | set(candidate_configs("f16"))
     rows = [limit for limit, _ in SELECTION[:-1]] + [1 << 20]  # one M per row
-    mn_rows = [m for m in rows if m >= SFA_MN_MIN_M]
+    mn_rows = [m for m in rows if m >= SFA_MN_MIN_M_LAYER]
     for out in ("bf16", "f16"):
         cfgs.update(select_config(out, m, sfa_major="mn") for m in mn_rows)
     for act in ACTIVATIONS[1:]:

@@ -27,8 +27,9 @@ from torch import nn
 from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
 from ..kernels import activations
+from ..kernels.blockwise import layer_sfa_major
 from ..ops.block_linear import block_linear_fast
-from ..ops.blockwise_int8 import BLOCK_SIZES, scaled_mm_blockwise_int8
+from ..ops.blockwise_int8 import BLOCK_SIZES, scaled_mm_blockwise_int8, sm90_serves
 from ..ops.quantize import quantize_per_group
 from ..quant.block import quantize_per_block
 
@@ -101,11 +102,19 @@ class Int8BlockLinear(QuantizedBuffers):
         x2 = (x if x.dtype in (torch.float32,) + _HALF else x.to(self.dtype)).reshape(-1, self.in_features)
         if x2.stride(-1) != 1:  # the quantizer reads unit-stride rows; F.linear takes any strides, so does the layer
             x2 = x2.contiguous()
-        q, s = quantize_per_group(x2, self.block_size, torch.int8)
+        q, s = quantize_per_group(x2, self.block_size, torch.int8, column_major_scale=self._col_major_scales(x2))
         y = scaled_mm_blockwise_int8(q, self.weight, s, self.weight_scale, self.bias, out_dtype=self.dtype,
                                      activation=activations.public(self.activation), block_size=self.block_size)
         y = y.reshape(lead + (self.out_features,))
         return y if y.dtype == x.dtype else y.to(x.dtype)
+
+    def _col_major_scales(self, x2: torch.Tensor) -> bool:
+        """Whether this call's activation scales are asked column-major: where the SM90 CUTLASS kernel serves it and
+        takes that layout (kernels/blockwise.py layer_sfa_major), as the eager C++ call asks them (ops/block_linear.py).
+        Row-major scales there would cost the op a relayout copy or the kernel its coalesced scale gathers."""
+        m = x2.shape[0]
+        return (x2.is_cuda and layer_sfa_major(m, "s8") == "mn"
+                and sm90_serves(x2.get_device(), m, self.out_features, self.block_size))
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, "

@@ -1,0 +1,19 @@
+# Session 49 call 4 (kind nvidia-h200), EMPTY kernel cache, no torch extension (CUTLASS_GEMM_FAST_PATH=0; operands from
+# torch): probe/pad_cost.py: this library's per-token GEMMs at M rows against padded operands (already padded, or
+# copied into a padded buffer in the same graph): what padding the activation to whole M tiles would gain.
+set -u
+SECONDS=0
+export PYTHONUNBUFFERED=1 CUTLASS_GEMM_CACHE_DIR=/tmp/cgc49d CUTLASS_GEMM_FAST_PATH=0
+rm -rf $CUTLASS_GEMM_CACHE_DIR
+python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site49 .whl/*.whl > $OUT/pip.log 2>&1 || exit 1
+export PYTHONPATH=/tmp/site49:$PWD
+P=tools/results/h200-2026-11-29/session49/probe/pad_cost.py
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > $OUT/gpu.txt 2>&1
+python3 $P names > $OUT/kernels_named.txt
+python3 tools/generate_kernels.py --out /tmp/gen49d --compile --jobs 15 \
+  $(printf -- "--name %s " $(cat $OUT/kernels_named.txt)) 2>&1 | tr '\r' '\n' | grep -v "^nvcc:" > $OUT/kernels.log
+echo "built at ${SECONDS}s ($(wc -l < $OUT/kernels_named.txt) kernels): $(tail -n 1 $OUT/kernels.log)"
+export CUTLASS_GEMM_JIT=0
+timeout $((585 - SECONDS)) python3 $P run $OUT/pad_cost.json > $OUT/pad_cost.log 2>&1
+echo "probe rc=$? at ${SECONDS}s"; cat $OUT/pad_cost.log | tail -n 40
+tar czf /tmp/all49d.tgz -C $OUT . && mv /tmp/all49d.tgz $OUT/all.tgz
