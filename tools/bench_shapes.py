@@ -133,7 +133,9 @@ ALTERNATING_FP8_TENSOR = ("alternating: cutlass_gemm fp8 per-tensor", "alternati
                           "alternating: torch._scaled_mm fp8 tensorwise+bias")
 
 SHAPES_NK = [(4096, 4096), (4096, 14336), (14336, 4096), (5120, 5120), (8192, 8192), (28672, 8192)]
-SHAPES_M = [1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
+#: Powers of two fill every tile; 132, 260 and 520 rows leave the last M tile nearly empty, where the SM90 GEMMs lose
+#: 1.1-1.7x (docs/performance.md, "Partial M tiles"): a serving engine's prefill chunks are of any length.
+SHAPES_M = [1, 8, 16, 32, 64, 128, 132, 256, 260, 512, 520, 1024, 2048, 4096, 8192]
 
 
 def cmd_shapes(args):
