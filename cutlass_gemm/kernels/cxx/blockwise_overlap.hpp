@@ -114,28 +114,15 @@ struct Fp8Promotion {
   }
 };
 
-template <class Base, template <class> class Promotion>
-struct OverlapPromotion : PromotionMainloopBase<Base> {
-  using Common = PromotionMainloopBase<Base>;
-  using P = Promotion<Base>;
-  using typename Common::MainloopPipeline;
-  using typename Common::PipelineState;
-  using typename Common::TensorStorage;
-  using typename Common::Params;
-  using typename Common::ElementBlockScale;
-
-  template <class FrgTensorC>
-  CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
-                          int thread_idx, TensorStorage& shared_tensors, Params const& /*mainloop_params*/) {
+// The overlapped k-tile loop (warpgroups of one 64-row atom), run by PromotionMainloop below.
+template <class Common, class P>
+struct OverlapLoop {
+  template <class Pipeline, class State, class FrgTensorC, class SFAs, class SFBs, class As, class Bs>
+  CUTLASS_DEVICE static void run(Pipeline pipeline, State smem_pipe_read, FrgTensorC& accum, int k_tile_count,
+                                 SFAs& tCsSFA, SFBs& tCsSFB, As& tCrA, Bs& tCrB) {
     using namespace cute;
-    static_assert(is_rmem<FrgTensorC>::value, "C tensor must be rmem resident.");
-    // (named, not structured bindings: C++17 lambdas cannot capture those)
-    auto v = Common::views(shared_tensors, thread_idx);
+    using ElementBlockScale = typename Common::ElementBlockScale;
     typename P::IssueMma tiled_mma;
-    auto& tCsSFA = get<0>(v);
-    auto& tCsSFB = get<1>(v);
-    auto& tCrA = get<2>(v);
-    auto& tCrB = get<3>(v);
 
     // Two wgmma targets and their k-tiles' per-element scales, used alternately.
     Tensor part0 = make_tensor_like<typename P::Temp>(accum);
@@ -144,7 +131,7 @@ struct OverlapPromotion : PromotionMainloopBase<Base> {
     Tensor sf1 = make_tensor_like<ElementBlockScale>(tCsSFA(_, _, _, _0{}));
     Tensor sfb = make_tensor_like<ElementBlockScale>(tCsSFB(_, _, _, _0{}));
 
-    PipelineState smem_pipe_release = smem_pipe_read;
+    State smem_pipe_release = smem_pipe_read;
     clear(accum);
     if (k_tile_count <= 0) return;
 
@@ -214,27 +201,14 @@ struct OverlapPromotion : PromotionMainloopBase<Base> {
 // warpgroup the tensor cores idle during each promotion; the other warpgroup's wgmmas can fill that time. Making
 // the two warpgroups issue their atom batches strictly in turn (two named barriers), so that one would promote
 // while the other's batch runs, was slower (fp8 8192^3: 1006.8 / 1065.2 us against 915.7 / 929.9; session25/call2).
-template <class Base, template <class> class Promotion>
-struct AtomPromotion : PromotionMainloopBase<Base> {
-  using Common = PromotionMainloopBase<Base>;
-  using P = Promotion<Base>;
-  using typename Common::MainloopPipeline;
-  using typename Common::PipelineState;
-  using typename Common::TensorStorage;
-  using typename Common::Params;
-  using typename Common::ElementBlockScale;
-
-  template <class FrgTensorC>
-  CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
-                          int thread_idx, TensorStorage& shared_tensors, Params const& /*mainloop_params*/) {
+template <class Common, class P>
+struct AtomLoop {
+  template <class Pipeline, class State, class FrgTensorC, class SFAs, class SFBs, class As, class Bs>
+  CUTLASS_DEVICE static void run(Pipeline pipeline, State smem_pipe_read, FrgTensorC& accum, int k_tile_count,
+                                 SFAs& tCsSFA, SFBs& tCsSFB, As& tCrA, Bs& tCrB) {
     using namespace cute;
-    static_assert(is_rmem<FrgTensorC>::value, "C tensor must be rmem resident.");
-    auto v = Common::views(shared_tensors, thread_idx);
+    using ElementBlockScale = typename Common::ElementBlockScale;
     typename P::IssueMma tiled_mma;
-    auto& tCsSFA = get<0>(v);
-    auto& tCsSFB = get<1>(v);
-    auto& tCrA = get<2>(v);
-    auto& tCrB = get<3>(v);
     constexpr int kAtomsM = decltype(size<1>(accum))::value;  // (MMA,MMA_M,MMA_N)
     static_assert(kAtomsM >= 2, "per-atom promotion: a warpgroup holding one atom has no use for it");
 
@@ -274,7 +248,7 @@ struct AtomPromotion : PromotionMainloopBase<Base> {
           // its wait costs nothing when the stage is there: 2-3% at the large shapes (fp8, session25/call7: 4096 x
           // 7168 x 2048 103.82 -> 101.37 us, 8192^3 857.0 -> 836.1; try_wait there the same, call9). In the
           // overlapped loop above the same poll lost 1-8% (call8, call9) and is not made.
-          PipelineState next = smem_pipe_read;
+          State next = smem_pipe_read;
           ++next;
           token = pipeline.consumer_test_wait(next);
         }
@@ -295,6 +269,31 @@ struct AtomPromotion : PromotionMainloopBase<Base> {
     }
   }
 };
+
+// A promotion mainloop: the base collective with its mma() replaced by `Loop` (OverlapLoop, AtomLoop) under the
+// promotion policy `Promotion` (Fp8Promotion, Int8Promotion).
+template <class Base, template <class> class Promotion, template <class, class> class Loop>
+struct PromotionMainloop : PromotionMainloopBase<Base> {
+  using Common = PromotionMainloopBase<Base>;
+  using typename Common::MainloopPipeline;
+  using typename Common::PipelineState;
+  using typename Common::TensorStorage;
+  using typename Common::Params;
+
+  template <class FrgTensorC>
+  CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
+                          int thread_idx, TensorStorage& shared_tensors, Params const& /*mainloop_params*/) {
+    static_assert(cute::is_rmem<FrgTensorC>::value, "C tensor must be rmem resident.");
+    auto v = Common::views(shared_tensors, thread_idx);
+    Loop<Common, Promotion<Base>>::run(pipeline, smem_pipe_read, accum, k_tile_count, cute::get<0>(v), cute::get<1>(v),
+                                       cute::get<2>(v), cute::get<3>(v));
+  }
+};
+
+template <class Base, template <class> class Promotion>
+using OverlapPromotion = PromotionMainloop<Base, Promotion, OverlapLoop>;
+template <class Base, template <class> class Promotion>
+using AtomPromotion = PromotionMainloop<Base, Promotion, AtomLoop>;
 
 // The fp8 family's two mainloops.
 template <class Base>
