@@ -194,7 +194,7 @@ struct Fp8Promotion {
 template <class Common, class P>
 struct OverlapLoop {
   template <class Pipeline, class State, class FrgTensorC, class SFAs, class SFBs, class As, class Bs>
-  CUTLASS_DEVICE static void run(Pipeline pipeline, State smem_pipe_read, FrgTensorC& accum, int k_tile_count,
+  CUTLASS_DEVICE static void iterate(Pipeline pipeline, State smem_pipe_read, FrgTensorC& accum, int k_tile_count,
                                  SFAs& tCsSFA, SFBs& tCsSFB, As& tCrA, Bs& tCrB) {
     using namespace cute;
     using ElementBlockScale = typename Common::ElementBlockScale;
@@ -280,7 +280,7 @@ struct OverlapLoop {
 template <class Common, class P>
 struct AtomLoop {
   template <class Pipeline, class State, class FrgTensorC, class SFAs, class SFBs, class As, class Bs>
-  CUTLASS_DEVICE static void run(Pipeline pipeline, State smem_pipe_read, FrgTensorC& accum, int k_tile_count,
+  CUTLASS_DEVICE static void iterate(Pipeline pipeline, State smem_pipe_read, FrgTensorC& accum, int k_tile_count,
                                  SFAs& tCsSFA, SFBs& tCsSFB, As& tCrA, Bs& tCrB) {
     using namespace cute;
     using ElementBlockScale = typename Common::ElementBlockScale;
@@ -361,8 +361,8 @@ struct PromotionMainloop : PromotionMainloopBase<Base> {
                           int thread_idx, TensorStorage& shared_tensors, Params const& /*mainloop_params*/) {
     static_assert(cute::is_rmem<FrgTensorC>::value, "C tensor must be rmem resident.");
     auto v = Common::views(shared_tensors, thread_idx);
-    Loop<Common, Promotion<Base>>::run(pipeline, smem_pipe_read, accum, k_tile_count, cute::get<0>(v), cute::get<1>(v),
-                                       cute::get<2>(v), cute::get<3>(v));
+    Loop<Common, Promotion<Base>>::iterate(pipeline, smem_pipe_read, accum, k_tile_count, cute::get<0>(v),
+                                           cute::get<1>(v), cute::get<2>(v), cute::get<3>(v));
   }
 };
 
