@@ -41,9 +41,9 @@ from typing import List, Optional, Tuple
 from .config import ACTIVATIONS, TemplateConfigMixin
 
 #: Bumped whenever the emitted source of an unchanged BlockwiseConfig would change.
-# 11: the two loops share one mainloop struct (PromotionMainloop); 10: the promotion mainloops as two loops and two
-# policies (kernels/cxx); 9: the int8 per-atom mainloop
-BLOCKWISE_GENERATOR_VERSION = "11"
+# 12: the loop function renamed (iterate); 11: the two loops share one mainloop struct (PromotionMainloop); 10: the
+# promotion mainloops as two loops and two policies (kernels/cxx); 9: the int8 per-atom mainloop
+BLOCKWISE_GENERATOR_VERSION = "12"
 #: The family's folder under generated/ (its own manifest).
 GENERATED_SUBDIR = "sm90_blockwise"
 
