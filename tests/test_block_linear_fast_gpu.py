@@ -112,7 +112,7 @@ def test_fast_path_declines_what_it_cannot_serve_and_the_python_path_serves_it(k
     sb_shift = 7 if fp8 else 0
     x = torch.randn(17, 1024, device="cuda", dtype=torch.bfloat16)
     call = lambda x_, w=layer.weight, ws=layer.weight_scale, b=layer.bias, od=torch.bfloat16: ext.block_linear_fast(
-        x_, w, ws, b, block, sb_shift, od, 0, 16, 0, 0, False)
+        x_, w, ws, b, block, sb_shift, od, 0, 16, 0, 0, False, 0)
     assert call(x[:16]) is not None
     # M = 17: int8 runs the extension's tiled kernel; fp8 needs the CUTLASS launcher the caller looks up (0: none)
     assert (call(x) is None) == fp8
@@ -154,11 +154,36 @@ def test_fast_path_no_host_sync_and_cuda_graph(kind, m, monkeypatch):
     assert spy.served > served  # the fast path served the calls timed for syncs and captured
 
 
+PAD_MS = (17, 132, 200, 600)
+
+
+@pytest.mark.parametrize("m", PAD_MS)
+def test_fp8_whole_tile_rows_same_bits_as_unpadded(m, monkeypatch):
+    """Fp8BlockLinear quantizes into whole M tiles (kernels/blockwise.py padded_rows) and keeps the first M rows: the
+    C++ call and the Python path give the bits of the unpadded call (same tile; the scale layout of the padded rows)."""
+    from cutlass_gemm.kernels import blockwise
+    spy = _Spy(monkeypatch)
+    layer, _ = _layer("fp8", 2304, 392, True, None, torch.bfloat16, seed=m)
+    x = torch.randn(m, 2304, device="cuda", dtype=torch.bfloat16)
+    assert blockwise.padded_rows(m, "e4m3", 392) > m
+    before = spy.served
+    y = layer(x)
+    assert spy.served == before + 1 and y.shape == (m, 392) and y.is_contiguous()
+    spy.off(monkeypatch)
+    y_py = layer(x)
+    spy.on(monkeypatch)
+    monkeypatch.setattr(blockwise, "PAD_ROWS_E4M3", (1, 0))
+    assert blockwise.padded_rows(m, "e4m3", 392) == m
+    y_plain = layer(x)
+    assert torch.equal(y, y_py) and torch.equal(y, y_plain)
+
+
 def kernels_needed():
     """The CUTLASS kernels the tiled rows of these tests run (so that a session can build exactly those first): the
     fp8 blockwise and SM90 per-block int8 kernels of test_fast_path_every_element_vs_float64_and_same_bits_as_the_
-    python_path, whose Python path asks the activation-scale layout its C++ call does."""
-    from cutlass_gemm.kernels.blockwise import layer_sfa_major, select_config
+    python_path, whose Python path asks the activation-scale layout its C++ call does (fp8: at the whole-tile rows it
+    runs on), and of test_fp8_whole_tile_rows_same_bits_as_unpadded, padded and not."""
+    from cutlass_gemm.kernels.blockwise import layer_sfa_major, padded_rows, select_config
     shapes = [(1,), (3,), (2, 4), (16,), (2, 3, 2), (17,), (2, 100), (600,), (1100,)]
     names = set()
     for i, lead in enumerate(shapes):
@@ -169,8 +194,12 @@ def kernels_needed():
             continue
         act = activations.canonical(ACTS[i % len(ACTS)])
         for ab in ("e4m3", "s8"):
+            rows = padded_rows(m, ab, 392)
             for out in ("bf16", "f16"):
-                names.add(select_config(out, m, act, layer_sfa_major(m, ab), ab, 392).name)
+                names.add(select_config(out, rows, act, layer_sfa_major(rows, ab), ab, 392).name)
+    for m in PAD_MS:
+        for rows in (m, padded_rows(m, "e4m3", 392)):
+            names.add(select_config("bf16", rows, "none", layer_sfa_major(rows), "e4m3", 392).name)
     return sorted(names)
 
 

@@ -114,6 +114,10 @@ BAD = {
 }
 
 
+BAD["pad-negative"] = (lambda: cg.quantize_per_token(_x(2, 16), pad_rows=-1), "pad_rows")
+BAD["pad-float"] = (lambda: cg.quantize_static(_x(2, 16), torch.tensor([0.1]), pad_rows=4.0), "pad_rows")
+
+
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_bad_input_typed_error(case):
     fn, name = BAD[case]
@@ -136,10 +140,14 @@ def _op_samples():
         (ops.rms_norm_quantize, (x, w, 1e-6, torch.int8)),
         (ops.add_rms_norm_quantize, (x, x.clone(), w, 1e-6, FP8)),
         (ops.quantize_per_group, (x, 64, torch.int8, True)),
+        (ops.quantize_per_token, (x, torch.int8, None, 8)),
+        (ops.quantize_per_token_asym, (x, 5)),
+        (ops.quantize_per_tensor, (x, FP8, 4)),
+        (ops.quantize_static, (x, torch.tensor([0.05]), torch.int8, None, 6)),
     ]
 
 
-@pytest.mark.parametrize("i", range(9))
+@pytest.mark.parametrize("i", range(13))
 def test_opcheck_cpu(i):
     op, args = _op_samples()[i]
     torch.library.opcheck(op, args)
@@ -156,3 +164,28 @@ def test_w8a8_linear_traces_fullgraph():
     x = _x(2, 3, 64)
     compiled = torch.compile(layer, fullgraph=True, backend="aot_eager")
     assert torch.equal(compiled(x), layer(x))
+
+
+@pytest.mark.parametrize("pad", [0, 4, 6, 9])
+def test_pad_rows_appends_zero_rows_to_the_same_quantization(pad):
+    """pad_rows: 2-D outputs of max(rows, pad_rows) rows; x's rows exactly the unpadded ones, the rest zero."""
+    x = _x(2, 3, 32)
+    z = torch.tensor([3], dtype=torch.int32)
+    cases = {
+        "token": (lambda **kw: cg.quantize_per_token(x, FP8, **kw)),
+        "asym": (lambda **kw: cg.quantize_per_token_asym(x, **kw)),
+        "tensor": (lambda **kw: cg.quantize_per_tensor(x, **kw)),
+        "static": (lambda **kw: cg.quantize_static(x, torch.tensor([0.02]), torch.int8, z, **kw)),
+    }
+    for name, fn in cases.items():
+        plain, padded = fn(), fn(pad_rows=pad)
+        rows = max(6, pad) if pad else None
+        for p, q in zip(plain, padded):
+            if not pad or q.dim() == 0:  # no padding asked, or the per-tensor scale
+                assert torch.equal(p.view(torch.int8) if p.dtype == FP8 else p,
+                                   q.view(torch.int8) if q.dtype == FP8 else q), name
+                continue
+            assert q.shape == (rows, p.shape[-1]), (name, q.shape)
+            bits = (lambda t: t.view(torch.int8) if t.dtype == FP8 else t)
+            assert torch.equal(bits(q[:6]), bits(p.reshape(6, -1))), name
+            assert (bits(q[6:]) == 0).all(), name

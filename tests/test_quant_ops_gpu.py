@@ -215,10 +215,14 @@ def _op_samples():
         (ops.rms_norm_quantize, (x, w, 1e-6, torch.int8)),
         (ops.add_rms_norm_quantize, (x, x.clone(), w, 1e-6, FP8)),
         (ops.quantize_per_group, (x, 128, FP8, True)),
+        (ops.quantize_per_token, (x, FP8, None, 64)),
+        (ops.quantize_per_token_asym, (x, 7)),
+        (ops.quantize_per_tensor, (x, torch.int8, 16)),
+        (ops.quantize_static, (x, one, FP8, None, 9)),
     ]
 
 
-@pytest.mark.parametrize("i", range(9))
+@pytest.mark.parametrize("i", range(13))
 def test_opcheck_cuda(i):
     op, args = _op_samples()[i]
     torch.library.opcheck(op, args)
@@ -263,7 +267,7 @@ def _call(act, x, wq, ws, bias, adj, out_dtype=None):
 
 
 @pytest.mark.parametrize("act,qtype", ACT_CASES)
-@pytest.mark.parametrize("m", [1, 16, 37, 200])
+@pytest.mark.parametrize("m", [1, 16, 37, 200, 260])
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 def test_w8a8_linear_matches_reference(act, qtype, m, dtype):
     n, k = 264, 512
@@ -286,6 +290,42 @@ def test_w8a8_linear_matches_reference(act, qtype, m, dtype):
     assert torch.equal(nan_rows, expect) and not torch.isnan(out[~nan_rows]).any()
 
 
+@pytest.mark.parametrize("act,qtype", ACT_CASES)
+def test_w8a8_linear_padded_rows_equal_unpadded(act, qtype, monkeypatch):
+    """The layer call quantizes into whole M tiles (heuristics.padded_rows) and keeps the first M rows: the same
+    bits as the unpadded call (the same kernel: the padded M selects the tile M does), eager (Python plan, then
+    C++) and compiled; the padded quantizer's extra rows are zero."""
+    from cutlass_gemm.kernels import heuristics
+    from cutlass_gemm.ops import linear
+
+    n, k = 264, 512
+    wq, ws, adj = _layer(n, k, qtype, seed=3)
+    bias = torch.randn(n, device="cuda").bfloat16()
+    ms = (17, 37, 132, 200, 260, 520)
+    xs = [(torch.randn(m, k, device="cuda") * 2).bfloat16() for m in ms]
+    rows = [linear.padded_rows_for(x, wq) for x in xs]
+    assert all(r > m for r, m in zip(rows, ms)) and rows[:2] == [64, 64], rows  # SM90 pads all of these
+    padded = [[_call(act, x, wq, ws, bias, adj) for _ in range(2)] for x in xs]
+    compiled = torch.compile(lambda x: _call(act, x, wq, ws, bias, adj), fullgraph=True)
+    padded_compiled = [compiled(x) for x in xs[:2]]
+    monkeypatch.setattr(heuristics, "PAD_ROWS", {})
+    linear._rows_cache.clear()
+    try:
+        assert linear.padded_rows_for(xs[0], wq) == ms[0]
+        plain = [_call(act, x, wq, ws, bias, adj) for x in xs]
+    finally:
+        linear._rows_cache.clear()
+    for m, (first, second), ref in zip(ms, padded, plain):
+        assert first.shape == (m, n) and first.is_contiguous()
+        assert torch.equal(first, ref) and torch.equal(second, ref), m
+    for got, ref in zip(padded_compiled, plain):
+        assert torch.equal(got, ref)
+    q, s = cg.quantize_per_token(xs[2], qtype, pad_rows=rows[2])
+    q0, s0 = cg.quantize_per_token(xs[2], qtype)
+    assert q.shape == (rows[2], k) and torch.equal(_bits(q[:ms[2]]), _bits(q0)) and torch.equal(s[:ms[2]], s0)
+    assert (_bits(q[ms[2]:]) == 0).all() and (s[ms[2]:] == 0).all()
+
+
 def test_w8a8_linear_float32_input_and_3d():
     wq, ws, _ = _layer(128, 256, torch.int8)
     x = torch.randn(2, 3, 256, device="cuda")
@@ -304,9 +344,10 @@ def test_no_host_sync_compile_and_cuda_graph():
 
     def step(x):
         q, s, h = cg.rms_norm_quantize(x, nw, 1e-6, torch.int8, residual=x)
-        return (q, s, h, _call("dynamic", h, wq, ws, bias, adj), _call("dynamic_asym", x, wq, ws, bias, adj),
-                _call("static", x, wq, ws, bias, adj), _call("static_azp", x, wq, ws, bias, adj),
-                _call("dynamic", x, w8, ws8, bias, None), _call("dynamic_per_tensor", x, wq, ws, bias, adj),
+        x40 = x.repeat(5, 1)  # 40 rows: the layer calls below quantize into 64 (padded_rows)
+        return (q, s, h, _call("dynamic", h, wq, ws, bias, adj), _call("dynamic_asym", x40, wq, ws, bias, adj),
+                _call("static", x, wq, ws, bias, adj), _call("static_azp", x40, wq, ws, bias, adj),
+                _call("dynamic", x40, w8, ws8, bias, None), _call("dynamic_per_tensor", x, wq, ws, bias, adj),
                 *cg.quantize_per_group(x, 128, FP8), *cg.quantize_per_tensor(x),  # one CTA
                 *cg.quantize_per_tensor(x.repeat(2, 16)),  # 16 x 8192: two passes, the second a dependent launch
                 *cg.quantize_per_tensor(x.repeat(256, 16)))  # 2048 x 8192: cooperative grid
@@ -352,3 +393,28 @@ def test_quant_on_other_stream_and_device_errors():
     with pytest.raises(InvalidArgumentError) as ei:
         cg.rms_norm_quantize(x, torch.ones(256, dtype=torch.bfloat16))  # weight on the CPU
     assert ei.value.argument == "weight"
+
+
+def kernels_needed():
+    """The GEMM kernels this file runs on an SM90 GPU (`python test_quant_ops_gpu.py` prints them, for a session that
+    builds them first): the w8a8_linear calls at N = 264 / 256 with a bias, at the tiles their (padded) rows select;
+    M <= 16 takes the extension's GEMV."""
+    from cutlass_gemm.kernels import heuristics
+    kinds = {"dynamic": ("scaled_bias", "token"), "dynamic_asym": ("scaled_azp_per_token", "token"),
+             "dynamic_per_tensor": ("scaled_bias", "tensor"), "static": ("scaled_bias", "token"),
+             "static_azp": ("scaled_azp", "token")}
+    names = set()
+    for act, qtype in ACT_CASES:
+        variant, sa = kinds[act]
+        ab = "int8" if qtype == torch.int8 else "e4m3"
+        for n, ms in ((264, (17, 37, 132, 200, 260, 520)), (256, (40,))):
+            for m in ms:
+                for rows in (m, heuristics.padded_rows(90, m, n, ab)):
+                    choice = heuristics.choose_tile(90, rows, n, ab)
+                    for out in ("bf16", "f16"):
+                        names.add(heuristics.make_config(90, variant, out, choice, a_dtype=ab, scale_a=sa).name)
+    return sorted(names)
+
+
+if __name__ == "__main__":
+    print("\n".join(kernels_needed()))

@@ -287,6 +287,30 @@ def layer_sfa_major(m: int, ab: str = "e4m3") -> str:
     return "mn" if m >= SFA_MN_MIN_M_LAYER and (tail == 0 or tail >= SFA_MN_LAYER_MIN_TAIL) else "k"
 
 
+#: The rows (least, most) whose fp8 layer call quantizes into whole M tiles (`padded_rows`): a partial last tile costs
+#: the load-bound fp8 kernels up to 1.8x (H200, session 49, tools/results/h200-2026-11-29/session49/call3, the 128 x 128
+#: tile at 132 x 8192^2 46.3 us, the same kernel on operands padded to 256 rows 26.2; 132 x 28672 x 4096 85.1 -> 51.2).
+#: The int8 kernels are compute-bound and lose almost nothing there (42.9 / 42.7 us at 132 x 8192^2): not padded.
+PAD_ROWS_E4M3 = (17, 1023)
+
+
+def padded_rows(m: int, ab: str = "e4m3", n: int = 0) -> int:
+    """The M a layer's blockwise GEMM of `m` rows runs on: inside PAD_ROWS_E4M3 (fp8), m rounded up to the M tile times
+    the cluster's M of the kernel the rounded M selects; else m. The layer quantizes into that many rows and keeps the
+    first m rows of the output; its scale layout is then layer_sfa_major's for the rounded M (whole tiles)."""
+    if ab != "e4m3" or not PAD_ROWS_E4M3[0] <= m <= PAD_ROWS_E4M3[1]:
+        return m
+    rows = m
+    for _ in range(4):  # a fixed point, as kernels/heuristics.py padded_rows
+        tile, cluster = _selected_row(rows, ab, n)[:2]
+        unit = tile[0] * cluster[0]
+        padded = -(-rows // unit) * unit
+        if padded == rows:
+            return rows
+        rows = padded
+    return rows
+
+
 #: The int8 kernels (ab "s8": per-token and per-channel scales per 128-wide K block, kernels/cxx/blockwise_int8.hpp),
 #: as SELECTION: 64 x 128 pingpong to 128 rows with the overlapped int8 promotion, and from 129 rows the 256 x 128
 #: cooperative tile (1 x 2 cluster, the per-token int8 kernel's) with the per-atom one where its tiles fill the GPU

@@ -260,3 +260,33 @@ def prebuilt_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
 
 def in_default_set(cfg: KernelConfig) -> bool:
     return cfg.sm in SELECTION and cfg.activation == "none" and cfg in set(default_configs(cfg.sm, (cfg.variant,)))
+
+
+#: Per SM: (least M, most M) of the calls whose activation is padded to whole M tiles (`padded_rows`). SM90's
+#: TMA kernels lose 1.1-1.7x when their last M tile is partly out of bounds: the same kernel on operands padded
+#: with zero rows to the tile's M (x the cluster's) took 39.5 -> 32.0 us at 200 x 8192^2 (int8; fp8 40.7 -> 31.0),
+#: 72.0 -> 42.6 at 260 x 8192^2, 102 -> 81 at 520 x 8192^2, and within 6% from ~1000 rows
+#: (tools/results/h200-2026-11-29/session49/call4, docs/performance.md "Partial M tiles"). SM80's cp.async
+#: kernels predicate their loads instead: no rows (not measured).
+PAD_ROWS: Dict[int, Tuple[int, int]] = {90: (17, 1023)}
+
+
+def _m_unit(choice: TileChoice) -> int:
+    return choice.tile[0] * choice.cluster[0]
+
+
+def padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", activation: str = "none") -> int:
+    """The M an M x N GEMM of `a_dtype` inputs runs on: M rounded up to the M tile (times the cluster's M) of the
+    kernel choose_tile gives for the rounded M, inside PAD_ROWS[sm]; else M itself (the decode GEMV, large M, SM80).
+    The caller quantizes into that many rows (zero past M) and keeps the first M rows of the output."""
+    low, high = PAD_ROWS.get(sm, (1, 0))
+    if not low <= m <= high or gemv_serves(sm, m, n, a_dtype, variant, activation):
+        return m
+    rows = m
+    for _ in range(4):  # a fixed point: the rounded M's kernel must divide it (a tile change moves the unit)
+        unit = _m_unit(choose_tile(sm, rows, n, a_dtype))
+        padded = -(-rows // unit) * unit
+        if padded == rows:
+            return rows
+        rows = padded
+    return rows

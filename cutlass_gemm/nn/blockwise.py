@@ -28,8 +28,8 @@ from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
 from ..kernels import activations
 from ..ops.block_linear import block_linear_fast
-from ..ops.blockwise import K_ALIGN, N_ALIGN, scaled_mm_blockwise
-from ..kernels.blockwise import layer_sfa_major
+from ..ops.blockwise import K_ALIGN, N_ALIGN, is_sm90, scaled_mm_blockwise
+from ..kernels.blockwise import layer_sfa_major, padded_rows
 from ..ops.quantize import quantize_per_group
 from ..quant.blockwise import BLOCK, quantize_weight_block2d
 
@@ -100,10 +100,16 @@ class Fp8BlockLinear(QuantizedBuffers):
         x2 = x.reshape(-1, self.in_features)
         if x2.stride(-1) != 1:  # the quantizer reads unit-stride rows; F.linear takes any strides, so does the layer
             x2 = x2.contiguous()
-        # large M: column-major scales, which the GEMM loads with TMA (kernels/blockwise.py SFA_MN_MIN_M)
-        q, s = quantize_per_group(x2, BLOCK, torch.float8_e4m3fn,
-                                  column_major_scale=layer_sfa_major(x2.shape[0]) == "mn")
+        # whole M tiles on SM90 (kernels/blockwise.py padded_rows), as the C++ call runs; large M: column-major scales,
+        # which the GEMM loads with TMA (layer_sfa_major)
+        m = x2.shape[0]
+        rows = padded_rows(m, "e4m3", self.out_features) if isinstance(m, int) and x2.is_cuda else m
+        pad = rows if rows > m and is_sm90(x2.get_device()) else 0
+        q, s = quantize_per_group(x2, BLOCK, torch.float8_e4m3fn, pad_rows=pad,
+                                  column_major_scale=layer_sfa_major(pad or m) == "mn")
         y = scaled_mm_blockwise(q, self.weight.t(), s, self.weight_scale, self.bias, self.dtype, self.activation)
+        if pad:
+            y = y[:m]
         y = y.reshape(*lead, self.out_features)
         return y if y.dtype == x.dtype else y.to(x.dtype)
 

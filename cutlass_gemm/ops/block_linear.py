@@ -23,7 +23,7 @@ import torch
 
 from ..kernels import activations, gemv
 from ..runtime import fastpath, gemv as gemv_runtime
-from ..kernels.blockwise import layer_sfa_major
+from ..kernels.blockwise import layer_sfa_major, padded_rows
 from .blockwise import _plan, is_sm90
 from .blockwise_int8 import sm90_serves
 from .gemm import _eager_direct
@@ -62,12 +62,13 @@ def block_linear_fast(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch
         return None
     if blockwise_fp8 and not is_sm90(x.get_device()):  # the fp8 family serves SM90 only: the Python path says so
         return None
-    fn, ws_bytes, col_major = 0, 0, False
+    fn, ws_bytes, col_major, rows = 0, 0, False, m
     if m > max_m and (blockwise_fp8 or _int8_cutlass(x, weight, weight_scale, bias, m, block)):
-        # the CUTLASS kernel the op would run for this shape (planned once per shape)
-        major = layer_sfa_major(m, "e4m3" if blockwise_fp8 else "s8")
-        lib, ws_bytes = _plan(x.get_device(), m, weight.shape[0], k, out_dtype, activation, major,
-                              "e4m3" if blockwise_fp8 else "s8")
+        # the CUTLASS kernel the op would run for this shape (planned once per shape), on whole M tiles for fp8
+        ab = "e4m3" if blockwise_fp8 else "s8"
+        rows = padded_rows(m, ab, weight.shape[0])
+        major = layer_sfa_major(rows, ab)
+        lib, ws_bytes = _plan(x.get_device(), rows, weight.shape[0], k, out_dtype, activation, major, ab)
         fn, col_major = lib.function_address, major == "mn"
     return _ext.block_linear_fast(x, weight, weight_scale, bias, block, 7 if blockwise_fp8 else 0, out_dtype,
-                                  activations.EXT_CODES[activation], max_m, fn, ws_bytes, col_major)
+                                  activations.EXT_CODES[activation], max_m, fn, ws_bytes, col_major, rows)

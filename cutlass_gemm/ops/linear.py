@@ -15,6 +15,10 @@ a float32 x is computed with bfloat16 output and returned as float32. `activatio
 Under torch.compile, dispatch modes and on CPU this composes the registered ops (quantize + GEMM),
 so it traces into a graph with no host sync. An eager CUDA call goes through the extension's
 `w8a8_linear` instead: quantization and GEMM launched from one C++ call.
+
+Both paths quantize into the rows the GEMM runs on: M rounded up to whole M tiles of its kernel where that is
+faster (kernels/heuristics.py padded_rows, SM90 at 17..1023 rows; zero rows past M), and return the first M rows
+of the output (a contiguous view). Under torch.compile a symbolic M is not padded.
 """
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ from typing import Optional
 import torch
 
 from ..errors import InvalidArgumentError
-from ..kernels import activations
+from ..kernels import activations, heuristics
 from ..runtime import fastpath
 from . import gemm
 from . import quantize as qops
@@ -54,6 +58,37 @@ def _check(x, weight, act, input_scale, input_zero_point, azp_adj) -> None:
                                                   f"are for act='static'")
 
 
+_IN = {torch.int8: "int8", torch.float8_e4m3fn: "e4m3"}
+_rows_cache: dict = {}  # (device, M, N, weight dtype, activation) -> rows; the eager hot path asks on every call
+
+
+def _rows_to_run(device_index: int, m: int, n: int, wdtype: torch.dtype, act_name: str) -> int:
+    """The M the GEMM runs on: heuristics.padded_rows for the device's kernel family."""
+    try:
+        sm = gemm.kernel_sm(device_index)
+    except Exception:  # an unsupported device: no padding; the GEMM raises its typed error itself
+        return m
+    return heuristics.padded_rows(sm, m, n, _IN[wdtype], activation=act_name)
+
+
+def padded_rows_for(x: torch.Tensor, weight: torch.Tensor, act_name: str = "none") -> int:
+    """The rows `w8a8_linear` quantizes x into and runs its GEMM on (x's rows on CPU, or when symbolic);
+    `act_name` the epilogue activation as activations.canonical names it."""
+    m = x.numel() // x.shape[-1] if x.shape[-1] else 0
+    if not x.is_cuda or not isinstance(m, int) or weight.dtype not in _IN:
+        return m
+    dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
+    if torch.compiler.is_compiling():  # traced once per graph: no memo (a global dict would be guarded on)
+        return _rows_to_run(dev, m, weight.shape[0], weight.dtype, act_name)
+    key = (dev, m, weight.shape[0], weight.dtype, act_name)
+    rows = _rows_cache.get(key)
+    if rows is None:
+        if len(_rows_cache) > 4096:
+            _rows_cache.clear()
+        rows = _rows_cache[key] = _rows_to_run(*key)
+    return rows
+
+
 def _gemm(q, b, scale, weight_scale, out_dtype, bias, azp=None, adj=None, activation=None):
     if adj is None:
         return gemm.scaled_mm(q, b, scale, weight_scale, out_dtype, bias, activation=activation)
@@ -61,17 +96,18 @@ def _gemm(q, b, scale, weight_scale, out_dtype, bias, azp=None, adj=None, activa
 
 
 def _composed(x2, b, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, qtype,
-              activation=None):
+              activation=None, pad=0):
+    """quantize + GEMM through the registered ops; `pad`: the rows to quantize into (0: x2's)."""
     if act == "dynamic":
-        q, s = qops.quantize_per_token(x2, qtype)
+        q, s = qops.quantize_per_token(x2, qtype, pad_rows=pad)
         return _gemm(q, b, s, weight_scale, out_dtype, bias, activation=activation)
     if act == "dynamic_asym":
-        q, s, z = qops.quantize_per_token_asym(x2)
+        q, s, z = qops.quantize_per_token_asym(x2, pad_rows=pad)
         return _gemm(q, b, s, weight_scale, out_dtype, bias, z, azp_adj, activation)
     if act == "dynamic_per_tensor":
-        q, s = qops.quantize_per_tensor(x2, qtype)
+        q, s = qops.quantize_per_tensor(x2, qtype, pad_rows=pad)
         return _gemm(q, b, s, weight_scale, out_dtype, bias, activation=activation)
-    q, s = qops.quantize_static(x2, input_scale, qtype, input_zero_point)
+    q, s = qops.quantize_static(x2, input_scale, qtype, input_zero_point, pad_rows=pad)
     if input_zero_point is None:
         return _gemm(q, b, s, weight_scale, out_dtype, bias, activation=activation)
     adj = (azp_adj * input_zero_point).to(torch.int32)  # per-tensor zero point: azp * column sums
@@ -92,10 +128,10 @@ def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tenso
         if _ext is None:
             _ext = fastpath.module() or False
         code = _CODES.get(act)
-        if _ext and code is not None:
+        if _ext and code is not None and isinstance(weight, torch.Tensor) and weight.dim() == 2:
             res = _ext.w8a8_linear(x, weight, weight_scale, bias, 3 if input_zero_point is not None else code,
                                    input_scale, input_zero_point, azp_adj, out_dtype,
-                                   fastpath.ACTIVATION_CODES[act_name])
+                                   fastpath.ACTIVATION_CODES[act_name], padded_rows_for(x, weight, act_name))
             if type(res) is torch.Tensor:
                 return res
             pending = res  # None, or (q, scale, azp, azp_adj): no GEMM plan for this M yet
@@ -105,11 +141,15 @@ def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tenso
         out_dtype = x.dtype if x.dtype in _HALF else torch.bfloat16
     x2 = x.reshape(-1, k)
     b = weight.t()
+    m = x2.shape[0]
     if pending is not None:  # the Python path makes the plan (and raises typed errors)
-        q, s, z, adj = pending
+        q, s, z, adj = pending  # padded by the C++ call to the rows its GEMM would run on
         out = _gemm(q, b, s, weight_scale, out_dtype, bias, z, adj, activation)
     else:
+        rows = padded_rows_for(x2, weight, act_name)
         out = _composed(x2, b, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype,
-                        weight.dtype, activation)
+                        weight.dtype, activation, rows if rows > m else 0)
+    if out.shape[0] != m:
+        out = out[:m]
     out = out.reshape(*x.shape[:-1], n)
     return out if x.dtype in _HALF or x.dtype == out_dtype else out.to(x.dtype)

@@ -1,10 +1,11 @@
 """Activation-quantization ops (torch.library, namespace `cutlass_gemm`), feeding the GEMM ops directly.
 
-    quantize_per_token(x, dtype=int8, *, scale_ub=None) -> (q, scale (..., 1))          dynamic, symmetric
-    quantize_per_token_asym(x) -> (q, scale (..., 1), azp (..., 1) int32)                dynamic, int8
-    quantize_per_tensor(x, dtype=int8) -> (q, scale 0-dim)                                dynamic, device-side max
-    quantize_static(x, scale, dtype=int8, azp=None) -> (q, row_scale (..., 1))            given per-tensor scale
-    quantize_per_group(x, group_size, dtype=int8) -> (q, scale (..., K // group_size))   group 64 or 128 along K
+    quantize_per_token(x, dtype=int8, *, scale_ub=None, pad_rows=0) -> (q, scale (..., 1))   dynamic, symmetric
+    quantize_per_token_asym(x, *, pad_rows=0) -> (q, scale (..., 1), azp (..., 1) int32)     dynamic, int8
+    quantize_per_tensor(x, dtype=int8, *, pad_rows=0) -> (q, scale 0-dim)                    dynamic, device-side max
+    quantize_static(x, scale, dtype=int8, azp=None, *, pad_rows=0) -> (q, row_scale (..., 1))  given per-tensor scale
+    quantize_per_group(x, group_size, dtype=int8, *, column_major_scale=False, pad_rows=0)
+        -> (q, scale (..., K // group_size))                                              group 64 or 128 along K
     rms_norm_quantize(x, weight, eps=1e-6, dtype=int8, residual=None)
         -> (q, scale (..., 1), residual_out or None)                                      fused RMSNorm + per-token
 
@@ -15,6 +16,12 @@ torch.compile(fullgraph=True) and in CUDA graphs); CPU tensors run the float ref
 `cutlass_gemm.quant`, which the kernels match bit for bit (RMSNorm: to rounding of its sum of squares).
 A row (tensor, group) holding a NaN or an infinity gets scale NaN and q = 0; static quantization
 reports such rows through `row_scale`, which is the static scale elsewhere.
+
+`pad_rows` (the row-wise and per-group quantizers): with pad_rows > 0 the outputs are 2-D, max(rows, pad_rows) rows
+(rows = x's leading dims flattened), the rows past x's zero (q 0, scale 0, azp 0; a column-major group scale is
+then the (rows, K // group) view of a (K // group, max(rows, pad_rows)) tensor). A W8A8 layer quantizes into the
+rows its GEMM runs on (kernels/heuristics.py padded_rows: whole M tiles, faster on SM90) and keeps the first
+rows of the output (ops/linear.py).
 """
 from __future__ import annotations
 
@@ -54,6 +61,11 @@ def _check_qtype(dtype) -> None:
         raise InvalidArgumentError("dtype", f"must be torch.int8 or torch.float8_e4m3fn, got {dtype!r}")
 
 
+def _check_pad_rows(pad_rows) -> None:
+    if isinstance(pad_rows, bool) or not isinstance(pad_rows, (int, torch.SymInt)) or pad_rows < 0:
+        raise InvalidArgumentError("pad_rows", f"must be an int >= 0, got {pad_rows!r}")
+
+
 def _check_scalar(t, name: str, dtype, device) -> None:
     if not isinstance(t, torch.Tensor) or t.dtype != dtype or t.numel() != 1:
         got = f"{t.dtype} {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
@@ -77,6 +89,18 @@ def _lead(x: Tensor, last: int):
     return tuple(x.shape[:-1]) + (last,)
 
 
+def _pad_ref(t: Tensor, rows: int) -> Tensor:
+    """The reference path's padding: zero rows appended up to `rows` (CPU tensors)."""
+    return t if t.shape[0] >= rows else torch.cat([t, t.new_zeros((rows - t.shape[0],) + tuple(t.shape[1:]))])
+
+
+def _shaped(x: Tensor, pad_rows: int, q: Tensor, *per_row: Tensor):
+    """x-shaped outputs, or (with pad_rows) the 2-D padded ones as they are."""
+    if pad_rows:
+        return (q,) + per_row
+    return (q.reshape(x.shape),) + tuple(t.reshape(_lead(x, 1)) for t in per_row)
+
+
 # ------------------------------------------------------------------------------------ implementations
 def _ext():
     ext = extension.load()
@@ -86,64 +110,66 @@ def _ext():
     return ext
 
 
-def _per_token_impl(x, dtype, scale_ub=None):
+def _per_token_impl(x, dtype, scale_ub=None, pad_rows=0):
     x2 = _rows(x)
     ext = _ext() if x.is_cuda else None
     if ext is not None:
-        q, s, _, _ = ext.quant_rows(x2, MODE_DYNAMIC, dtype, None, None, scale_ub, None, None, 0.0)
+        q, s, _, _ = ext.quant_rows(x2, MODE_DYNAMIC, dtype, None, None, scale_ub, None, None, 0.0, pad_rows)
     else:
         qa = _ref.quantize_activation(_cpu_rows(x2), dtype=dtype, granularity="per_token", scale_ub=scale_ub)
-        q, s = qa.a[:x2.shape[0]], qa.scale_a[:x2.shape[0]]
-    return q.reshape(x.shape), s.reshape(_lead(x, 1))
+        q, s = _pad_ref(qa.a[:x2.shape[0]], pad_rows), _pad_ref(qa.scale_a[:x2.shape[0]], pad_rows)
+    return _shaped(x, pad_rows, q, s)
 
 
-def _per_token_asym_impl(x):
+def _per_token_asym_impl(x, pad_rows=0):
     x2 = _rows(x)
     ext = _ext() if x.is_cuda else None
     if ext is not None:
-        q, s, z, _ = ext.quant_rows(x2, MODE_ASYM, torch.int8, None, None, None, None, None, 0.0)
+        q, s, z, _ = ext.quant_rows(x2, MODE_ASYM, torch.int8, None, None, None, None, None, 0.0, pad_rows)
     else:
         qa = _ref.quantize_activation(_cpu_rows(x2), dtype=torch.int8, granularity="per_token", symmetric=False)
-        q, s, z = qa.a[:x2.shape[0]], qa.scale_a[:x2.shape[0]], qa.azp[:x2.shape[0]]
-    return q.reshape(x.shape), s.reshape(_lead(x, 1)), z.reshape(_lead(x, 1))
+        q, s, z = (_pad_ref(t[:x2.shape[0]], pad_rows) for t in (qa.a, qa.scale_a, qa.azp))
+    return _shaped(x, pad_rows, q, s, z)
 
 
-def _per_tensor_impl(x, dtype):
+def _per_tensor_impl(x, dtype, pad_rows=0):
     x2 = _rows(x)
     ext = _ext() if x.is_cuda else None
     if ext is not None:
-        q, s, _, _ = ext.quant_rows(x2, MODE_PER_TENSOR, dtype, None, None, None, None, None, 0.0)
+        q, s, _, _ = ext.quant_rows(x2, MODE_PER_TENSOR, dtype, None, None, None, None, None, 0.0, pad_rows)
     else:
         qa = _ref.quantize_activation(_cpu_rows(x2), dtype=dtype, granularity="per_tensor")
-        q, s = qa.a[:x2.shape[0]], qa.scale_a
-    return q.reshape(x.shape), s.reshape(())
+        q, s = _pad_ref(qa.a[:x2.shape[0]], pad_rows), qa.scale_a
+    return (q if pad_rows else q.reshape(x.shape)), s.reshape(())
 
 
-def _static_impl(x, scale, dtype, azp=None):
+def _static_impl(x, scale, dtype, azp=None, pad_rows=0):
     x2 = _rows(x)
     ext = _ext() if x.is_cuda else None
     if ext is not None:
         q, s, _, _ = ext.quant_rows(x2, MODE_STATIC, dtype, scale.reshape(1).to(torch.float32),
-                                    None if azp is None else azp.reshape(1).to(torch.int32), None, None, None, 0.0)
+                                    None if azp is None else azp.reshape(1).to(torch.int32), None, None, None, 0.0,
+                                    pad_rows)
     else:
         xr = _cpu_rows(x2)
         qa = _ref.quantize_static(xr, scale.reshape(()), None if azp is None else azp.reshape(()), dtype=dtype)
-        q, s = qa.a[:x2.shape[0]], _ref.static_row_scale(xr, qa.scale_a)[:x2.shape[0]]
-    return q.reshape(x.shape), s.reshape(_lead(x, 1))
+        s = _ref.static_row_scale(xr, qa.scale_a)[:x2.shape[0]]
+        q, s = _pad_ref(qa.a[:x2.shape[0]], pad_rows), _pad_ref(s, pad_rows)
+    return _shaped(x, pad_rows, q, s)
 
 
-def _per_group_impl(x, group_size, dtype, column_major_scale=False):
+def _per_group_impl(x, group_size, dtype, column_major_scale=False, pad_rows=0):
     x2 = _rows(x)
     ext = _ext() if x.is_cuda else None
     if ext is not None:
-        q, s = ext.quant_groups(x2, group_size, dtype, bool(column_major_scale))
+        q, s = ext.quant_groups(x2, group_size, dtype, bool(column_major_scale), pad_rows)
     else:
         bq = _ref.quantize_per_block(_cpu_rows(x2), group_size, dtype=dtype)
-        q, s = bq.q[:x2.shape[0]], bq.scale[:x2.shape[0]]
+        q, s = _pad_ref(bq.q[:x2.shape[0]], pad_rows), _pad_ref(bq.scale[:x2.shape[0]], pad_rows)
         if column_major_scale:
             s = s.t().contiguous().t()
-    if column_major_scale:  # 2-D x only (checked): the strided scale is returned as it is
-        return q.reshape(x.shape), s
+    if column_major_scale or pad_rows:  # 2-D outputs (column-major: 2-D x only, checked), returned as they are
+        return (q if pad_rows else q.reshape(x.shape)), s
     return q.reshape(x.shape), s.reshape(_lead(x, x.shape[-1] // group_size))
 
 
@@ -173,12 +199,14 @@ def _rms_impl(x, weight, eps, dtype, residual=None):
 
 # ------------------------------------------------------------------------------------ registration
 _lib = torch.library.Library("cutlass_gemm", "FRAGMENT")
-_lib.define("quantize_per_token(Tensor x, ScalarType dtype, Tensor? scale_ub=None) -> (Tensor, Tensor)")
-_lib.define("quantize_per_token_asym(Tensor x) -> (Tensor, Tensor, Tensor)")
-_lib.define("quantize_per_tensor(Tensor x, ScalarType dtype) -> (Tensor, Tensor)")
-_lib.define("quantize_static(Tensor x, Tensor scale, ScalarType dtype, Tensor? azp=None) -> (Tensor, Tensor)")
-_lib.define("quantize_per_group(Tensor x, int group_size, ScalarType dtype, bool column_major_scale=False) "
+_lib.define("quantize_per_token(Tensor x, ScalarType dtype, Tensor? scale_ub=None, SymInt pad_rows=0) "
             "-> (Tensor, Tensor)")
+_lib.define("quantize_per_token_asym(Tensor x, SymInt pad_rows=0) -> (Tensor, Tensor, Tensor)")
+_lib.define("quantize_per_tensor(Tensor x, ScalarType dtype, SymInt pad_rows=0) -> (Tensor, Tensor)")
+_lib.define("quantize_static(Tensor x, Tensor scale, ScalarType dtype, Tensor? azp=None, SymInt pad_rows=0) "
+            "-> (Tensor, Tensor)")
+_lib.define("quantize_per_group(Tensor x, int group_size, ScalarType dtype, bool column_major_scale=False, "
+            "SymInt pad_rows=0) -> (Tensor, Tensor)")
 _lib.define("rms_norm_quantize(Tensor x, Tensor weight, float eps, ScalarType dtype) -> (Tensor, Tensor)")
 _lib.define("add_rms_norm_quantize(Tensor x, Tensor residual, Tensor weight, float eps, ScalarType dtype)"
             " -> (Tensor, Tensor, Tensor)")
@@ -197,39 +225,52 @@ for _name, _fn in _IMPLS.items():
         _lib.impl(_name, _fn, _key)
 
 
-def _fake_q(x, dtype):
+def _fake_q(x, dtype, pad_rows=0):
+    if pad_rows:
+        return x.new_empty((_fake_rows(x, pad_rows), x.shape[-1]), dtype=dtype)
     return x.new_empty(x.shape, dtype=dtype)
 
 
-def _fake_scale(x, last):
-    return x.new_empty(_lead(x, last), dtype=torch.float32)
+def _fake_rows(x, pad_rows):
+    rows = 1
+    for d in x.shape[:-1]:
+        rows = rows * d
+    return torch.sym_max(rows, pad_rows)
+
+
+def _fake_scale(x, last, pad_rows=0, dtype=torch.float32):
+    if pad_rows:
+        return x.new_empty((_fake_rows(x, pad_rows), last), dtype=dtype)
+    return x.new_empty(_lead(x, last), dtype=dtype)
 
 
 @torch.library.register_fake("cutlass_gemm::quantize_per_token")
-def _(x, dtype, scale_ub=None):
-    return _fake_q(x, dtype), _fake_scale(x, 1)
+def _(x, dtype, scale_ub=None, pad_rows=0):
+    return _fake_q(x, dtype, pad_rows), _fake_scale(x, 1, pad_rows)
 
 
 @torch.library.register_fake("cutlass_gemm::quantize_per_token_asym")
-def _(x):
-    return _fake_q(x, torch.int8), _fake_scale(x, 1), x.new_empty(_lead(x, 1), dtype=torch.int32)
+def _(x, pad_rows=0):
+    return _fake_q(x, torch.int8, pad_rows), _fake_scale(x, 1, pad_rows), _fake_scale(x, 1, pad_rows, torch.int32)
 
 
 @torch.library.register_fake("cutlass_gemm::quantize_per_tensor")
-def _(x, dtype):
-    return _fake_q(x, dtype), x.new_empty((), dtype=torch.float32)
+def _(x, dtype, pad_rows=0):
+    return _fake_q(x, dtype, pad_rows), x.new_empty((), dtype=torch.float32)
 
 
 @torch.library.register_fake("cutlass_gemm::quantize_static")
-def _(x, scale, dtype, azp=None):
-    return _fake_q(x, dtype), _fake_scale(x, 1)
+def _(x, scale, dtype, azp=None, pad_rows=0):
+    return _fake_q(x, dtype, pad_rows), _fake_scale(x, 1, pad_rows)
 
 
 @torch.library.register_fake("cutlass_gemm::quantize_per_group")
-def _(x, group_size, dtype, column_major_scale=False):
+def _(x, group_size, dtype, column_major_scale=False, pad_rows=0):
+    groups = x.shape[-1] // group_size
     if column_major_scale:
-        return _fake_q(x, dtype), x.new_empty((x.shape[-1] // group_size, x.shape[0]), dtype=torch.float32).t()
-    return _fake_q(x, dtype), _fake_scale(x, x.shape[-1] // group_size)
+        rows = _fake_rows(x, pad_rows) if pad_rows else x.shape[0]
+        return _fake_q(x, dtype, pad_rows), x.new_empty((groups, rows), dtype=torch.float32).t()
+    return _fake_q(x, dtype, pad_rows), _fake_scale(x, groups, pad_rows)
 
 
 @torch.library.register_fake("cutlass_gemm::rms_norm_quantize")
@@ -247,56 +288,65 @@ _ops = torch.ops.cutlass_gemm
 
 
 def quantize_per_token(x: Tensor, dtype: torch.dtype = torch.int8, *,
-                       scale_ub: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+                       scale_ub: Optional[Tensor] = None, pad_rows: int = 0) -> Tuple[Tensor, Tensor]:
     """Dynamic symmetric per-token quantization: (q, scale (..., 1) float32), scale = absmax / qmax
-    (127 int8, 448 fp8), absmax clamped to `scale_ub` (a one-element float32 tensor) when given."""
+    (127 int8, 448 fp8), absmax clamped to `scale_ub` (a one-element float32 tensor) when given.
+    `pad_rows`: 2-D outputs with zero rows up to pad_rows (module docstring)."""
     _check_x(x)
     _check_qtype(dtype)
+    _check_pad_rows(pad_rows)
     if scale_ub is not None:
         _check_scalar(scale_ub, "scale_ub", torch.float32, x.device)
-    return _ops.quantize_per_token(x, dtype, scale_ub)
+    return _ops.quantize_per_token(x, dtype, scale_ub, pad_rows)
 
 
-def quantize_per_token_asym(x: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+def quantize_per_token_asym(x: Tensor, *, pad_rows: int = 0) -> Tuple[Tensor, Tensor, Tensor]:
     """Dynamic asymmetric int8 per-token quantization: (q, scale (..., 1), azp (..., 1) int32) with
-    x ~= scale * (q - azp); each row's min maps to -128 and max to 127 (range widened to hold 0)."""
+    x ~= scale * (q - azp); each row's min maps to -128 and max to 127 (range widened to hold 0).
+    `pad_rows`: 2-D outputs with zero rows up to pad_rows (module docstring)."""
     _check_x(x)
-    return _ops.quantize_per_token_asym(x)
+    _check_pad_rows(pad_rows)
+    return _ops.quantize_per_token_asym(x, pad_rows)
 
 
-def quantize_per_tensor(x: Tensor, dtype: torch.dtype = torch.int8) -> Tuple[Tensor, Tensor]:
-    """Dynamic per-tensor quantization: (q, scale 0-dim). The absmax is reduced on the device."""
+def quantize_per_tensor(x: Tensor, dtype: torch.dtype = torch.int8, *, pad_rows: int = 0) -> Tuple[Tensor, Tensor]:
+    """Dynamic per-tensor quantization: (q, scale 0-dim). The absmax is reduced on the device.
+    `pad_rows`: a 2-D q with zero rows up to pad_rows (module docstring)."""
     _check_x(x)
     _check_qtype(dtype)
+    _check_pad_rows(pad_rows)
     if _eager_direct(x):  # eager plain tensors: the implementation itself, no dispatcher round trip
-        return _per_tensor_impl(x, dtype)
-    return _ops.quantize_per_tensor(x, dtype)
+        return _per_tensor_impl(x, dtype, pad_rows)
+    return _ops.quantize_per_tensor(x, dtype, pad_rows)
 
 
 def quantize_static(x: Tensor, scale: Tensor, dtype: torch.dtype = torch.int8,
-                    azp: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+                    azp: Optional[Tensor] = None, *, pad_rows: int = 0) -> Tuple[Tensor, Tensor]:
     """Static per-tensor quantization with a given scale (and int8 zero point): (q, row_scale (..., 1)),
-    row_scale = scale for every row without NaN/Inf, NaN for the others (feed it to the GEMM as scale_a)."""
+    row_scale = scale for every row without NaN/Inf, NaN for the others (feed it to the GEMM as scale_a).
+    `pad_rows`: 2-D outputs with zero rows up to pad_rows (module docstring)."""
     _check_x(x)
     _check_qtype(dtype)
+    _check_pad_rows(pad_rows)
     _check_scalar(scale, "scale", torch.float32, x.device)
     if azp is not None:
         if dtype != torch.int8:
             raise InvalidArgumentError("azp", "zero points are int8 only")
         _check_scalar(azp, "azp", torch.int32, x.device)
     if _eager_direct(x):
-        return _static_impl(x, scale, dtype, azp)
-    return _ops.quantize_static(x, scale, dtype, azp)
+        return _static_impl(x, scale, dtype, azp, pad_rows)
+    return _ops.quantize_static(x, scale, dtype, azp, pad_rows)
 
 
 def quantize_per_group(x: Tensor, group_size: int, dtype: torch.dtype = torch.int8, *,
-                       column_major_scale: bool = False) -> Tuple[Tensor, Tensor]:
+                       column_major_scale: bool = False, pad_rows: int = 0) -> Tuple[Tensor, Tensor]:
     """Dynamic symmetric quantization per group of `group_size` (64 or 128) consecutive K elements:
     (q, scale (..., K // group_size)), the layout of `cutlass_gemm.quant.quantize_per_block`.
 
     `column_major_scale=True` (x 2-D (M, K)) returns the same scale values as the column-major view (strides
     (1, M)) of a (K // group_size, M) tensor: the layout the blockwise GEMM loads with TMA, faster at large M
-    (tools/results/h100-2026-11-23/session7/call1/blockwise.md)."""
+    (tools/results/h100-2026-11-23/session7/call1/blockwise.md). `pad_rows`: 2-D outputs with zero rows up to
+    pad_rows (module docstring)."""
     _check_x(x)
     _check_qtype(dtype)
     if group_size not in GROUP_SIZES:
@@ -307,8 +357,9 @@ def quantize_per_group(x: Tensor, group_size: int, dtype: torch.dtype = torch.in
         raise InvalidArgumentError("column_major_scale", f"must be a bool, got {type(column_major_scale).__name__}")
     if column_major_scale and x.dim() != 2:
         raise InvalidArgumentError("column_major_scale", f"needs a 2-D x (M, K), got shape {tuple(x.shape)}")
-    if column_major_scale:
-        return _ops.quantize_per_group(x, group_size, dtype, True)
+    _check_pad_rows(pad_rows)
+    if column_major_scale or pad_rows:
+        return _ops.quantize_per_group(x, group_size, dtype, column_major_scale, pad_rows)
     return _ops.quantize_per_group(x, group_size, dtype)
 
 

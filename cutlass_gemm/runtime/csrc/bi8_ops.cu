@@ -121,7 +121,7 @@ std::vector<int64_t> bi8_plan_info(int64_t m, int64_t n, int64_t k, int64_t bloc
 c10::optional<at::Tensor> block_linear_fast(at::Tensor const& x, at::Tensor const& weight, at::Tensor const& weight_scale,
                                             c10::optional<at::Tensor> const& bias, int64_t block, int64_t sb_shift,
                                             at::ScalarType out_dtype, int64_t act, int64_t max_m, int64_t gemm_fn,
-                                            int64_t gemm_ws_bytes, bool scale_col_major) {
+                                            int64_t gemm_ws_bytes, bool scale_col_major, int64_t pad_rows) {
   // Every condition the calls below rely on; anything else is the Python path's to validate and refuse.
   if (!x.is_cuda() || x.dim() < 1 || !weight.is_cuda() || weight.dim() != 2 || !weight.is_contiguous()) return c10::nullopt;
   const at::ScalarType xt = x.scalar_type(), wt = weight.scalar_type();
@@ -140,7 +140,9 @@ c10::optional<at::Tensor> block_linear_fast(at::Tensor const& x, at::Tensor cons
   if (m < 1 || m >= (int64_t{1} << 31) || n >= (int64_t{1} << 31)) return c10::nullopt;
   const bool decode = m <= max_m;
   if (!decode && sb_shift == 7 && gemm_fn == 0) return c10::nullopt;  // no CUTLASS kernel looked up for this M
-  if (!decode && gemm_fn != 0 && (gemm_ws_bytes < 0 || (scale_col_major && m % 4))) return c10::nullopt;
+  const int64_t rows = std::max(m, pad_rows);  // the rows the CUTLASS kernel runs on
+  if (rows >= (int64_t{1} << 31) || (pad_rows > m && (decode || gemm_fn == 0))) return c10::nullopt;
+  if (!decode && gemm_fn != 0 && (gemm_ws_bytes < 0 || (scale_col_major && rows % 4))) return c10::nullopt;
   const int64_t wrows = sb_shift == 7 ? (n + 127) / 128 : n;
   if (!weight_scale.is_cuda() || weight_scale.get_device() != device || weight_scale.scalar_type() != at::kFloat ||
       weight_scale.dim() != 2 || weight_scale.size(0) != wrows || weight_scale.size(1) != k / block)
@@ -165,15 +167,15 @@ c10::optional<at::Tensor> block_linear_fast(at::Tensor const& x, at::Tensor cons
   using BlockwiseLaunchFn = int (*)(void const*, void const*, void*, void const*, void const*, void const*, int64_t,
                                     int64_t, int64_t, int64_t, int64_t, int64_t, void*, size_t, void*);
   const c10::cuda::CUDAGuard guard(device);  // the launcher sets itself up for the current device
-  const std::vector<at::Tensor> qs = quant_groups(x.reshape({m, k}), block, wt, scale_col_major);
-  at::Tensor out = at::empty({m, n}, x.options().dtype(out_dtype));
+  const std::vector<at::Tensor> qs = quant_groups(x.reshape({m, k}), block, wt, scale_col_major, rows, /*zero_pad=*/false);
+  at::Tensor out = at::empty({rows, n}, x.options().dtype(out_dtype));
   at::Tensor ws = at::empty({std::max<int64_t>(gemm_ws_bytes, 1)}, x.options().dtype(at::kByte));
   const int rc = reinterpret_cast<BlockwiseLaunchFn>(gemm_fn)(
       qs[0].data_ptr(), weight.data_ptr(), out.data_ptr(), qs[1].data_ptr(), weight_scale.data_ptr(),
-      bias.has_value() ? bias->data_ptr() : nullptr, m, n, k, k, k, n, ws.data_ptr(), static_cast<size_t>(gemm_ws_bytes),
-      c10::cuda::getCurrentCUDAStream(device).stream());
+      bias.has_value() ? bias->data_ptr() : nullptr, rows, n, k, k, k, n, ws.data_ptr(),
+      static_cast<size_t>(gemm_ws_bytes), c10::cuda::getCurrentCUDAStream(device).stream());
   if (rc != 0) return c10::nullopt;  // nothing launched: the Python path reports the launcher's error, typed
-  return out.view(shape);
+  return (rows > m ? out.narrow(0, 0, m) : out).view(shape);  // whole rows of a contiguous result: a view
 }
 
 }  // namespace cg

@@ -35,9 +35,11 @@ std::vector<int64_t> bi8_plan_info(int64_t m, int64_t n, int64_t k, int64_t bloc
 // current stream, no host synchronisation; the output (..., N) in out_dtype. nullopt (the Python path takes the call,
 // validates and raises typed errors) unless every tensor is what the kernels rely on (devices, dtypes, contiguity,
 // 16-byte aligned weight rows and bias, scale shapes) and, for fp8 above max_m, the launcher accepted the call.
+// `pad_rows` (the CUTLASS kernel only; 0: M): the M it runs on, whole M tiles (kernels/blockwise.py padded_rows); the
+// quantizer's rows past M are left as allocated and the output is the first M rows of the (pad_rows, N) result.
 c10::optional<at::Tensor> block_linear_fast(at::Tensor const& x, at::Tensor const& weight, at::Tensor const& weight_scale,
                                             c10::optional<at::Tensor> const& bias, int64_t block, int64_t sb_shift,
                                             at::ScalarType out_dtype, int64_t act, int64_t max_m, int64_t gemm_fn,
-                                            int64_t gemm_ws_bytes, bool scale_col_major);
+                                            int64_t gemm_ws_bytes, bool scale_col_major, int64_t pad_rows = 0);
 
 }  // namespace cg

@@ -208,9 +208,13 @@ py::object run(int code, at::Tensor const& a, at::Tensor const& b, at::Tensor co
 // A W8A8 linear layer's eager call in one step: quantize the activation (quant_ops.cu), then the GEMM
 // through the plan registry above. `x` is (..., K) bf16/fp16, `weight` the (N, K) int8/fp8 weight.
 // `act`: 0 dynamic per-token, 1 dynamic per-token asymmetric, 2 static per-tensor (3: with zero
-// point), 4 dynamic per-tensor. `activation`: the epilogue activation code (see kActivationShift). Returns the (..., N) output; None when anything is unusual (the Python
-// path then validates and raises the typed error); or, when the GEMM has no plan yet (first call of
-// this M), the tuple (q, scale, azp, azp_adj) for the Python path to finish (it makes the plan).
+// point), 4 dynamic per-tensor. `activation`: the epilogue activation code (see kActivationShift). `rows`: the
+// M the GEMM runs on (kernels/heuristics.py padded_rows: whole M tiles), at least x's rows; the quantizer's rows
+// past x's are left as allocated (the GEMM's rows from them are never read: each output row depends on its own
+// activation row and scale only, whatever their bits) and the output is the first rows of the (rows, N) result. Returns the (..., N) output; None
+// when anything is unusual (the Python path then validates and raises the typed error); or, when the GEMM has no
+// plan yet (first call of this M), the tuple (q, scale, azp, azp_adj), padded to `rows`, for the Python path to
+// finish (it makes the plan).
 bool one_element(c10::optional<at::Tensor> const& t, at::ScalarType dtype, int device) {
   return t.has_value() && t->is_cuda() && t->get_device() == device && t->scalar_type() == dtype && t->numel() == 1;
 }
@@ -219,7 +223,7 @@ py::object w8a8_linear(at::Tensor const& x, at::Tensor const& weight, at::Tensor
                        c10::optional<at::Tensor> const& bias, int64_t act,
                        c10::optional<at::Tensor> const& input_scale, c10::optional<at::Tensor> const& input_zp,
                        c10::optional<at::Tensor> const& azp_adj, c10::optional<at::ScalarType> out_dtype,
-                       int64_t activation) {
+                       int64_t activation, int64_t rows) {
   if (!x.is_cuda() || x.dim() < 1 || weight.dim() != 2 || !weight.is_cuda()) return py::none();
   at::ScalarType xt = x.scalar_type(), wt = weight.scalar_type();
   if ((xt != at::kBFloat16 && xt != at::kHalf) || (wt != at::kChar && wt != at::kFloat8_e4m3fn)) return py::none();
@@ -238,8 +242,10 @@ py::object w8a8_linear(at::Tensor const& x, at::Tensor const& weight, at::Tensor
   at::ScalarType od = out_dtype.value_or(xt);
   static constexpr int kModes[] = {0, 1, 2, 2, 3};  // act -> cg_quant::RowMode
   at::Tensor x2 = x.reshape({-1, k});
+  const int64_t m = x2.size(0);
+  if (rows < m) return py::none();
   auto r = cg::quant_rows(x2, kModes[act], wt, input_scale, act == 3 ? input_zp : c10::nullopt,
-                          c10::nullopt, c10::nullopt, c10::nullopt, 0.0);
+                          c10::nullopt, c10::nullopt, c10::nullopt, 0.0, rows, /*zero_pad=*/false);
   at::Tensor const& q = r[0];
   at::Tensor const& scale = r[1];
   c10::optional<at::Tensor> azp, adj;
@@ -257,7 +263,9 @@ py::object w8a8_linear(at::Tensor const& x, at::Tensor const& weight, at::Tensor
   if (!res.is_none() && !py::isinstance<py::int_>(res)) {
     std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
     shape.back() = n;
-    return py::cast(py::cast<at::Tensor>(res).view(shape));
+    at::Tensor y = py::cast<at::Tensor>(res);
+    if (rows > m) y = y.narrow(0, 0, m);  // whole rows of a contiguous (rows, N) result: still contiguous
+    return py::cast(y.view(shape));
   }
   return py::make_tuple(q, scale, r[2].defined() ? py::cast(r[2]) : py::none(), adj.has_value() ? py::cast(*adj) : py::none());
 }
@@ -265,8 +273,8 @@ py::object w8a8_linear(at::Tensor const& x, at::Tensor const& weight, at::Tensor
 py::tuple quant_rows_py(at::Tensor const& x, int64_t mode, at::ScalarType qtype,
                         c10::optional<at::Tensor> const& static_scale, c10::optional<at::Tensor> const& static_azp,
                         c10::optional<at::Tensor> const& scale_ub, c10::optional<at::Tensor> const& residual,
-                        c10::optional<at::Tensor> const& norm_weight, double eps) {
-  auto r = cg::quant_rows(x, mode, qtype, static_scale, static_azp, scale_ub, residual, norm_weight, eps);
+                        c10::optional<at::Tensor> const& norm_weight, double eps, int64_t pad_rows) {
+  auto r = cg::quant_rows(x, mode, qtype, static_scale, static_azp, scale_ub, residual, norm_weight, eps, pad_rows);
   auto opt = [](at::Tensor const& t) { return t.defined() ? py::cast(t) : py::none(); };
   return py::make_tuple(r[0], r[1], opt(r[2]), opt(r[3]));
 }
@@ -275,11 +283,16 @@ py::tuple quant_rows_py(at::Tensor const& x, int64_t mode, at::ScalarType qtype,
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("w8a8_linear", &w8a8_linear, "quantize + GEMM of a W8A8 linear layer (eager)");
-  m.def("quant_rows", &quant_rows_py, "row-wise activation quantization (see quant_common.cuh)");
-  m.def("quant_groups", [](at::Tensor const& x, int64_t group, at::ScalarType qtype, bool scale_col_major) {
-    auto r = cg::quant_groups(x, group, qtype, scale_col_major);
+  m.def("quant_rows", &quant_rows_py, "row-wise activation quantization (see quant_common.cuh); outputs padded "
+        "with zero rows to pad_rows", py::arg("x"), py::arg("mode"), py::arg("qtype"), py::arg("static_scale"),
+        py::arg("static_azp"), py::arg("scale_ub"), py::arg("residual"), py::arg("norm_weight"), py::arg("eps"),
+        py::arg("pad_rows") = 0);
+  m.def("quant_groups", [](at::Tensor const& x, int64_t group, at::ScalarType qtype, bool scale_col_major,
+                           int64_t pad_rows) {
+    auto r = cg::quant_groups(x, group, qtype, scale_col_major, pad_rows);
     return py::make_tuple(r[0], r[1]);
-  }, "per-group activation quantization along K");
+  }, "per-group activation quantization along K; outputs padded with zero rows to pad_rows", py::arg("x"),
+        py::arg("group"), py::arg("qtype"), py::arg("scale_col_major"), py::arg("pad_rows") = 0);
   m.def("wo_gemm", &cg::wo_gemm, "weight-only small-M GEMM (see wo_gemm.cuh)");
   m.def("wo_linear_fast", &cg::wo_linear_fast, "eager weight-only layer call; None when the Python path must take it");
   m.def("wo_dequant", &cg::wo_dequant, "dense weight of a packed weight-only weight (large-M fallback)");
@@ -308,9 +321,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("block_linear_fast",
         [](at::Tensor const& x, at::Tensor const& weight, at::Tensor const& weight_scale, c10::optional<at::Tensor> const& bias,
            int64_t block, int64_t sb_shift, at::ScalarType out_dtype, int64_t act, int64_t max_m, int64_t gemm_fn,
-           int64_t gemm_ws_bytes, bool scale_col_major) -> py::object {
+           int64_t gemm_ws_bytes, bool scale_col_major, int64_t pad_rows) -> py::object {
           auto out = cg::block_linear_fast(x, weight, weight_scale, bias, block, sb_shift, out_dtype, act, max_m, gemm_fn,
-                                           gemm_ws_bytes, scale_col_major);
+                                           gemm_ws_bytes, scale_col_major, pad_rows);
           return out.has_value() ? py::cast(*out) : py::none();
         },
         "eager per-block / blockwise layer call (per-group quantization + block GEMV at M <= max_m, else the tiled "

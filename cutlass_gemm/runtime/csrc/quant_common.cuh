@@ -51,7 +51,9 @@ struct RowArgs {
   const void* norm_weight;      // kRmsNorm: (K,)
   float eps;
   int group_lanes;              // kGroup: vectors per group (8, 16 or 32)
-  bool scale_col_major;         // kGroup: scale_out is (K / group, rows) (column-major (rows, K / group))
+  bool scale_col_major;         // kGroup: scale_out is (K / group, scale_ld) (column-major (rows, K / group))
+  int64_t scale_ld;             // kGroup column-major: the scale's leading dimension, >= rows (rows padded to
+                                // whole GEMM tiles, quant_ops.cu); 0: rows
   int tensor_smem_vecs;         // kPerTensor: vectors each thread keeps in dynamic shared memory (set by launch_tensor)
 };
 

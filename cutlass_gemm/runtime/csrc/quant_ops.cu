@@ -49,17 +49,32 @@ std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::Scalar
                                    c10::optional<at::Tensor> const& static_azp,
                                    c10::optional<at::Tensor> const& scale_ub,
                                    c10::optional<at::Tensor> const& residual,
-                                   c10::optional<at::Tensor> const& norm_weight, double eps) {
+                                   c10::optional<at::Tensor> const& norm_weight, double eps, int64_t pad_rows,
+                                   bool zero_pad) {
   TORCH_CHECK(x.is_cuda() && x.dim() == 2 && x.stride(1) == 1, "quant_rows: x must be a 2-D CUDA view with unit last stride");
   c10::cuda::CUDAGuard guard(x.device());
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x.get_device()).stream();
   const int64_t rows = x.size(0), cols = x.size(1);
+  const int64_t out_rows = std::max(rows, pad_rows);
   auto opts = x.options();
-  at::Tensor q = at::empty({rows, cols}, opts.dtype(qtype));
+  at::Tensor q = at::empty({out_rows, cols}, opts.dtype(qtype));
   const bool per_tensor = mode == static_cast<int>(RowMode::kPerTensor);
-  at::Tensor scale = per_tensor ? at::empty({}, opts.dtype(at::kFloat)) : at::empty({rows, 1}, opts.dtype(at::kFloat));
-  at::Tensor azp = mode == static_cast<int>(RowMode::kDynamicAsym) ? at::empty({rows, 1}, opts.dtype(at::kInt)) : at::Tensor();
+  at::Tensor scale = per_tensor ? at::empty({}, opts.dtype(at::kFloat)) : at::empty({out_rows, 1}, opts.dtype(at::kFloat));
+  at::Tensor azp = mode == static_cast<int>(RowMode::kDynamicAsym) ? at::empty({out_rows, 1}, opts.dtype(at::kInt)) : at::Tensor();
   at::Tensor res_out = residual.has_value() ? at::empty({rows, cols}, opts) : at::Tensor();
+  if (out_rows > rows && zero_pad) {
+    // The padding rows of the op's outputs are zero, so that they are well defined (tests and
+    // torch.library.opcheck compare them). Memsets on the stream: capturable, no host sync. The W8A8 layer call
+    // (fast_path.cpp) skips them: its GEMM's rows past the caller's are computed and never read back.
+    auto zero_tail = [&](at::Tensor const& t, int64_t row_bytes) {
+      char* p = static_cast<char*>(t.data_ptr()) + rows * row_bytes;
+      cudaError_t err = cudaMemsetAsync(p, 0, static_cast<size_t>((out_rows - rows) * row_bytes), stream);
+      TORCH_CHECK(err == cudaSuccess, msg("cutlass_gemm quant: memset failed: ", cudaGetErrorString(err)).c_str());
+    };
+    zero_tail(q, cols * q.element_size());
+    if (!per_tensor) zero_tail(scale, sizeof(float));
+    if (azp.defined()) zero_tail(azp, sizeof(int32_t));
+  }
   if (rows == 0) {
     if (per_tensor) scale.fill_(1.0);
     return {q, scale, azp, res_out};
@@ -96,7 +111,8 @@ std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::Scalar
   return {q, scale, azp, res_out};
 }
 
-std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::ScalarType qtype, bool scale_col_major) {
+std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::ScalarType qtype, bool scale_col_major,
+                                     int64_t pad_rows, bool zero_pad) {
   TORCH_CHECK(x_in.is_cuda() && x_in.dim() == 2 && x_in.stride(1) == 1, "quant_groups: x must be a 2-D CUDA view with unit last stride");
   c10::cuda::CUDAGuard guard(x_in.device());
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x_in.get_device()).stream();
@@ -106,9 +122,21 @@ std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::
               "quant_groups: unsupported group size for this dtype");
   // The group kernel reads 16-byte vectors; a misaligned view is copied once (correct, slower).
   at::Tensor x = rows_aligned(x_in, vec) ? x_in : x_in.contiguous().clone();
-  at::Tensor q = at::empty({rows, cols}, x.options().dtype(qtype));
-  at::Tensor scale = scale_col_major ? at::empty({cols / group, rows}, x.options().dtype(at::kFloat)).t()
-                                     : at::empty({rows, cols / group}, x.options().dtype(at::kFloat));
+  const int64_t out_rows = std::max(rows, pad_rows), groups = cols / group;
+  at::Tensor q = at::empty({out_rows, cols}, x.options().dtype(qtype));
+  at::Tensor scale = scale_col_major ? at::empty({groups, out_rows}, x.options().dtype(at::kFloat)).t()
+                                     : at::empty({out_rows, groups}, x.options().dtype(at::kFloat));
+  if (out_rows > rows && zero_pad) {  // as quant_rows: the op's padding rows are zero, the layer call's left as allocated
+    const size_t pad = static_cast<size_t>(out_rows - rows);
+    cudaError_t err = cudaMemsetAsync(static_cast<char*>(q.data_ptr()) + rows * cols * q.element_size(), 0,
+                                      pad * cols * q.element_size(), stream);
+    if (err == cudaSuccess)
+      err = scale_col_major  // the padding columns of each group's row of the (groups, out_rows) tensor
+                ? cudaMemset2DAsync(scale.data_ptr<float>() + rows, out_rows * sizeof(float), 0, pad * sizeof(float),
+                                    groups, stream)
+                : cudaMemsetAsync(scale.data_ptr<float>() + rows * groups, 0, pad * groups * sizeof(float), stream);
+    TORCH_CHECK(err == cudaSuccess, msg("cutlass_gemm quant: memset failed: ", cudaGetErrorString(err)).c_str());
+  }
   if (rows == 0) return {q, scale};
   RowArgs args{};
   args.x = x.data_ptr();
@@ -120,6 +148,7 @@ std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::
   args.cols = cols;
   args.group_lanes = static_cast<int>(group / vec);
   args.scale_col_major = scale_col_major;
+  args.scale_ld = out_rows;
   launch(args, RowMode::kGroup, x, qtype, true, stream);
   return {q, scale};
 }

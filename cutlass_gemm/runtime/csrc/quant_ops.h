@@ -8,16 +8,22 @@ namespace cg {
 
 // Row-wise quantization of a 2-D (rows, K) view with unit last stride. `mode` is a cg_quant::RowMode.
 // Returns {q (rows, K), scale ((rows, 1), or 0-dim for per-tensor), azp ((rows, 1) int32 or undefined),
-// residual_out ((rows, K) or undefined)}.
+// residual_out ((rows, K) or undefined)}. With `pad_rows` > rows, q, a per-row scale and azp have pad_rows
+// rows, those past x's zero (q 0, scale 0, azp 0) with `zero_pad`, else left as allocated: a GEMM then runs on
+// whole M tiles (kernels/heuristics.py padded_rows says why); residual_out keeps x's rows.
 std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::ScalarType qtype,
                                    c10::optional<at::Tensor> const& static_scale,
                                    c10::optional<at::Tensor> const& static_azp,
                                    c10::optional<at::Tensor> const& scale_ub,
                                    c10::optional<at::Tensor> const& residual,
-                                   c10::optional<at::Tensor> const& norm_weight, double eps);
+                                   c10::optional<at::Tensor> const& norm_weight, double eps,
+                                   int64_t pad_rows = 0, bool zero_pad = true);
 
 // Per-group (along K) symmetric quantization: {q (rows, K), scale (rows, K / group)}; with
 // `scale_col_major` the scale is the column-major view (strides (1, rows)) of a (K / group, rows) tensor.
-std::vector<at::Tensor> quant_groups(at::Tensor const& x, int64_t group, at::ScalarType qtype, bool scale_col_major);
+// `pad_rows` / `zero_pad`: as quant_rows (rows past x's, zero or left as allocated; the column-major scale's
+// leading dimension is then pad_rows).
+std::vector<at::Tensor> quant_groups(at::Tensor const& x, int64_t group, at::ScalarType qtype, bool scale_col_major,
+                                     int64_t pad_rows = 0, bool zero_pad = true);
 
 }  // namespace cg

@@ -215,8 +215,9 @@ __global__ void __launch_bounds__(kThreads) group_quant_kernel(RowArgs args) {
   VQ* q = reinterpret_cast<VQ*>(static_cast<TQ*>(args.q) + row * args.ldq);
   // This thread's first group's scale, and the step to the group kThreads vectors on (row- or column-major)
   const int64_t g0 = base >> kShift;
-  float* sp = args.scale_col_major ? args.scale_out + g0 * args.rows + row : args.scale_out + row * (nvec >> kShift) + g0;
-  const int64_t sstep = args.scale_col_major ? static_cast<int64_t>(kThreads / kLanes) * args.rows : kThreads / kLanes;
+  const int64_t ld = args.scale_ld > 0 ? args.scale_ld : args.rows;
+  float* sp = args.scale_col_major ? args.scale_out + g0 * ld + row : args.scale_out + row * (nvec >> kShift) + g0;
+  const int64_t sstep = args.scale_col_major ? static_cast<int64_t>(kThreads / kLanes) * ld : kThreads / kLanes;
   V c[kPer];
 #pragma unroll
   for (int j = 0; j < kPer; ++j)
