@@ -416,3 +416,20 @@ def test_cuda_plan_cache_keys_and_bound(monkeypatch):
     assert len(bops._plans) == 3
     bops._plan(1, 16, 256, 512, torch.bfloat16, "none", "k", "e4m3")  # at the bound: the cache starts over
     assert len(bops._plans) == 1 and len(asked) == 4
+
+
+def test_layer_rows_padded_to_whole_tiles_as_measured():
+    """kernels/blockwise.py padded_rows: fp8 only, inside PAD_ROWS_E4M3, up to PAD_SMALL_MAX_M rows only on wide
+    layers; the padded M is a whole number of its own kernel's M tiles (x cluster M) and at least M."""
+    from cutlass_gemm.kernels import blockwise as bw
+    for n in (392, 4096, 7168, 28672):
+        for m in range(1, 1100):
+            rows = bw.padded_rows(m, "e4m3", n)
+            assert bw.padded_rows(m, "s8", n) == m
+            low, high = bw.PAD_ROWS_E4M3
+            if not low <= m <= high or (m <= bw.PAD_SMALL_MAX_M and n < bw.PAD_SMALL_MIN_N):
+                assert rows == m, (m, n)
+                continue
+            tile, cluster = bw._selected_row(rows, "e4m3", n)[:2]
+            assert rows >= m and rows % (tile[0] * cluster[0]) == 0 and rows - m < tile[0] * cluster[0], (m, n, rows)
+            assert bw.layer_sfa_major(rows) == "mn" or rows < bw.SFA_MN_MIN_M_LAYER  # whole tiles: no tail rule

@@ -291,14 +291,24 @@ def layer_sfa_major(m: int, ab: str = "e4m3") -> str:
 #: the load-bound fp8 kernels up to 1.8x (H200, session 49, tools/results/h200-2026-11-29/session49/call3, the 128 x 128
 #: tile at 132 x 8192^2 46.3 us, the same kernel on operands padded to 256 rows 26.2; 132 x 28672 x 4096 85.1 -> 51.2).
 #: The int8 kernels are compute-bound and lose almost nothing there (42.9 / 42.7 us at 132 x 8192^2): not padded.
+#: The eager Fp8BlockLinear from CUDA graphs, unpadded -> padded (session 50, tools/results/h200-2026-11-29/session50/
+#: call2, probe/pad_block.py, bits equal): 1.08-1.72x at 100..700 rows at 8192^2, 28672 x 4096, 4096^2 and 7168 x 2048
+#: (132 x 8192^2 50.8 -> 29.6 us, 520 x 8192^2 112.3 -> 76.1), 1.00-1.08x at 1000. At 17..48 rows (the 64-row tile)
+#: 1.01-1.25x where N >= 7168 (17 x 8192^2 29.3 -> 23.4) but 0.88-0.96x at 4096^2 (17 rows 10.9 -> 12.4: 32 CTAs,
+#: each then promoting 64 rows of scales): up to 64 rows only from PAD_SMALL_MIN_N columns.
 PAD_ROWS_E4M3 = (17, 1023)
+PAD_SMALL_MAX_M = 64
+PAD_SMALL_MIN_N = 7168
 
 
 def padded_rows(m: int, ab: str = "e4m3", n: int = 0) -> int:
-    """The M a layer's blockwise GEMM of `m` rows runs on: inside PAD_ROWS_E4M3 (fp8), m rounded up to the M tile times
-    the cluster's M of the kernel the rounded M selects; else m. The layer quantizes into that many rows and keeps the
-    first m rows of the output; its scale layout is then layer_sfa_major's for the rounded M (whole tiles)."""
+    """The M a layer's blockwise GEMM of `m` rows (`n` output columns) runs on: inside PAD_ROWS_E4M3 (fp8; up to
+    PAD_SMALL_MAX_M rows only where n >= PAD_SMALL_MIN_N), m rounded up to the M tile times the cluster's M of the
+    kernel the rounded M selects; else m. The layer quantizes into that many rows and keeps the first m rows of the
+    output; its scale layout is then layer_sfa_major's for the rounded M (whole tiles)."""
     if ab != "e4m3" or not PAD_ROWS_E4M3[0] <= m <= PAD_ROWS_E4M3[1]:
+        return m
+    if m <= PAD_SMALL_MAX_M and n < PAD_SMALL_MIN_N:
         return m
     rows = m
     for _ in range(4):  # a fixed point, as kernels/heuristics.py padded_rows
