@@ -200,6 +200,8 @@ def kernels_needed():
     for m in PAD_MS:
         for rows in (m, padded_rows(m, "e4m3", 392)):
             names.add(select_config("bf16", rows, "none", layer_sfa_major(rows), "e4m3", 392).name)
+    rows = padded_rows(40, "e4m3", 392)  # test_fast_path_no_host_sync_and_cuda_graph[fp8-40]
+    names.add(select_config("bf16", rows, "silu", layer_sfa_major(rows), "e4m3", 392).name)
     return sorted(names)
 
 
