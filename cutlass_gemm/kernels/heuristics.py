@@ -266,8 +266,12 @@ def in_default_set(cfg: KernelConfig) -> bool:
 #: TMA kernels lose 1.1-1.7x when their last M tile is partly out of bounds: the same kernel on operands padded
 #: with zero rows to the tile's M (x the cluster's) took 39.5 -> 32.0 us at 200 x 8192^2 (int8; fp8 40.7 -> 31.0),
 #: 72.0 -> 42.6 at 260 x 8192^2, 102 -> 81 at 520 x 8192^2, and within 6% from ~1000 rows
-#: (tools/results/h200-2026-11-29/session49/call4, docs/performance.md "Partial M tiles"). SM80's cp.async
-#: kernels predicate their loads instead: no rows (not measured).
+#: (tools/results/h200-2026-11-29/session49/call4, docs/performance.md "Partial M tiles"). The layer call padded by
+#: this rule against unpadded, both from CUDA graphs (session 50, tools/results/h200-2026-11-29/session50/call1,
+#: probe/pad_layer.py, Int8Linear / Fp8Linear at 17..1000 rows x 8192^2, 28672 x 4096, 4096^2, 7168 x 2048, bits
+#: equal): 1.0-1.74x faster (geometric mean 1.19x; 132 x 28672 x 4096 91.0 -> 52.4 us, 17 x 4096^2 11.4 -> 7.6), within
+#: noise where the last tile is nearly full (0.95-1.04x at 448, 700 and 1000 rows). SM80's cp.async kernels predicate
+#: their loads instead: no rows (not measured).
 PAD_ROWS: Dict[int, Tuple[int, int]] = {90: (17, 1023)}
 
 
