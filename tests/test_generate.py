@@ -1,6 +1,7 @@
 """The generator is deterministic, keeps generated/ in sync, and its manifest round-trips."""
 import filecmp
 import hashlib
+import itertools
 import json
 from pathlib import Path
 
@@ -110,12 +111,15 @@ def test_default_set_is_exactly_what_the_selection_table_uses():
         assert set(manifest.values()) == configs
 
 
-def test_prebuilt_set_serves_the_common_call_at_every_m_and_fits_one_wave_of_16_jobs():
+def test_prebuilt_set_serves_the_common_call_at_every_m_and_fits_two_waves_of_16_jobs():
+    """Every tile the table picks for the common call (N known or not) is prebuilt; at most 20 kernels (two waves of
+    16 nvcc jobs: four SM90 tiles since session 50)."""
     for sm in heuristics.DEFAULT_SMS:
         prebuilt = heuristics.prebuilt_configs(sm)
-        assert set(prebuilt) <= set(heuristics.default_configs(sm)) and len(prebuilt) <= 16
-        for m in (1, 16, 64, 65, 128, 129, 256, 257, 8192):
-            choice = heuristics.choose_tile(sm, m)
+        assert set(prebuilt) <= set(heuristics.default_configs(sm)) and len(prebuilt) <= 20
+        for m, n in itertools.product((1, 16, 64, 65, 128, 129, 256, 257, 512, 1024, 1025, 8192),
+                                      (0, 136, 4096, 8192, 28672)):
+            choice = heuristics.choose_tile(sm, m, n)
             for dt in heuristics.INPUT_DTYPES_BY_SM[sm]:
                 # the zero-point kernel of bias-free layers (LLMs); zero points with a bias build on first use
                 for v in ("scaled", "scaled_bias") + (("scaled_azp_per_token_nobias",) if dt == "int8" else ()):
@@ -135,12 +139,24 @@ def test_narrow_problems_take_the_narrow_tile_only_above_the_last_row():
     asks), 512 x 8192 into 128; N unknown (0) never switches; M <= 256 rows are untouched."""
     big = heuristics.SELECTION[90][-1][1]
     least, narrow = heuristics.NARROW[90]
-    assert heuristics.choose_tile(90, 512, 4096) == narrow
-    assert heuristics.choose_tile(90, 512, 8192) == big
-    assert heuristics.choose_tile(90, 512, 0) == big
+    assert heuristics.choose_tile(90, 2048, 1024) == narrow  # 8 x 8 CTAs of the 256-row tile
+    assert heuristics.choose_tile(90, 2048, 8192) == big
+    assert heuristics.choose_tile(90, 2048, 0) == big
     assert heuristics.choose_tile(90, 256, 136) == heuristics.SELECTION[90][1][1]
     assert heuristics.choose_tile(90, 8192, 8192) == big
     assert narrow in heuristics.table_tiles(90) and least == 100
+
+
+def test_fill_tile_takes_the_mid_rows_where_it_makes_enough_ctas():
+    """heuristics.FILL (session 50): at 129..256 rows the 128 x 128 tile serves where it makes >= 96 CTAs (N >= 6144),
+    the 64 x 128 c2x1 tile below that and at N unknown; 257..1024 rows take the 128 x 128 row itself."""
+    least_m, least_ctas, fill = heuristics.FILL[90]
+    mid = heuristics.SELECTION[90][1][1]
+    assert heuristics.choose_tile(90, 256, 6144) == fill and heuristics.choose_tile(90, 129, 8192) == fill
+    assert heuristics.choose_tile(90, 256, 4096) == mid and heuristics.choose_tile(90, 256, 0) == mid
+    assert heuristics.choose_tile(90, 128, 28672) == mid and least_m == 129 and least_ctas == 96
+    assert all(heuristics.choose_tile(90, m, n) == fill for m in (257, 512, 1024) for n in (0, 1024, 4096, 28672))
+    assert fill in heuristics.table_tiles(90)
 
 
 def test_tool_writes_named_kernels_of_every_family_into_their_folders(tmp_path):

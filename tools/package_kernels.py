@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build an installable wheel of prebuilt kernels (the FlashInfer jit-cache habit).
 
-  python tools/package_kernels.py --sm 90                 # the prebuilt set (15 kernels) -> dist/
+  python tools/package_kernels.py --sm 90                 # the prebuilt set (20 kernels) -> dist/
   python tools/package_kernels.py --sm 90 --all --jobs 16 # every generated SM90 kernel (72)
   pip install dist/cutlass_gemm_kernels_sm90-*.whl        # then the ops find the kernels there
 

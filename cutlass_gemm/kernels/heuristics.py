@@ -40,10 +40,18 @@ class TileChoice:
     splits: int = 1
 
 
+#: SM90 since session 50 (H200, one process each, `tools/benchmark.py tiles`, weights rotated beyond L2; int8 / e4m3
+#: alike, us; tools/results/h200-2026-11-29/session50/call5-6): the 128 x 128 pingpong tile without a cluster is ahead
+#: of the 256 x 128 one from 257 to 1024 rows, where the layers' rows are whole tiles (padded_rows) and the 256-row
+#: tile's few large CTAs quantize into waves: 384 x 8192^2 43.4 / 56.9 (256 x 128), 640 x 8192^2 63.7 / 92.0, 768 x
+#: 8192^2 66.3 / 83.8, 384 x 28672 x 4096 68.0 / 104.4, 768 x 28672 x 4096 119.1 / 135.1, 768 x 14336 x 4096 64.0 /
+#: 67.2, 384 x 4096 x 14336 37.3 / 68.5, 640 / 768 x 7168 x 2048 18.5 / 27.5 and 18.7 / 26.3, 1024 x 7168 x 2048 23.4 /
+#: 26.3; a tie at 512 and 1024 x 8192^2 (45.2 / 44.6, 85.7 / 84.7). Above 1024 rows the session-6 rows stand.
 SELECTION: Dict[int, List[Tuple[Optional[int], TileChoice]]] = {
     90: [
         (64, TileChoice((64, 64, 128), (1, 1, 1), "pingpong")),
         (256, TileChoice((64, 128, 128), (2, 1, 1), "pingpong")),
+        (1024, TileChoice((128, 128, 128), (1, 1, 1), "pingpong")),
         (None, TileChoice((256, 128, 128), (1, 2, 1), "cooperative")),
     ],
     80: [
@@ -69,6 +77,17 @@ DEFAULT_SMS = tuple(sorted(SELECTION))
 #: tile (512x8192x8192 47.2 / 47.1 int8) or leads by 4% (1024x4096x4096 25.1 / 26.3): the bound stays 100.
 NARROW: Dict[int, Tuple[int, TileChoice]] = {
     90: (100, TileChoice((128, 128, 128), (1, 1, 1), "pingpong")),
+}
+
+
+#: Per SM: (least M, least CTAs, tile). From that M, a SELECTION row whose tile is fewer rows than this one yields to it
+#: where it makes at least that many CTAs. SM90: the 64 x 128 c2x1 tile at 129..256 rows against the 128 x 128
+#: pingpong tile (H200, tools/results/h200-2026-11-29/session50/call5-6, 256 rows, us 64 x 128 / 128 x 128): 9.6 / 9.2
+#: at N = 7168 (112 CTAs), 32.1 / 28.3 at 8192^2 (128), 51.5 / 48.6 at 28672 x 4096 (448), 28.8 / 26.0 at 14336 x 4096
+#: (224), 15.1 / 13.8 at 6144 x 4096 (96); but 9.9 / 14.4 at 4096^2 (64 CTAs: half the SMs idle) and 23.5 / 25.0 at
+#: 12288 x 4096 (192; the one shape against), e4m3 the same.
+FILL: Dict[int, Tuple[int, int, TileChoice]] = {
+    90: (129, 96, TileChoice((128, 128, 128), (1, 1, 1), "pingpong")),
 }
 
 
@@ -154,7 +173,8 @@ def split_choice(sm: int, m: int, n: int, a_dtype: str) -> Optional[TileChoice]:
 def choose_tile(sm: int, m: int, n: int = 0, a_dtype: str = "") -> TileChoice:
     """The tile for an M x N problem: a SPLIT row's kernel when one matches (only with N and the input type
     known); else the first SELECTION row whose max_m >= M, and for the last row the NARROW
-    tile when the row's tile would leave too few CTAs (n = 0: unknown, no such check)."""
+    tile when the row's tile would leave too few CTAs, for a smaller row's the FILL tile when that one makes enough
+    (n = 0: unknown, no such check)."""
     split = split_choice(sm, m, n, a_dtype)
     if split is not None:
         return split
@@ -163,14 +183,19 @@ def choose_tile(sm: int, m: int, n: int = 0, a_dtype: str = "") -> TileChoice:
             narrow = NARROW.get(sm)
             if max_m is None and narrow is not None and n > 0 and _ctas(choice, m, n) < narrow[0]:
                 return narrow[1]
+            fill = FILL.get(sm)
+            if (fill is not None and n > 0 and m >= fill[0] and choice.tile[0] < fill[2].tile[0]
+                    and _ctas(fill[2], m, n) >= fill[1]):
+                return fill[2]
             return choice
     raise AssertionError("SELECTION rows must end with an unbounded row")
 
 
 def table_tiles(sm: int) -> List[TileChoice]:
-    """The distinct tiles choose_tile can return for `sm`, in table order (NARROW's last)."""
+    """The distinct tiles choose_tile can return for `sm`, in table order (NARROW's and FILL's last)."""
     tiles: List[TileChoice] = []
-    for choice in [c for _, c in SELECTION[sm]] + ([NARROW[sm][1]] if sm in NARROW else []):
+    extra = ([NARROW[sm][1]] if sm in NARROW else []) + ([FILL[sm][2]] if sm in FILL else [])
+    for choice in [c for _, c in SELECTION[sm]] + extra:
         if choice not in tiles:
             tiles.append(choice)
     return tiles
@@ -239,7 +264,8 @@ def split_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
 #: dynamic per-token x per-channel scales (the nn layers' static schemes pass per-row scales too);
 #: every tile of the table; the plain, bias and per-token-zero-point epilogues (fp8: plain and bias).
 #: The per-token zero-point one is the bias-free kernel: LLM linear layers (Llama, Mistral, ...) have no
-#: bias, and a zero-point call without a bias takes it. SM90: 15 kernels, one wave of nvcc on 16 cores.
+#: bias, and a zero-point call without a bias takes it. SM90: 20 kernels (four tiles since session 50), two waves of
+#: nvcc on 16 cores.
 #: The rest of the default set (fp16 output, the per-tensor scale kernels, the zero-point epilogues with
 #: a bias, the per-tensor zero-point ones) is generated too and built on first use (announced), or
 #: ahead of time with `--compile --all`.
@@ -249,9 +275,8 @@ PREBUILT_VARIANTS = ("scaled", "scaled_bias", "scaled_azp_per_token_nobias")
 
 
 def prebuilt_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
-    """The kernels of `default_configs(sm, variants)` that are built ahead of time (see above). The NARROW
-    tile is not among them (it serves only M > 256 with few N tiles, and keeps the set to one wave of 16
-    nvcc jobs); it is in the default set, so `--all` builds it and otherwise its first use does."""
+    """The kernels of `default_configs(sm, variants)` that are built ahead of time (see above): every SELECTION row's
+    tile (on SM90 the NARROW and FILL tiles are the 1024-row one)."""
     rows = {(c.tile, c.cluster, c.schedule, c.stages) for _, c in SELECTION[sm]}
     return [c for c in default_configs(sm, variants)
             if c.out_dtype in PREBUILT_OUT_DTYPES and (c.scale_a, c.scale_b) in PREBUILT_SCALE_KINDS

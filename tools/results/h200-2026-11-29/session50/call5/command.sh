@@ -1,0 +1,27 @@
+# Session 50 call 5 (kind nvidia-h200), EMPTY kernel cache, no torch extension: with the layers on whole M tiles
+# (padded rows), which tile serves 128..768 rows best where the padded layer stays below bf16 F.linear (7168 x 2048,
+# 4096^2) and at two wide shapes: `tools/benchmark.py tiles`, four tiles, int8 and e4m3 (weights rotated beyond L2).
+set -u
+SECONDS=0
+export PYTHONUNBUFFERED=1 CUTLASS_GEMM_CACHE_DIR=/tmp/cgc50e CUTLASS_GEMM_FAST_PATH=0
+rm -rf $CUTLASS_GEMM_CACHE_DIR
+python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site50 .whl/*.whl > $OUT/pip.log 2>&1 || exit 1
+export PYTHONPATH=/tmp/site50:$PWD
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > $OUT/gpu.txt 2>&1
+C=64x128x128/c2x1x1/pingpong,128x128x128/c1x1x1/pingpong,64x128x128/c1x1x1/pingpong,256x128x128/c1x2x1/cooperative
+python3 -c "
+import sys; sys.path.insert(0, 'tools')
+from cutlass_gemm.kernels import heuristics as h
+from benchmark import parse_choice
+for d in ('int8', 'e4m3'):
+    for c in '$C'.split(','):
+        print(h.make_config(90, 'scaled_bias', 'bf16', parse_choice(c), a_dtype=d).name)" > $OUT/kernels_named.txt
+python3 tools/generate_kernels.py --out /tmp/gen50e --compile --jobs 8 \
+  $(printf -- "--name %s " $(cat $OUT/kernels_named.txt)) 2>&1 | tr '\r' '\n' | grep -v "^nvcc:" > $OUT/kernels.log
+echo "built at ${SECONDS}s: $(tail -n 1 $OUT/kernels.log)"
+export CUTLASS_GEMM_JIT=0
+S=128x7168x2048,256x7168x2048,512x7168x2048,640x7168x2048,768x7168x2048,128x4096x4096,256x4096x4096,512x4096x4096
+S=$S,640x4096x4096,768x4096x4096,256x8192x8192,768x8192x8192,256x28672x4096,256x14336x4096
+timeout $((400 - SECONDS)) python3 tools/benchmark.py tiles --out $OUT/tiles --dtypes int8,e4m3 --shapes $S --choices $C \
+  > $OUT/tiles.log 2>&1
+echo "bench rc=$? at ${SECONDS}s"; grep "^|" $OUT/tiles.log | head -40
