@@ -89,6 +89,19 @@ def padded_rows_for(x: torch.Tensor, weight: torch.Tensor, act_name: str = "none
     return rows
 
 
+def _eager_rows(x: torch.Tensor, weight: torch.Tensor, act_name: str) -> int:
+    """padded_rows_for on the eager hot path (a plain CUDA tensor outside torch.compile, checked by the caller): the
+    memo looked up with the fewest tensor attribute reads (x.get_device() is an int; x.device builds an object)."""
+    k = x.shape[-1]
+    key = (x.get_device(), x.numel() // k if k else 0, weight.shape[0], weight.dtype, act_name)
+    rows = _rows_cache.get(key)
+    if rows is None:
+        if len(_rows_cache) > 4096:
+            _rows_cache.clear()
+        rows = _rows_cache[key] = _rows_to_run(*key) if weight.dtype in _IN else key[1]
+    return rows
+
+
 def _gemm(q, b, scale, weight_scale, out_dtype, bias, azp=None, adj=None, activation=None):
     if adj is None:
         return gemm.scaled_mm(q, b, scale, weight_scale, out_dtype, bias, activation=activation)
@@ -131,7 +144,7 @@ def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tenso
         if _ext and code is not None and isinstance(weight, torch.Tensor) and weight.dim() == 2:
             res = _ext.w8a8_linear(x, weight, weight_scale, bias, 3 if input_zero_point is not None else code,
                                    input_scale, input_zero_point, azp_adj, out_dtype,
-                                   fastpath.ACTIVATION_CODES[act_name], padded_rows_for(x, weight, act_name))
+                                   fastpath.ACTIVATION_CODES[act_name], _eager_rows(x, weight, act_name))
             if type(res) is torch.Tensor:
                 return res
             pending = res  # None, or (q, scale, azp, azp_adj): no GEMM plan for this M yet
