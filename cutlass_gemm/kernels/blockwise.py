@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from .config import ACTIVATIONS, TemplateConfigMixin
+from .heuristics import whole_tile_rows
 
 #: Bumped whenever the emitted source of an unchanged BlockwiseConfig would change.
 # 12: the loop function renamed (iterate); 11: the two loops share one mainloop struct (PromotionMainloop); 10: the
@@ -310,15 +311,11 @@ def padded_rows(m: int, ab: str = "e4m3", n: int = 0) -> int:
         return m
     if m <= PAD_SMALL_MAX_M and n < PAD_SMALL_MIN_N:
         return m
-    rows = m
-    for _ in range(4):  # a fixed point, as kernels/heuristics.py padded_rows
+
+    def unit(rows: int) -> int:
         tile, cluster = _selected_row(rows, ab, n)[:2]
-        unit = tile[0] * cluster[0]
-        padded = -(-rows // unit) * unit
-        if padded == rows:
-            return rows
-        rows = padded
-    return rows
+        return tile[0] * cluster[0]
+    return whole_tile_rows(m, unit)
 
 
 #: The int8 kernels (ab "s8": per-token and per-channel scales per 128-wide K block, kernels/cxx/blockwise_int8.hpp),

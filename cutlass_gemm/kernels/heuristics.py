@@ -22,7 +22,7 @@ Some SM90 tiles do not compile with the EVT epilogue (FINDINGS.md: cooperative 6
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .config import OUTPUT_DTYPES, VARIANTS, KernelConfig
 from .gemv import MAX_M as GEMV_MAX_M, VARIANTS as GEMV_VARIANTS
@@ -304,6 +304,20 @@ def _m_unit(choice: TileChoice) -> int:
     return choice.tile[0] * choice.cluster[0]
 
 
+def whole_tile_rows(m: int, unit_of: Callable[[int], int]) -> int:
+    """The least rows >= m that are a whole number of `unit_of(rows)` (the M tile times the cluster's M of the kernel
+    those rows select): a fixed point, as a different tile at the rounded M moves the unit (this family's padded_rows,
+    kernels/blockwise.py padded_rows)."""
+    rows = m
+    for _ in range(4):
+        unit = unit_of(rows)
+        padded = -(-rows // unit) * unit
+        if padded == rows:
+            return rows
+        rows = padded
+    return rows
+
+
 def padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", activation: str = "none") -> int:
     """The M an M x N GEMM of `a_dtype` inputs runs on: M rounded up to the M tile (times the cluster's M) of the
     kernel choose_tile gives for the rounded M, inside PAD_ROWS[sm]; else M itself (the decode GEMV, large M, SM80).
@@ -311,11 +325,4 @@ def padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", 
     low, high = PAD_ROWS.get(sm, (1, 0))
     if not low <= m <= high or gemv_serves(sm, m, n, a_dtype, variant, activation):
         return m
-    rows = m
-    for _ in range(4):  # a fixed point: the rounded M's kernel must divide it (a tile change moves the unit)
-        unit = _m_unit(choose_tile(sm, rows, n, a_dtype))
-        padded = -(-rows // unit) * unit
-        if padded == rows:
-            return rows
-        rows = padded
-    return rows
+    return whole_tile_rows(m, lambda rows: _m_unit(choose_tile(sm, rows, n, a_dtype)))
