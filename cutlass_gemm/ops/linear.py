@@ -77,21 +77,15 @@ def padded_rows_for(x: torch.Tensor, weight: torch.Tensor, act_name: str = "none
     m = x.numel() // x.shape[-1] if x.shape[-1] else 0
     if not x.is_cuda or not isinstance(m, int) or weight.dtype not in _IN:
         return m
-    dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
     if torch.compiler.is_compiling():  # traced once per graph: no memo (a global dict would be guarded on)
+        dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
         return _rows_to_run(dev, m, weight.shape[0], weight.dtype, act_name)
-    key = (dev, m, weight.shape[0], weight.dtype, act_name)
-    rows = _rows_cache.get(key)
-    if rows is None:
-        if len(_rows_cache) > 4096:
-            _rows_cache.clear()
-        rows = _rows_cache[key] = _rows_to_run(*key)
-    return rows
+    return _eager_rows(x, weight, act_name)
 
 
 def _eager_rows(x: torch.Tensor, weight: torch.Tensor, act_name: str) -> int:
-    """padded_rows_for on the eager hot path (a plain CUDA tensor outside torch.compile, checked by the caller): the
-    memo looked up with the fewest tensor attribute reads (x.get_device() is an int; x.device builds an object)."""
+    """padded_rows_for outside torch.compile (the eager hot path calls it directly on a plain CUDA tensor): memoised,
+    looked up with few tensor attribute reads (x.get_device() is an int; x.device builds an object)."""
     k = x.shape[-1]
     key = (x.get_device(), x.numel() // k if k else 0, weight.shape[0], weight.dtype, act_name)
     rows = _rows_cache.get(key)
