@@ -144,10 +144,12 @@ def _op_samples():
         (ops.quantize_per_token_asym, (x, 5)),
         (ops.quantize_per_tensor, (x, FP8, 4)),
         (ops.quantize_static, (x, torch.tensor([0.05]), torch.int8, None, 6)),
+        (ops.quantize_per_group, (x, 64, FP8, True, 8)),
+        (ops.quantize_per_group, (x, 64, torch.int8, False, 5)),
     ]
 
 
-@pytest.mark.parametrize("i", range(13))
+@pytest.mark.parametrize("i", range(15))
 def test_opcheck_cpu(i):
     op, args = _op_samples()[i]
     torch.library.opcheck(op, args)
@@ -177,6 +179,9 @@ def test_pad_rows_appends_zero_rows_to_the_same_quantization(pad):
         "tensor": (lambda **kw: cg.quantize_per_tensor(x, **kw)),
         "static": (lambda **kw: cg.quantize_static(x, torch.tensor([0.02]), torch.int8, z, **kw)),
     }
+    xg = _x(6, 128, seed=4)
+    cases["group"] = lambda **kw: cg.quantize_per_group(xg, 64, FP8, **kw)
+    cases["group_cm"] = lambda **kw: cg.quantize_per_group(xg, 64, torch.int8, column_major_scale=True, **kw)
     for name, fn in cases.items():
         plain, padded = fn(), fn(pad_rows=pad)
         rows = max(6, pad) if pad else None

@@ -219,10 +219,12 @@ def _op_samples():
         (ops.quantize_per_token_asym, (x, 7)),
         (ops.quantize_per_tensor, (x, torch.int8, 16)),
         (ops.quantize_static, (x, one, FP8, None, 9)),
+        (ops.quantize_per_group, (x, 128, FP8, True, 64)),
+        (ops.quantize_per_group, (x, 128, torch.int8, False, 8)),
     ]
 
 
-@pytest.mark.parametrize("i", range(13))
+@pytest.mark.parametrize("i", range(15))
 def test_opcheck_cuda(i):
     op, args = _op_samples()[i]
     torch.library.opcheck(op, args)
