@@ -13,7 +13,7 @@ DEV = "NVIDIA_H100_80GB_HBM3-sm90"
 A = TileChoice((64, 64, 128), (1, 1, 1), "pingpong")
 B = TileChoice((64, 128, 128), (2, 1, 1), "pingpong")
 C = TileChoice((256, 128, 128), (1, 2, 1), "cooperative")
-D = TileChoice((128, 128, 128), (1, 1, 1), "pingpong")  # the 1024-row row since session 50 (also NARROW, FILL)
+D = TileChoice((128, 128, 128), (1, 1, 1), "pingpong")  # the 1024-row row since session 50 (also NARROW and a WAVES tile)
 S = TileChoice((128, 128, 64), schedule="multistage", stages=5)
 PROBLEM = ("scaled", "int8", "bf16", 128, 4096, 4096)
 

@@ -107,8 +107,8 @@ def test_model_shapes(fp8, shape):
 
 
 def _plan_kernel(m, n, a_dtype, variant="scaled_bias"):
-    plan = ops._plans.get((torch.cuda.current_device(), variant, "none", a_dtype, torch.bfloat16, "token", "channel",
-                           m, n))
+    want = (torch.cuda.current_device(), variant, "none", a_dtype, torch.bfloat16, "token", "channel", m, n)
+    plan = next((v for key, v in ops._plans.items() if key[:9] == want), None)  # any K
     return None if plan is None else plan[1]
 
 
@@ -249,5 +249,5 @@ def test_opcheck_through_the_gemv(fp8):
     torch.library.opcheck(torch.ops.cutlass_gemm.scaled_mm.default, args, **kw)
     torch.library.opcheck(torch.ops.cutlass_gemm.scaled_mm_out.default, (out,) + args, **kw)
     plan = ops._plans.get((torch.cuda.current_device(), "scaled_bias", "none", a.dtype, torch.bfloat16, "token",
-                           "tensor", m, n))
+                           "tensor", m, n, k))
     assert plan is not None and isinstance(plan[1], gemv.GemvKernel)

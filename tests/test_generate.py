@@ -147,16 +147,47 @@ def test_narrow_problems_take_the_narrow_tile_only_above_the_last_row():
     assert narrow in heuristics.table_tiles(90) and least == 100
 
 
-def test_fill_tile_takes_the_mid_rows_where_it_makes_enough_ctas():
-    """heuristics.FILL (session 50): at 129..256 rows the 128 x 128 tile serves where it makes >= 96 CTAs (N >= 6144),
-    the 64 x 128 c2x1 tile below that and at N unknown; 257..1024 rows take the 128 x 128 row itself."""
-    least_m, least_ctas, fill = heuristics.FILL[90]
-    mid = heuristics.SELECTION[90][1][1]
-    assert heuristics.choose_tile(90, 256, 6144) == fill and heuristics.choose_tile(90, 129, 8192) == fill
-    assert heuristics.choose_tile(90, 256, 4096) == mid and heuristics.choose_tile(90, 256, 0) == mid
-    assert heuristics.choose_tile(90, 128, 28672) == mid and least_m == 129 and least_ctas == 96
-    assert all(heuristics.choose_tile(90, m, n) == fill for m in (257, 512, 1024) for n in (0, 1024, 4096, 28672))
-    assert fill in heuristics.table_tiles(90)
+# (M, N, K, tile) where the faster tile led by more than 3% in session 51's forced-tile layer runs (H200, int8 and e4m3
+# alike, tools/results/h200-2026-11-29/session51/call2/out/band_tiles.log): "64" = 64 x 128 c2x1, "128" = 128 x 128,
+# "256" = 256 x 128 c1x2.
+MEASURED_WINNERS = [
+    (256, 10240, 8192, "64"), (256, 4096, 14336, "64"), (256, 8192, 8192, "128"), (256, 16384, 8192, "128"),
+    (256, 8192, 28672, "128"), (256, 14336, 4096, "128"), (256, 7168, 2048, "128"), (256, 24576, 2048, "128"),
+    (512, 8192, 8192, "256"), (1024, 8192, 8192, "256"), (1024, 28672, 8192, "256"), (384, 10240, 8192, "128"),
+    (512, 10240, 8192, "128"), (640, 10240, 8192, "256"), (768, 10240, 8192, "256"), (384, 16384, 8192, "128"),
+    (768, 16384, 8192, "256"), (640, 8192, 28672, "128"), (384, 4096, 14336, "128"), (640, 4096, 14336, "256"),
+    (1024, 4096, 14336, "256"), (512, 8192, 14336, "256"), (640, 8192, 14336, "128"), (384, 14336, 4096, "128"),
+    (640, 12288, 4096, "128"), (640, 28672, 4096, "128"), (640, 7168, 2048, "128"), (384, 24576, 2048, "128"),
+]
+
+
+@pytest.mark.parametrize("m,n,k,want", MEASURED_WINNERS)
+def test_wave_rules_pick_the_measured_faster_tile(m, n, k, want):
+    """heuristics.WAVES (session 51): at 129..256 rows the 64 x 128 c2x1 tile against the 128 x 128 one, at 257..1024
+    rows from K = 8192 the 128 x 128 tile against the 256 x 128 c1x2 one, by the cost of their waves; every call here
+    had a winner by more than 3% on the H200, and the padded rows the layers run select it for both input types."""
+    tiles = {"64": (64, 128, 128), "128": (128, 128, 128), "256": (256, 128, 128)}
+    for ab in ("int8", "e4m3"):
+        rows = heuristics.padded_rows(90, m, n, ab, k=k)
+        unit = tiles[want][0] if want != "64" else 128  # the 64-row tile runs in 2 x 1 clusters
+        assert rows == -(-m // unit) * unit, (rows, m)  # as the winner was measured: M in whole tiles of it
+        assert heuristics.choose_tile(90, rows, n, ab, k).tile == tiles[want]
+
+
+def test_wave_rules_need_n_and_k_and_keep_their_bands():
+    """No rule without N; the 256-row tile only from K = 8192 (K unknown or 4096: the 128 x 128 row keeps 257..1024);
+    the rules' tiles are in the table (built ahead) and outside their bands nothing changes."""
+    small64, t128 = heuristics.SELECTION[90][1][1], heuristics.SELECTION[90][2][1]
+    big = heuristics.SELECTION[90][-1][1]
+    assert heuristics.choose_tile(90, 256, 0) == small64 and heuristics.choose_tile(90, 200, 8192) == t128
+    assert heuristics.choose_tile(90, 1024, 8192, "int8", 8192) == big
+    assert all(heuristics.choose_tile(90, m, n, "int8", k) == t128
+               for m in (257, 512, 1024) for n in (0, 1024, 8192, 28672) for k in (0, 4096, 6144))
+    assert heuristics.choose_tile(90, 128, 28672, "int8", 8192) == small64  # below 129 rows: the row's tile
+    assert heuristics.choose_tile(90, 2048, 8192, "int8", 8192) == big
+    assert {r.large for r in heuristics.WAVES[90]} <= set(heuristics.table_tiles(90))
+    assert all(heuristics.choose_tile(90, m, n) == heuristics.choose_tile(90, m, n, "int8", 8192)
+               for m in (1, 16, 64, 100, 2048, 4096) for n in (1024, 8192))
 
 
 def test_tool_writes_named_kernels_of_every_family_into_their_folders(tmp_path):

@@ -328,6 +328,30 @@ def test_w8a8_linear_padded_rows_equal_unpadded(act, qtype, monkeypatch):
     assert (_bits(q[ms[2]:]) == 0).all() and (s[ms[2]:] == 0).all()
 
 
+@pytest.mark.parametrize("qtype", [torch.int8, FP8])
+def test_w8a8_linear_long_k_rows_take_the_wide_tile(qtype):
+    """heuristics.WAVES from K = 8192: 1000 rows x 2560 x 8192 run padded to 1024 rows on the 256 x 128 c1x2 tile (one
+    wave against the 128 x 128 tile's two), 300 rows on the 128 x 128 one (384 rows); both match the float64 GEMM on
+    the CPU, eager (Python plan, then the C++ call, K in its plan key) and under torch.compile."""
+    from cutlass_gemm.kernels import heuristics
+    from cutlass_gemm.ops import linear
+    n, k = 2560, 8192
+    ab = "int8" if qtype == torch.int8 else "e4m3"
+    wq, ws, _ = _layer(n, k, qtype, seed=5)
+    compiled = torch.compile(lambda x: cg.w8a8_linear(x, wq, ws), fullgraph=True)
+    for m, rows, tile in ((1000, 1024, (256, 128, 128)), (300, 384, (128, 128, 128))):
+        x = (torch.randn(m, k, device="cuda") * 2).bfloat16()
+        assert linear.padded_rows_for(x, wq) == rows
+        assert heuristics.choose_tile(90, rows, n, ab, k).tile == tile
+        outs = [cg.w8a8_linear(x, wq, ws) for _ in range(2)] + [compiled(x)]
+        ref = cg.w8a8_linear(x.cpu(), wq.cpu(), ws.cpu()).double()
+        # fp8: CUTLASS's fast accumulation, whose error grows with K: 1% of the largest output (as test_ops_gpu)
+        atol = (2e-3 if qtype == torch.int8 else 1e-2) * ref.abs().max()
+        for out in outs:
+            assert out.shape == (m, n) and torch.equal(out, outs[0])
+            assert ((out.double().cpu() - ref).abs() <= 1e-2 * ref.abs() + atol).all()
+
+
 def test_w8a8_linear_float32_input_and_3d():
     wq, ws, _ = _layer(128, 256, torch.int8)
     x = torch.randn(2, 3, 256, device="cuda")
@@ -399,8 +423,8 @@ def test_quant_on_other_stream_and_device_errors():
 
 def kernels_needed():
     """The GEMM kernels this file runs on an SM90 GPU (`python test_quant_ops_gpu.py` prints them, for a session that
-    builds them first): the w8a8_linear calls at N = 264 / 256 with a bias, at the tiles their (padded) rows select;
-    M <= 16 takes the extension's GEMV."""
+    builds them first): the w8a8_linear calls at N = 264 / 256 with a bias, at the tiles their (padded) rows select, and
+    the long-K ones at 2560 x 8192 without; M <= 16 takes the extension's GEMV."""
     from cutlass_gemm.kernels import heuristics
     kinds = {"dynamic": ("scaled_bias", "token"), "dynamic_asym": ("scaled_azp_per_token", "token"),
              "dynamic_per_tensor": ("scaled_bias", "tensor"), "static": ("scaled_bias", "token"),
@@ -415,6 +439,10 @@ def kernels_needed():
                     choice = heuristics.choose_tile(90, rows, n, ab)
                     for out in ("bf16", "f16"):
                         names.add(heuristics.make_config(90, variant, out, choice, a_dtype=ab, scale_a=sa).name)
+    for ab in ("int8", "e4m3"):
+        for m in (300, 1000):
+            choice = heuristics.choose_tile(90, heuristics.padded_rows(90, m, 2560, ab, k=8192), 2560, ab, 8192)
+            names.add(heuristics.make_config(90, "scaled", "bf16", choice, a_dtype=ab).name)
     return sorted(names)
 
 

@@ -288,21 +288,20 @@ def test_sweep_tool_lists_valid_kernels_and_choices():
     assert "splitk" in gpu_test and all(f'"{t}"' in gpu_test for t in ("splitk",))
 
 
-@pytest.mark.parametrize("n", [264, 2048, 4096, 8192, 14336, 28672])
+@pytest.mark.parametrize("k", [0, 4096, 8192])
+@pytest.mark.parametrize("n", [264, 2048, 2560, 4096, 8192, 10240, 14336, 28672])
 @pytest.mark.parametrize("a_dtype", ["int8", "e4m3"])
-def test_padded_rows_are_whole_tiles_of_their_own_kernel(n, a_dtype):
+def test_padded_rows_are_whole_tiles_of_their_own_kernel(n, a_dtype, k):
     """padded_rows: M itself outside PAD_ROWS (the GEMV's rows, large M, SM80); inside, the least multiple of the
-    M tile x cluster M of the kernel that the padded M selects, never fewer rows, monotone in M."""
+    M tile x cluster M of the kernel that the padded M selects (K included: heuristics.WAVES), never fewer rows."""
     low, high = heuristics.PAD_ROWS[90]
-    last = 0
     for m in range(1, 1100):
-        rows = heuristics.padded_rows(90, m, n, a_dtype)
-        assert rows >= m and rows >= last
-        last = rows
+        rows = heuristics.padded_rows(90, m, n, a_dtype, k=k)
+        assert rows >= m
         if not low <= m <= high:
             assert rows == m
             continue
-        choice = heuristics.choose_tile(90, rows, n, a_dtype)
+        choice = heuristics.choose_tile(90, rows, n, a_dtype, k)
         unit = choice.tile[0] * choice.cluster[0]
         assert rows % unit == 0 and rows - m < unit, (m, rows, choice)
         assert heuristics.padded_rows(90, m, 0, a_dtype) >= m

@@ -47,6 +47,8 @@ class TileChoice:
 #: 8192^2 66.3 / 83.8, 384 x 28672 x 4096 68.0 / 104.4, 768 x 28672 x 4096 119.1 / 135.1, 768 x 14336 x 4096 64.0 /
 #: 67.2, 384 x 4096 x 14336 37.3 / 68.5, 640 / 768 x 7168 x 2048 18.5 / 27.5 and 18.7 / 26.3, 1024 x 7168 x 2048 23.4 /
 #: 26.3; a tie at 512 and 1024 x 8192^2 (45.2 / 44.6, 85.7 / 84.7). Above 1024 rows the session-6 rows stand.
+#: Those runs timed the 256-row tile on partial tiles; on whole tiles it is ahead again from K = 8192 where its waves
+#: are full: WAVES below (session 51).
 SELECTION: Dict[int, List[Tuple[Optional[int], TileChoice]]] = {
     90: [
         (64, TileChoice((64, 64, 128), (1, 1, 1), "pingpong")),
@@ -80,23 +82,50 @@ NARROW: Dict[int, Tuple[int, TileChoice]] = {
 }
 
 
-#: Per SM: (least M, least CTAs, tile). From that M, a SELECTION row whose tile is fewer rows than this one yields to it
-#: where it makes at least that many CTAs. SM90: the 64 x 128 c2x1 tile at 129..256 rows against the 128 x 128
-#: pingpong tile (H200, tools/results/h200-2026-11-29/session50/call5-6, 256 rows, us 64 x 128 / 128 x 128): 9.6 / 9.2
-#: at N = 7168 (112 CTAs), 32.1 / 28.3 at 8192^2 (128), 51.5 / 48.6 at 28672 x 4096 (448), 28.8 / 26.0 at 14336 x 4096
-#: (224), 15.1 / 13.8 at 6144 x 4096 (96); but 9.9 / 14.4 at 4096^2 (64 CTAs: half the SMs idle) and 23.5 / 25.0 at
-#: 12288 x 4096 (192; the one shape against), e4m3 the same.
-FILL: Dict[int, Tuple[int, int, TileChoice]] = {
-    90: (129, 96, TileChoice((128, 128, 128), (1, 1, 1), "pingpong")),
-}
+#: SM90 at 129..1024 rows, between two tiles whose times quantize into waves of CTAs: a WaveRule each (H200, the
+#: padded W8A8 layers from CUDA graphs with each tile forced at whole tiles, int8 and e4m3,
+#: tools/results/h200-2026-11-29/session51/call2/out/band_tiles.log, us small / large tile):
+#: - 129..256 rows, 64 x 128 c2x1 against 128 x 128: the 64-row tile costs ~1.15x per unit of work (8192^2 35.6 /
+#:   33.5, 7168 x 2048 12.7 / 11.4, both one wave) but wins where the 128-row tile's last wave is nearly empty:
+#:   10240 x 8192 48.0 / 55.0 (160 CTAs), 4096 x 14336 32.4 / 51.3 (64), 12288 x 4096 26.4 / 27.6 (192). This rule
+#:   replaced session 50's FILL (">= 96 CTAs"), which chose the 128-row tile at 10240 x 8192 and 12288 x 4096.
+#: - 257..1024 rows from K = 8192, 128 x 128 against 256 x 128 c1x2: at K <= 4096 the 128-row tile serves every
+#:   measured shape (1.0-1.41x, ties at 1024 rows), but from K = 8192 it costs ~1.2x per unit of work: 1024 x 8192^2
+#:   122.4 / 91.3, 512 x 16384 x 8192 111.5 / 91.3, 768 x 10240 x 8192 116.0 / 89.8, while 384 x 10240 x 8192 53.0 /
+#:   87.3 and 640 x 8192 x 28672 272.4 / 305.0 still favour it. With factor 1.2 the rule picks the faster tile at every
+#:   one of the 40 int8 points with K >= 8192 and is within 7% at the e4m3 ones (512 x 28672 x 8192: 188.9 / 202.9).
+#:   K between 4096 and 8192 is not measured: the 128-row tile keeps it. K unknown (0): no rule with min_k > 0.
+#: WAVE_SMS is the SM count the arithmetic assumes (H100 SXM and H200: 132).
+WAVE_SMS: Dict[int, int] = {90: 132}
+
+
+@dataclass(frozen=True)
+class WaveRule:
+    """Where the SELECTION row's tile is `small`, min_m <= M <= max_m, K >= min_k and N is known, `large` (more rows per
+    CTA) takes the problem when waves(large) * area(large) <= waves(small) * area(small) * factor: the time of its waves
+    against the small tile's, `factor` being how much more the small tile costs per unit of work. waves(t): t's
+    clusters over the clusters WAVE_SMS SMs hold at once, rounded up."""
+    min_m: int
+    max_m: int
+    min_k: int
+    small: TileChoice
+    large: TileChoice
+    factor: float
+
+
+_T64 = TileChoice((64, 128, 128), (2, 1, 1), "pingpong")
+_T128 = TileChoice((128, 128, 128), (1, 1, 1), "pingpong")
+_T256 = TileChoice((256, 128, 128), (1, 2, 1), "cooperative")
+WAVES: Dict[int, List[WaveRule]] = {90: [WaveRule(129, 256, 0, _T64, _T128, 1.15),
+                                         WaveRule(257, 1024, 8192, _T128, _T256, 1.2)]}
 
 
 @dataclass(frozen=True)
 class SplitRow:
     """A band of problems that takes another kernel than the SELECTION / NARROW tile: min_m <= M <= max_m and
     min_n <= N <= max_n, for the input types listed, take `choice`: a stream-K / split-K kernel (for problems
-    with few output tiles, where a data-parallel tile leaves SMs idle) or another data-parallel tile. Rows are matched in order; K plays no part, because plans are keyed by (M, N)
-    (ops/gemm.py `_plans`, the C++ fast path's PlanKey). `min_n` keeps small layers (a few tiles of little
+    with few output tiles, where a data-parallel tile leaves SMs idle) or another data-parallel tile. Rows are matched in order; they do not depend on K (the WAVES rules do:
+    plans are keyed by M, N and K, ops/gemm.py `_plans` and the C++ fast path's PlanKey). `min_n` keeps small layers (a few tiles of little
     work, where a split's fixed cost would not pay) on the data-parallel tiles."""
     max_m: int
     max_n: int
@@ -160,6 +189,22 @@ def _ctas(choice: TileChoice, m: int, n: int) -> int:
     return -(-m // choice.tile[0]) * -(-n // choice.tile[1])
 
 
+def _wave_cost(sm: int, choice: TileChoice, m: int, n: int) -> int:
+    """waves(choice) * its tile's area for an M x N problem (WaveRule)."""
+    (tm, tn, _), (cm, cn, _) = choice.tile, choice.cluster
+    clusters = -(-m // (tm * cm)) * -(-n // (tn * cn))
+    waves = -(-clusters // max(1, WAVE_SMS[sm] // (cm * cn)))
+    return waves * tm * tn
+
+
+def _wave_choice(sm: int, choice: TileChoice, m: int, n: int, k: int) -> TileChoice:
+    for rule in WAVES.get(sm, ()):
+        if (choice == rule.small and rule.min_m <= m <= rule.max_m and k >= rule.min_k and n > 0
+                and _wave_cost(sm, rule.large, m, n) <= _wave_cost(sm, rule.small, m, n) * rule.factor):
+            choice = rule.large
+    return choice
+
+
 def split_choice(sm: int, m: int, n: int, a_dtype: str) -> Optional[TileChoice]:
     """The SPLIT row's choice for an M x N problem of `a_dtype` inputs, or None (N = 0: unknown, none)."""
     if n <= 0:
@@ -170,11 +215,11 @@ def split_choice(sm: int, m: int, n: int, a_dtype: str) -> Optional[TileChoice]:
     return None
 
 
-def choose_tile(sm: int, m: int, n: int = 0, a_dtype: str = "") -> TileChoice:
-    """The tile for an M x N problem: a SPLIT row's kernel when one matches (only with N and the input type
+def choose_tile(sm: int, m: int, n: int = 0, a_dtype: str = "", k: int = 0) -> TileChoice:
+    """The tile for an M x N x K problem: a SPLIT row's kernel when one matches (only with N and the input type
     known); else the first SELECTION row whose max_m >= M, and for the last row the NARROW
-    tile when the row's tile would leave too few CTAs, for a smaller row's the FILL tile when that one makes enough
-    (n = 0: unknown, no such check)."""
+    tile when the row's tile would leave too few CTAs, for the others a WAVES rule's larger tile where its waves cost
+    less (n = 0 / k = 0: unknown, no such check)."""
     split = split_choice(sm, m, n, a_dtype)
     if split is not None:
         return split
@@ -183,18 +228,14 @@ def choose_tile(sm: int, m: int, n: int = 0, a_dtype: str = "") -> TileChoice:
             narrow = NARROW.get(sm)
             if max_m is None and narrow is not None and n > 0 and _ctas(choice, m, n) < narrow[0]:
                 return narrow[1]
-            fill = FILL.get(sm)
-            if (fill is not None and n > 0 and m >= fill[0] and choice.tile[0] < fill[2].tile[0]
-                    and _ctas(fill[2], m, n) >= fill[1]):
-                return fill[2]
-            return choice
+            return _wave_choice(sm, choice, m, n, k)
     raise AssertionError("SELECTION rows must end with an unbounded row")
 
 
 def table_tiles(sm: int) -> List[TileChoice]:
-    """The distinct tiles choose_tile can return for `sm`, in table order (NARROW's and FILL's last)."""
+    """The distinct tiles choose_tile can return for `sm`, in table order (NARROW's and the WAVES rules' last)."""
     tiles: List[TileChoice] = []
-    extra = ([NARROW[sm][1]] if sm in NARROW else []) + ([FILL[sm][2]] if sm in FILL else [])
+    extra = ([NARROW[sm][1]] if sm in NARROW else []) + [r.large for r in WAVES.get(sm, ())]
     for choice in [c for _, c in SELECTION[sm]] + extra:
         if choice not in tiles:
             tiles.append(choice)
@@ -276,7 +317,7 @@ PREBUILT_VARIANTS = ("scaled", "scaled_bias", "scaled_azp_per_token_nobias")
 
 def prebuilt_configs(sm: int, variants=VARIANTS) -> List[KernelConfig]:
     """The kernels of `default_configs(sm, variants)` that are built ahead of time (see above): every SELECTION row's
-    tile (on SM90 the NARROW and FILL tiles are the 1024-row one)."""
+    tile (on SM90 the NARROW and WAVES tiles are rows' tiles too)."""
     rows = {(c.tile, c.cluster, c.schedule, c.stages) for _, c in SELECTION[sm]}
     return [c for c in default_configs(sm, variants)
             if c.out_dtype in PREBUILT_OUT_DTYPES and (c.scale_a, c.scale_b) in PREBUILT_SCALE_KINDS
@@ -318,11 +359,12 @@ def whole_tile_rows(m: int, unit_of: Callable[[int], int]) -> int:
     return rows
 
 
-def padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", activation: str = "none") -> int:
-    """The M an M x N GEMM of `a_dtype` inputs runs on: M rounded up to the M tile (times the cluster's M) of the
+def padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", activation: str = "none",
+                k: int = 0) -> int:
+    """The M an M x N x K GEMM of `a_dtype` inputs runs on: M rounded up to the M tile (times the cluster's M) of the
     kernel choose_tile gives for the rounded M, inside PAD_ROWS[sm]; else M itself (the decode GEMV, large M, SM80).
     The caller quantizes into that many rows (zero past M) and keeps the first M rows of the output."""
     low, high = PAD_ROWS.get(sm, (1, 0))
     if not low <= m <= high or gemv_serves(sm, m, n, a_dtype, variant, activation):
         return m
-    return whole_tile_rows(m, lambda rows: _m_unit(choose_tile(sm, rows, n, a_dtype)))
+    return whole_tile_rows(m, lambda rows: _m_unit(choose_tile(sm, rows, n, a_dtype, k)))

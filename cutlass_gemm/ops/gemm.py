@@ -90,7 +90,7 @@ _split_unavailable: set = set()
 
 
 def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, sb: str, m: int, choice=None,
-                  activation: str = "none", n: int = 0):
+                  activation: str = "none", n: int = 0, k: int = 0):
     """(kernel, scale_a kind it takes, scale_b kind it takes) for a problem; memoised per tile.
 
     A kernel built for the call's scale kinds is used when it is in the default set or the cache;
@@ -99,13 +99,13 @@ def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, 
     split-K choice of the table that cannot be had falls back to the data-parallel tile, with a
     SchedulerFallbackWarning."""
     if choice is None:
-        choice = heuristics.choose_tile(sm, m, n, a_dtype)
-        table = heuristics.choose_tile(sm, m, n)  # without the input type: no SPLIT row applies
+        choice = heuristics.choose_tile(sm, m, n, a_dtype, k)
+        table = heuristics.choose_tile(sm, m, n, "", k)  # without the input type: no SPLIT row applies
         if choice != table:  # a SPLIT row's kernel: not prebuilt, so it may be unavailable (JIT off)
             split_key = (sm, variant, a_dtype, out_dtype, sa, sb, choice, activation)
             if split_key not in _split_unavailable:
                 try:
-                    return select_kernel(sm, variant, a_dtype, out_dtype, sa, sb, m, choice, activation, n)
+                    return select_kernel(sm, variant, a_dtype, out_dtype, sa, sb, m, choice, activation, n, k)
                 except KernelNotBuiltError as exc:
                     _split_unavailable.add(split_key)
                     warnings.warn(f"{exc}; the table's tile serves such problems instead",
@@ -175,8 +175,8 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
     if m == 1 and sa == "tensor" and sb == "channel":
         sa = "token"  # one row: its per-token scale is the scalar itself, and the prebuilt kernels take it
     tuned = autotune.enabled()
-    # N is in the key because the tile depends on it (heuristics.NARROW); K only when autotuned.
-    key = (dev, variant, activation, a_dtype, out_dtype, sa, sb, m, n) + ((k,) if tuned else ())
+    # N and K are in the key because the tile depends on them (heuristics.NARROW, heuristics.WAVES).
+    key = (dev, variant, activation, a_dtype, out_dtype, sa, sb, m, n, k)
     plan = _plans.get(key)
     if plan is None:
         sm = kernel_sm(dev)
@@ -190,17 +190,17 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
             want_a, want_b = sa, sb
         if lib is None:
             lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, m,
-                                                choice=choice, activation=activation, n=n)
+                                                choice=choice, activation=activation, n=n, k=k)
         needs_workspace = lib.config.scheduler != "persistent"  # persistent kernels never need one
         expand_a, expand_b, flags = _scale_handling(lib, sa, sb, want_a, want_b)
         plan = (lib._launch, lib, expand_a, expand_b, needs_workspace, flags)
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
         _plans[key] = plan
-        fast = None if tuned else fastpath.module()  # its plans are per (M, N); autotuned ones per (M, N, K)
+        fast = None if tuned else fastpath.module()  # autotuned calls stay on this path (their timing is here)
         if fast is not None:  # teach the C++ fast path this plan; later calls skip Python entirely
             fast.register_plan(dev, fastpath.CODES[variant, activation], a_dtype, out_dtype, sa == "token",
-                               sb == "channel", m, n, lib.function_address, plan[2], plan[3],
+                               sb == "channel", m, n, k, lib.function_address, plan[2], plan[3],
                                lib.workspace_address if needs_workspace else 0, flags)
     return plan
 

@@ -59,16 +59,16 @@ def _check(x, weight, act, input_scale, input_zero_point, azp_adj) -> None:
 
 
 _IN = {torch.int8: "int8", torch.float8_e4m3fn: "e4m3"}
-_rows_cache: dict = {}  # (device, M, N, weight dtype, activation) -> rows; the eager hot path asks on every call
+_rows_cache: dict = {}  # (device, M, N, K, weight dtype, activation) -> rows; the eager hot path asks on every call
 
 
-def _rows_to_run(device_index: int, m: int, n: int, wdtype: torch.dtype, act_name: str) -> int:
+def _rows_to_run(device_index: int, m: int, n: int, k: int, wdtype: torch.dtype, act_name: str) -> int:
     """The M the GEMM runs on: heuristics.padded_rows for the device's kernel family."""
     try:
         sm = gemm.kernel_sm(device_index)
     except Exception:  # an unsupported device: no padding; the GEMM raises its typed error itself
         return m
-    return heuristics.padded_rows(sm, m, n, _IN[wdtype], activation=act_name)
+    return heuristics.padded_rows(sm, m, n, _IN[wdtype], activation=act_name, k=k)
 
 
 def padded_rows_for(x: torch.Tensor, weight: torch.Tensor, act_name: str = "none") -> int:
@@ -79,7 +79,7 @@ def padded_rows_for(x: torch.Tensor, weight: torch.Tensor, act_name: str = "none
         return m
     if torch.compiler.is_compiling():  # traced once per graph: no memo (a global dict would be guarded on)
         dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
-        return _rows_to_run(dev, m, weight.shape[0], weight.dtype, act_name)
+        return _rows_to_run(dev, m, weight.shape[0], weight.shape[1], weight.dtype, act_name)
     return _eager_rows(x, weight, act_name)
 
 
@@ -87,7 +87,7 @@ def _eager_rows(x: torch.Tensor, weight: torch.Tensor, act_name: str) -> int:
     """padded_rows_for outside torch.compile (the eager hot path calls it directly on a plain CUDA tensor): memoised,
     looked up with few tensor attribute reads (x.get_device() is an int; x.device builds an object)."""
     k = x.shape[-1]
-    key = (x.get_device(), x.numel() // k if k else 0, weight.shape[0], weight.dtype, act_name)
+    key = (x.get_device(), x.numel() // k if k else 0, weight.shape[0], k, weight.dtype, act_name)
     rows = _rows_cache.get(key)
     if rows is None:
         if len(_rows_cache) > 4096:

@@ -39,16 +39,18 @@ bool per_token_azp(int v) { return v == kScaledAzpPerToken || v == kScaledAzpPer
 
 struct PlanKey {
   int device, code, a_dtype, out_dtype, scale_a_vector, scale_b_vector;
-  int64_t m, n;  // the tile depends on N too (kernels/heuristics.py NARROW)
+  int64_t m, n, k;  // the tile depends on N and K too (kernels/heuristics.py NARROW, WAVES)
   bool operator==(PlanKey const& o) const {
     return device == o.device && code == o.code && a_dtype == o.a_dtype && out_dtype == o.out_dtype &&
-           scale_a_vector == o.scale_a_vector && scale_b_vector == o.scale_b_vector && m == o.m && n == o.n;
+           scale_a_vector == o.scale_a_vector && scale_b_vector == o.scale_b_vector && m == o.m && n == o.n &&
+           k == o.k;
   }
 };
 
 struct PlanKeyHash {
   size_t operator()(PlanKey const& k) const {
-    uint64_t h = static_cast<uint64_t>(k.m) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(k.n) * 0xC2B2AE3D27D4EB4Full;
+    uint64_t h = static_cast<uint64_t>(k.m) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(k.n) * 0xC2B2AE3D27D4EB4Full ^
+                 static_cast<uint64_t>(k.k) * 0x165667B19E3779F9ull;
     h ^= (static_cast<uint64_t>(k.device) << 40) ^ (static_cast<uint64_t>(k.code) << 32) ^
          (static_cast<uint64_t>(k.a_dtype) << 24) ^ (static_cast<uint64_t>(k.out_dtype) << 16) ^
          (static_cast<uint64_t>(k.scale_a_vector) << 8) ^ static_cast<uint64_t>(k.scale_b_vector);
@@ -60,8 +62,8 @@ struct Plan {
   LaunchFn fn;
   bool expand_a, expand_b;  // a per-tensor scale for a vector kernel that cannot broadcast it (SM80): a copy
   int scale_flags;          // ... or one it broadcasts itself (SM90, the GEMV): cg_launch's scale_flags
-  // Stream-K / split-K kernels only (null otherwise): the kernel's cg_workspace_size. Their workspace depends
-  // on K, which the key leaves out, so it is sized on every call (host arithmetic, no device call).
+  // Stream-K / split-K kernels only (null otherwise): the kernel's cg_workspace_size, asked on every call (host
+  // arithmetic, no device call).
   WorkspaceSizeFn workspace_size;
 };
 
@@ -69,12 +71,12 @@ std::mutex g_mutex;
 std::unordered_map<PlanKey, Plan, PlanKeyHash> g_plans;
 
 void register_plan(int device, int code, at::ScalarType a_dtype, at::ScalarType out_dtype, bool scale_a_vector,
-                   bool scale_b_vector, int64_t m, int64_t n, int64_t fn, bool expand_a, bool expand_b,
+                   bool scale_b_vector, int64_t m, int64_t n, int64_t k, int64_t fn, bool expand_a, bool expand_b,
                    int64_t workspace_size_fn, int64_t scale_flags) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_plans.size() > (1u << 14)) g_plans.clear();
   g_plans[PlanKey{device, code, static_cast<int>(a_dtype), static_cast<int>(out_dtype), scale_a_vector,
-                  scale_b_vector, m, n}] = Plan{reinterpret_cast<LaunchFn>(fn), expand_a, expand_b,
+                  scale_b_vector, m, n, k}] = Plan{reinterpret_cast<LaunchFn>(fn), expand_a, expand_b,
                                   static_cast<int>(scale_flags), reinterpret_cast<WorkspaceSizeFn>(workspace_size_fn)};
 }
 
@@ -178,7 +180,7 @@ py::object run(int code, at::Tensor const& a, at::Tensor const& b, at::Tensor co
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_plans.find(PlanKey{device, code, static_cast<int>(dt), static_cast<int>(out_dtype), sa == 2,
-                                   sb == 2, m, n});
+                                   sb == 2, m, n, k});
     if (it == g_plans.end()) return py::none();
     plan = it->second;
   }
