@@ -159,9 +159,9 @@ PAD_MS = (100, 132, 200, 600)
 
 @pytest.mark.parametrize("m", PAD_MS)
 def test_fp8_whole_tile_rows_same_bits_as_unpadded(m, monkeypatch):
-    """Fp8BlockLinear quantizes into whole M tiles (kernels/blockwise.py padded_rows) and keeps the first M rows: the
+    """Fp8BlockLinear quantizes into whole M tiles (kernels/blockwise_heuristics.py padded_rows) and keeps the first M rows: the
     C++ call and the Python path give the bits of the unpadded call (same tile; the scale layout of the padded rows)."""
-    from cutlass_gemm.kernels import blockwise
+    from cutlass_gemm.kernels import blockwise_heuristics as blockwise
     spy = _Spy(monkeypatch)
     layer, _ = _layer("fp8", 2304, 392, True, None, torch.bfloat16, seed=m)
     x = torch.randn(m, 2304, device="cuda", dtype=torch.bfloat16)
@@ -183,7 +183,7 @@ def kernels_needed():
     fp8 blockwise and SM90 per-block int8 kernels of test_fast_path_every_element_vs_float64_and_same_bits_as_the_
     python_path, whose Python path asks the activation-scale layout its C++ call does (fp8: at the whole-tile rows it
     runs on), and of test_fp8_whole_tile_rows_same_bits_as_unpadded, padded and not."""
-    from cutlass_gemm.kernels.blockwise import layer_sfa_major, padded_rows, select_config
+    from cutlass_gemm.kernels.blockwise_heuristics import layer_sfa_major, padded_rows, select_config
     shapes = [(1,), (3,), (2, 4), (16,), (2, 3, 2), (17,), (2, 100), (600,), (1100,)]
     names = set()
     for i, lead in enumerate(shapes):

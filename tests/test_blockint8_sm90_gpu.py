@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from cutlass_gemm import quantize_per_group, scaled_mm_blockwise_int8
-from cutlass_gemm.kernels.blockwise import S8_MIN_M, layer_sfa_major, relayout_sfa, select_config
+from cutlass_gemm.kernels.blockwise_heuristics import S8_MIN_M, layer_sfa_major, relayout_sfa, select_config
 from cutlass_gemm.nn import Int8BlockLinear
 from cutlass_gemm.nn import block_linear as block_linear_module
 from cutlass_gemm.ops import blockwise as bops

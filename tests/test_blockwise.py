@@ -12,8 +12,8 @@ import cutlass_gemm
 import cutlass_gemm.nn as cnn
 from cutlass_gemm.errors import InvalidArgumentError
 from cutlass_gemm.kernels import activations
-from cutlass_gemm.kernels.blockwise import (BLOCKWISE_GENERATOR_VERSION, GENERATED_SUBDIR, BlockwiseConfig,
-                                            candidate_configs, default_configs, select_config)
+from cutlass_gemm.kernels.blockwise import BLOCKWISE_GENERATOR_VERSION, GENERATED_SUBDIR, BlockwiseConfig
+from cutlass_gemm.kernels.blockwise_heuristics import candidate_configs, default_configs, select_config
 from cutlass_gemm.kernels.families import family_of
 from cutlass_gemm.kernels.families import config_from_name
 from cutlass_gemm.quant import quantize_activation, quantize_weight
@@ -107,7 +107,7 @@ def test_selection_by_m():
 def test_int8_selection_by_m_and_tiles():
     """SELECTION_S8: pingpong to 128 rows, from 129 rows the 256 x 128 per-atom tile where it makes enough tiles
     (WIDE_MIN_TILES), the 128 x 128 overlapped tile elsewhere; where N is not known the rows decide."""
-    from cutlass_gemm.kernels.blockwise import WIDE_MIN_TILES
+    from cutlass_gemm.kernels.blockwise_heuristics import WIDE_MIN_TILES
     s8 = lambda m, n=0: select_config("bf16", m, ab="s8", n=n)  # noqa: E731
     assert (s8(17).tile, s8(128).schedule, s8(128).mainloop) == ((64, 128, 128), "pingpong", "overlap")
     assert s8(128, 1 << 16).tile == (64, 128, 128)  # the tile count never moves the pingpong rows
@@ -156,13 +156,13 @@ def test_int8_mainloops_in_the_source():
 
 
 def test_relayout_rule():
-    from cutlass_gemm.kernels.blockwise import SFA_MN_MIN_M, SFA_RELAYOUT_MIN_K, relayout_sfa
+    from cutlass_gemm.kernels.blockwise_heuristics import SFA_MN_MIN_M, SFA_RELAYOUT_MIN_K, relayout_sfa
     assert relayout_sfa(SFA_MN_MIN_M, SFA_RELAYOUT_MIN_K) and relayout_sfa(8192, 8192)
     assert not relayout_sfa(SFA_MN_MIN_M - 4, 8192)  # below the M the column-major layout pays from
     assert not relayout_sfa(1026, 8192)  # M % 4: the TMA-loaded layout cannot serve it
     assert not relayout_sfa(4096, SFA_RELAYOUT_MIN_K - 128)  # shallow K: the copy costs what it saves
     # int8: from the rows its cooperative tiles serve (SFA_MN_MIN_M_S8), the layers' layout too
-    from cutlass_gemm.kernels.blockwise import SFA_MN_MIN_M_S8, layer_sfa_major
+    from cutlass_gemm.kernels.blockwise_heuristics import SFA_MN_MIN_M_S8, layer_sfa_major
     assert SFA_MN_MIN_M_S8 == 48 and relayout_sfa(132, 4096, "s8") and not relayout_sfa(132, 4096)
     assert not relayout_sfa(128, 4096, "s8") and not relayout_sfa(132, 2048, "s8")
     # 48..128 rows (the pingpong tile): the layer asks the quantizer for "mn", the op keeps a row-major scale_a as is
@@ -351,11 +351,11 @@ def test_layer_from_float_state_dict_repr():
 
 def test_layer_large_m_requests_column_major_scales(monkeypatch):
     """From SFA_MN_MIN_M rows (M % 4 == 0) the layer asks for column-major activation scales, same result."""
-    from cutlass_gemm.kernels.blockwise import SFA_MN_MIN_M, layer_sfa_major
+    from cutlass_gemm.kernels.blockwise_heuristics import SFA_MN_MIN_M, layer_sfa_major
     assert layer_sfa_major(SFA_MN_MIN_M) == "mn" and layer_sfa_major(SFA_MN_MIN_M + 2) == "k"
     assert layer_sfa_major(16) == "k"
     # the fp8 layers ask "mn" from SFA_MN_MIN_M_LAYER rows, the op copies a row-major scale_a from SFA_MN_MIN_M only
-    from cutlass_gemm.kernels.blockwise import SFA_MN_MIN_M_LAYER, relayout_sfa
+    from cutlass_gemm.kernels.blockwise_heuristics import SFA_MN_MIN_M_LAYER, relayout_sfa
     assert SFA_MN_MIN_M_LAYER == 256 and layer_sfa_major(256) == "mn" and layer_sfa_major(252) == "k"
     assert not relayout_sfa(256, 8192) and relayout_sfa(512, 8192)
     # below SFA_MN_MIN_M only where the last 128-row tile is whole or nearly so (SFA_MN_LAYER_MIN_TAIL)
@@ -419,9 +419,9 @@ def test_cuda_plan_cache_keys_and_bound(monkeypatch):
 
 
 def test_layer_rows_padded_to_whole_tiles_as_measured():
-    """kernels/blockwise.py padded_rows: fp8 only, inside PAD_ROWS_E4M3, up to PAD_SMALL_MAX_M rows only on wide
+    """kernels/blockwise_heuristics.py padded_rows: fp8 only, inside PAD_ROWS_E4M3, up to PAD_SMALL_MAX_M rows only on wide
     layers; the padded M is a whole number of its own kernel's M tiles (x cluster M) and at least M."""
-    from cutlass_gemm.kernels import blockwise as bw
+    from cutlass_gemm.kernels import blockwise_heuristics as bw
     for n in (392, 4096, 7168, 28672):
         for m in range(1, 1100):
             rows = bw.padded_rows(m, "e4m3", n)

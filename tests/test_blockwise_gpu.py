@@ -16,8 +16,8 @@ import torch
 
 import cutlass_gemm
 from cutlass_gemm.kernels import activations, heuristics
-from cutlass_gemm.kernels.blockwise import (BlockwiseConfig, candidate_configs, default_configs, relayout_sfa,
-                                            select_config)
+from cutlass_gemm.kernels.blockwise import BlockwiseConfig
+from cutlass_gemm.kernels.blockwise_heuristics import candidate_configs, default_configs, relayout_sfa, select_config
 from cutlass_gemm.ops import blockwise as bops
 from cutlass_gemm.nn import Fp8BlockLinear
 from cutlass_gemm.quant import quantize_weight
@@ -155,7 +155,7 @@ def test_each_candidate_kernel_every_element(name):
 @pytest.mark.parametrize("m", (600, 602))
 def test_row_major_scale_a_relaid_at_deep_k(m):
     """From K = 4096 and M = 512 (M % 4 == 0) the op copies a row-major scale_a to column-major and runs that kernel
-    (kernels/blockwise.relayout_sfa): the same bits as passing the column-major one; M = 602 keeps row-major."""
+    (kernels/blockwise_heuristics.relayout_sfa): the same bits as passing the column-major one; M = 602 keeps row-major."""
     c, (aq, wq, b) = _case(m, 136, 4096, seed=m)
     _poison(m * 136, torch.bfloat16)
     y = cutlass_gemm.scaled_mm_blockwise(**c)

@@ -20,7 +20,8 @@ import pytest
 import torch
 
 import cutlass_gemm
-from cutlass_gemm.kernels.blockwise import BlockwiseConfig, layer_sfa_major, padded_rows, select_config
+from cutlass_gemm.kernels.blockwise import BlockwiseConfig
+from cutlass_gemm.kernels.blockwise_heuristics import layer_sfa_major, padded_rows, select_config
 from cutlass_gemm.kernels.emit_blockwise import programmatic_launch
 from cutlass_gemm.nn import Fp8BlockLinear, Int8BlockLinear
 from cutlass_gemm.ops import blockwise as bops

@@ -37,7 +37,7 @@ from cutlass_gemm.nn import Int8BlockLinear  # noqa: E402
 from cutlass_gemm.kernels.gemv import MAX_M  # noqa: E402
 from cutlass_gemm.ops.blockwise_int8 import reference  # noqa: E402
 from cutlass_gemm.runtime.gemv import GEMV_ENV  # noqa: E402
-from cutlass_gemm.kernels import blockwise as bk  # noqa: E402
+from cutlass_gemm.kernels import blockwise_heuristics as bk  # noqa: E402
 from cutlass_gemm.ops import blockwise as bops  # noqa: E402
 from cutlass_gemm.ops import blockwise_int8 as bi8  # noqa: E402
 from cutlass_gemm.ops.blockwise_int8 import CUTLASS_ENV  # noqa: E402

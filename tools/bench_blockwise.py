@@ -86,7 +86,7 @@ def _torch_blockwise(a, b, sa, sb, bias):
 
 def bench_blockwise_shape(m, n, k, bw, failures, choices=None, tiles=True):
     import cutlass_gemm
-    from cutlass_gemm.kernels import blockwise as bk
+    from cutlass_gemm.kernels import blockwise_heuristics as bk
     from cutlass_gemm.nn import Fp8BlockLinear
     from cutlass_gemm.ops import blockwise as bops
     from cutlass_gemm.quant import quantize_weight

@@ -186,7 +186,8 @@ def _conv(args, p) -> int:
 
 def _blockwise(args, p) -> int:
     """--blockwise: generate (and with --compile build) the blockwise family; --name picks exact kernels."""
-    from cutlass_gemm.kernels.blockwise import GENERATED_SUBDIR, BlockwiseConfig, default_configs
+    from cutlass_gemm.kernels.blockwise import GENERATED_SUBDIR, BlockwiseConfig
+    from cutlass_gemm.kernels.blockwise_heuristics import default_configs
     from cutlass_gemm.kernels.generate import generate_blockwise
     try:
         configs = [BlockwiseConfig.from_name(n) for n in args.name] or default_configs()

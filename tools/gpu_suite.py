@@ -33,7 +33,7 @@ T0 = time.monotonic()
 
 def suite_kernels():
     """(config, source or None) of every kernel to build ahead: committed sources where generated/ has them."""
-    from cutlass_gemm.kernels import blockwise, conv2d, heuristics, mixed_input
+    from cutlass_gemm.kernels import blockwise_heuristics as blockwise, conv2d, heuristics, mixed_input
     from cutlass_gemm.kernels.config import KernelConfig
     from cutlass_gemm.kernels.families import family_of
     import test_activation_gpu

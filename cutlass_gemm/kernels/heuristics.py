@@ -348,7 +348,7 @@ def _m_unit(choice: TileChoice) -> int:
 def whole_tile_rows(m: int, unit_of: Callable[[int], int]) -> int:
     """Rows >= m that are a whole number of `unit_of(rows)` (the M tile times the cluster's M of the kernel
     those rows select): a fixed point, as a different tile at the rounded M moves the unit (this family's padded_rows,
-    kernels/blockwise.py padded_rows)."""
+    kernels/blockwise_heuristics.py padded_rows)."""
     rows = m
     for _ in range(4):
         unit = unit_of(rows)

@@ -27,7 +27,7 @@ from torch import nn
 from ._buffers import HALF as _HALF, QuantizedBuffers
 from ..errors import InvalidArgumentError
 from ..kernels import activations
-from ..kernels.blockwise import layer_sfa_major
+from ..kernels.blockwise_heuristics import layer_sfa_major
 from ..ops.block_linear import block_linear_fast
 from ..ops.blockwise_int8 import BLOCK_SIZES, scaled_mm_blockwise_int8, sm90_serves
 from ..ops.quantize import quantize_per_group
@@ -110,7 +110,7 @@ class Int8BlockLinear(QuantizedBuffers):
 
     def _col_major_scales(self, x2: torch.Tensor) -> bool:
         """Whether this call's activation scales are asked column-major: where the SM90 CUTLASS kernel serves it and
-        takes that layout (kernels/blockwise.py layer_sfa_major), as the eager C++ call asks them (ops/block_linear.py).
+        takes that layout (kernels/blockwise_heuristics.py layer_sfa_major), as the eager C++ call asks them (ops/block_linear.py).
         Row-major scales there would cost the op a relayout copy or the kernel its coalesced scale gathers."""
         m = x2.shape[0]
         return (x2.is_cuda and layer_sfa_major(m, "s8") == "mn"

@@ -8,7 +8,7 @@ The weight is quantized once to fp8 e4m3 with one float32 scale per 128 x 128 bl
 (`cutlass_gemm.quant.blockwise.quantize_weight_block2d`); activations are quantized on every call, one
 scale per token per 128-wide K group, by `cutlass_gemm.quantize_per_group(x, 128, float8_e4m3fn)`, whose
 (M, K / 128) scale the GEMM reads as it is (no copy): row-major, or column-major from M = 512 (M % 4 == 0),
-where the kernel's TMA load of it is faster (kernels/blockwise.py SFA_MN_MIN_M); then `scaled_mm_blockwise` (the CUTLASS SM90
+where the kernel's TMA load of it is faster (kernels/blockwise_heuristics.py SFA_MN_MIN_M); then `scaled_mm_blockwise` (the CUTLASS SM90
 blockwise mainloop, bias and activation in its epilogue). CPU tensors run the references of both ops.
 
 Buffers: `weight` (N, K) float8_e4m3fn, `weight_scale` (ceil(N / 128), K / 128) float32 (the layout of
@@ -29,7 +29,7 @@ from ..errors import InvalidArgumentError
 from ..kernels import activations
 from ..ops.block_linear import block_linear_fast
 from ..ops.blockwise import K_ALIGN, N_ALIGN, is_sm90, scaled_mm_blockwise
-from ..kernels.blockwise import layer_sfa_major, padded_rows
+from ..kernels.blockwise_heuristics import layer_sfa_major, padded_rows
 from ..ops.quantize import quantize_per_group
 from ..quant.blockwise import BLOCK, quantize_weight_block2d
 
@@ -100,7 +100,7 @@ class Fp8BlockLinear(QuantizedBuffers):
         x2 = x.reshape(-1, self.in_features)
         if x2.stride(-1) != 1:  # the quantizer reads unit-stride rows; F.linear takes any strides, so does the layer
             x2 = x2.contiguous()
-        # whole M tiles on SM90 (kernels/blockwise.py padded_rows), as the C++ call runs; large M: column-major scales,
+        # whole M tiles on SM90 (kernels/blockwise_heuristics.py padded_rows), as the C++ call runs; large M: column-major scales,
         # which the GEMM loads with TMA (layer_sfa_major)
         m = x2.shape[0]
         rows = padded_rows(m, "e4m3", self.out_features) if isinstance(m, int) and x2.is_cuda else m

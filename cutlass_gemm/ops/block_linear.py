@@ -10,7 +10,7 @@ waited on the host up to M = 1024); through this path 39-45 us at decode shapes,
 `block_linear_fast`, which checks what it relies on and returns None otherwise; the layers then take their Python
 path, which validates and raises the typed errors. For fp8 above decode sizes the CUTLASS kernel is the one the op
 would take (`ops/blockwise.py` `_plan`: looked up, or built, once per shape), its C-ABI launcher called from C++ with
-the activation scales in the layout the layer asks for (kernels/blockwise.py layer_sfa_major). Only plain eager
+the activation scales in the layout the layer asks for (kernels/blockwise_heuristics.py layer_sfa_major). Only plain eager
 tensors take it (torch.compile, dispatch modes and fake tensors trace the registered ops), and only where the Python
 path would run the same kernels: the extension loaded, the fast path on (CUTLASS_GEMM_FAST_PATH, read at the first
 call, like the W8A8 layers' fast path); at M <= 16 also the GEMV on (CUTLASS_GEMM_GEMV, read per call).
@@ -23,7 +23,7 @@ import torch
 
 from ..kernels import activations, gemv
 from ..runtime import fastpath, gemv as gemv_runtime
-from ..kernels.blockwise import layer_sfa_major, padded_rows
+from ..kernels.blockwise_heuristics import layer_sfa_major, padded_rows
 from .blockwise import _plan, is_sm90
 from .blockwise_int8 import sm90_serves
 from .gemm import _eager_direct

@@ -11,7 +11,7 @@
 - scale_a: float32 (M, K // 128), one scale per token per 128-wide K group. Row-major (what
   `cutlass_gemm.quantize_per_group(x, 128, torch.float8_e4m3fn)` returns: no copy), or its column-major
   transpose (stride (1, M), M % 4 == 0: the collective then loads it with TMA; from K = 4096 and M = 512 the op
-  makes that copy itself when given the row-major one: kernels/blockwise.relayout_sfa).
+  makes that copy itself when given the row-major one: kernels/blockwise_heuristics.relayout_sfa).
 - scale_b: float32 (ceil(N / 128), K // 128) contiguous, one scale per 128 x 128 weight block.
 - bias: None or (N,) in out_dtype; out_dtype bfloat16 or float16.
 - activation: None, "relu", "relu6", "gelu_tanh", "silu" (float32, after the bias, before the conversion).
@@ -30,7 +30,8 @@ import torch
 
 from ..errors import InvalidArgumentError, UnsupportedDeviceError
 from ..kernels import activations, gemv
-from ..kernels.blockwise import BLOCK, relayout_sfa, select_config
+from ..kernels.blockwise import BLOCK
+from ..kernels.blockwise_heuristics import relayout_sfa, select_config
 from ..runtime import gemv as gemv_runtime
 from ..quant.blockwise import blockwise_reference
 

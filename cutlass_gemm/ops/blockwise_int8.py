@@ -36,7 +36,8 @@ import torch
 
 from ..errors import InvalidArgumentError
 from ..kernels import activations, gemv
-from ..kernels.blockwise import BLOCK, S8_MIN_M, relayout_sfa
+from ..kernels.blockwise import BLOCK
+from ..kernels.blockwise_heuristics import S8_MIN_M, relayout_sfa
 from ..runtime import extension
 from ..runtime import gemv as gemv_runtime
 from . import blockwise as _blockwise_op
