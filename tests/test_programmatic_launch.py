@@ -22,7 +22,7 @@ TOKEN = "sm90_e4m3_bf16_scaled_bias_token_channel_t128x128x128_c1x1x1_pingpong_s
 @pytest.mark.parametrize("change, expected", [
     ({}, True),
     ({"a_dtype": "int8", "variant": "scaled_azp"}, True),
-    ({"scale_a": "tensor"}, True),                         # its scalar read after the mainloop (_late_scalars)
+    ({"scale_a": "tensor"}, True),                         # its scalar read after the mainloop (emit_evt.late_scalars)
     ({"scale_a": "tensor", "scale_b": "tensor"}, True),
     # stream-K / split-K since generator 6: the workspace cleared by a programmatic kernel (emit_streamk)
     ({"scale_b": "tensor", "scheduler": "streamk", "schedule": "cooperative", "tile": (128, 128, 128)}, True),

@@ -15,7 +15,7 @@ from ..errors import InvalidArgumentError
 
 #: Bumped whenever the emitted source for an unchanged config would change (4: SM90 per-token / per-channel kernels
 #: launched as programmatic dependents, emit.programmatic_launch; 5: the per-tensor scale kinds too, their scalars
-#: read after the mainloop, emit._late_scalars; 6: stream-K / split-K too, their workspace cleared by a programmatic
+#: read after the mainloop, emit_evt.late_scalars; 6: stream-K / split-K too, their workspace cleared by a programmatic
 #: kernel, emit_streamk).
 GENERATOR_VERSION = "6"
 

@@ -17,7 +17,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
-_BASE_FILES = ("emit.py", "emit_streamk.py", "epilogues.py", "config.py", "_cuda_compat.py")
+_BASE_FILES = ("emit.py", "emit_evt.py", "emit_streamk.py", "epilogues.py", "config.py", "_cuda_compat.py")
 
 
 @dataclass(frozen=True)

@@ -214,7 +214,7 @@ PROGRAMMATIC_DEFINE = "#define CUTLASS_ENABLE_GDC_FOR_SM90 1\n"
 #: The batch stride that makes CUTLASS's Sm90ScalarBroadcast read its scalar after the producer's griddepcontrol.wait
 #: (in the producer's load and the consumers' store callbacks) instead of in its constructor at kernel start: dynamic
 #: and nonzero. The launchers pass LATE_SCALAR_VALUE (1; a GEMM or conv has one batch index, 0, so the element read is
-#: the same). The GEMMs' per-tensor scales (emit._late_scalars) and the convs' scalars (emit_conv) take it, which is what
+#: the same). The GEMMs' per-tensor scales (emit_evt.late_scalars) and the convs' scalars (emit_conv) take it, which is what
 #: lets those kernels start as programmatic dependents behind a kernel that writes the scalar.
 LATE_SCALAR_STRIDE = "cute::Stride<cute::Int<0>, cute::Int<0>, int64_t>"
 LATE_SCALAR_VALUE = LATE_SCALAR_STRIDE + "{cute::Int<0>{}, cute::Int<0>{}, int64_t(1)}"
