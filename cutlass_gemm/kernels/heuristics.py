@@ -40,6 +40,12 @@ class TileChoice:
     splits: int = 1
 
 
+#: The SM90 tiles the table and its rules name (NARROW, WAVES) more than once.
+_T64 = TileChoice((64, 128, 128), (2, 1, 1), "pingpong")
+_T128 = TileChoice((128, 128, 128), (1, 1, 1), "pingpong")
+_T256 = TileChoice((256, 128, 128), (1, 2, 1), "cooperative")
+
+
 #: SM90 since session 50 (H200, one process each, `tools/benchmark.py tiles`, weights rotated beyond L2; int8 / e4m3
 #: alike, us; tools/results/h200-2026-11-29/session50/call5-6): the 128 x 128 pingpong tile without a cluster is ahead
 #: of the 256 x 128 one from 257 to 1024 rows, where the layers' rows are whole tiles (padded_rows) and the 256-row
@@ -52,9 +58,9 @@ class TileChoice:
 SELECTION: Dict[int, List[Tuple[Optional[int], TileChoice]]] = {
     90: [
         (64, TileChoice((64, 64, 128), (1, 1, 1), "pingpong")),
-        (256, TileChoice((64, 128, 128), (2, 1, 1), "pingpong")),
-        (1024, TileChoice((128, 128, 128), (1, 1, 1), "pingpong")),
-        (None, TileChoice((256, 128, 128), (1, 2, 1), "cooperative")),
+        (256, _T64),
+        (1024, _T128),
+        (None, _T256),
     ],
     80: [
         (32, TileChoice((32, 128, 128), schedule="multistage", stages=4)),
@@ -78,7 +84,7 @@ DEFAULT_SMS = tuple(sorted(SELECTION))
 #: 31.2 -> 24.8 / 31.4 -> 26.1, 768x4096x4096 29.3 -> 25.1 / 29.2 -> 25.6). At 128 CTAs it ties the 256x128
 #: tile (512x8192x8192 47.2 / 47.1 int8) or leads by 4% (1024x4096x4096 25.1 / 26.3): the bound stays 100.
 NARROW: Dict[int, Tuple[int, TileChoice]] = {
-    90: (100, TileChoice((128, 128, 128), (1, 1, 1), "pingpong")),
+    90: (100, _T128),
 }
 
 
@@ -113,9 +119,6 @@ class WaveRule:
     factor: float
 
 
-_T64 = TileChoice((64, 128, 128), (2, 1, 1), "pingpong")
-_T128 = TileChoice((128, 128, 128), (1, 1, 1), "pingpong")
-_T256 = TileChoice((256, 128, 128), (1, 2, 1), "cooperative")
 WAVES: Dict[int, List[WaveRule]] = {90: [WaveRule(129, 256, 0, _T64, _T128, 1.15),
                                          WaveRule(257, 1024, 8192, _T128, _T256, 1.2)]}
 
