@@ -60,6 +60,23 @@ def test_layer_matches_reference_and_round_trips(cls, act, bias):
     assert f"act={act!r}" in repr(layer) and "in_features=64" in repr(layer)
 
 
+def test_forward_reads_a_buffer_reassigned_as_a_parameter():
+    """forward reads its buffers from the module's buffer dict (the eager hot path); a buffer a user replaced by a
+    Parameter leaves that dict, and forward then reads it as an attribute: same output, no KeyError."""
+    layer = cnn.Int8Linear.from_float(_linear(), act="dynamic")
+    x = (torch.randn(5, 64) * 2).bfloat16()
+    y = layer(x)
+    layer.weight_scale = nn.Parameter(layer.weight_scale.clone(), requires_grad=False)
+    assert "weight_scale" not in layer._buffers and "weight_scale" in layer._parameters
+    assert torch.equal(layer(x), y)
+    with torch.no_grad():
+        layer.weight_scale.mul_(2)  # the parameter is what forward reads now
+    ref = _reference(layer, x)
+    y2 = layer(x).double()
+    assert ((y2 - ref).abs() <= 1e-2 * ref.abs() + 1e-2 * ref.abs().max()).all()
+    assert not torch.equal(layer(x), y)
+
+
 @pytest.mark.parametrize("cls,act", LAYERS)
 @pytest.mark.parametrize("cast", ["half", "to_bf16", "float", "double"])
 def test_model_casts_never_touch_quantized_state(cls, act, cast):

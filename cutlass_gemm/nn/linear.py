@@ -130,8 +130,16 @@ class _W8A8Linear(QuantizedBuffers):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (..., in_features) bf16/fp16/fp32 -> (..., out_features) in x's dtype: one `w8a8_linear` call."""
         act = "static" if self.act.startswith("static") else self.act
-        y = w8a8_linear(x, self.weight, self.weight_scale, self.bias, act=act, input_scale=self.input_scale,
-                        input_zero_point=self.input_zero_point, azp_adj=self.azp_adj, out_dtype=self.dtype,
+        # The buffers read from the dict: nn.Module.__getattr__ costs about as much per buffer as a small torch op's
+        # host time in an eager decode step; a buffer re-assigned as something else falls back to it.
+        b = self._buffers
+        try:
+            w, ws, bias, s, z, adj = (b["weight"], b["weight_scale"], b["bias"], b["input_scale"],
+                                      b["input_zero_point"], b["azp_adj"])
+        except KeyError:
+            w, ws, bias, s, z, adj = (self.weight, self.weight_scale, self.bias, self.input_scale,
+                                      self.input_zero_point, self.azp_adj)
+        y = w8a8_linear(x, w, ws, bias, act=act, input_scale=s, input_zero_point=z, azp_adj=adj, out_dtype=self.dtype,
                         activation=self.activation)
         return y if y.dtype == x.dtype else y.to(x.dtype)
 

@@ -14,7 +14,9 @@ a float32 x is computed with bfloat16 output and returned as float32. `activatio
 
 Under torch.compile, dispatch modes and on CPU this composes the registered ops (quantize + GEMM),
 so it traces into a graph with no host sync. An eager CUDA call goes through the extension's
-`w8a8_linear` instead: quantization and GEMM launched from one C++ call.
+`w8a8_linear` instead (runtime/csrc/w8a8_fast.cpp): quantization and GEMM launched from one C++ call, which for a
+contiguous x with a registered GEMM plan makes no torch op at all (one buffer for the quantized rows and scales,
+the output allocated in its final shape).
 
 Both paths quantize into the rows the GEMM runs on: M rounded up to whole M tiles of its kernel where that is
 faster (kernels/heuristics.py padded_rows, SM90 at 17..1023 rows; zero rows past M), and return the first M rows
@@ -141,7 +143,9 @@ def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tenso
                                    fastpath.ACTIVATION_CODES[act_name], _eager_rows(x, weight, act_name))
             if type(res) is torch.Tensor:
                 return res
-            pending = res  # None, or (q, scale, azp, azp_adj): no GEMM plan for this M yet
+            if type(res) is tuple:  # (q, scale, azp, azp_adj): no GEMM plan for this M yet
+                pending = res
+            # else None (an unusual call) or a failed launch's code: the Python path redoes the call and raises
     _check(x, weight, act, input_scale, input_zero_point, azp_adj)
     n, k = weight.shape
     if out_dtype is None:

@@ -3,6 +3,7 @@
 // unusual layout, an invalid argument) returns None and the Python path handles it: it raises the
 // typed errors, builds and loads kernels, and registers the plans this file looks up.
 #include <torch/extension.h>
+#include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDAStream.h>
 #include <c10/cuda/CUDAGuard.h>
 
@@ -12,40 +13,20 @@
 
 #include "bi8_ops.h"
 #include "conv_fast.h"
+#include "gemm_plans.h"
 #include "gemv_w8a8.h"
 #include "quant_ops.h"
+#include "w8a8_fast.h"
 #include "wo_mixed_fast.h"
 #include "wo_ops.h"
 
 namespace {
 
-// cg_launch (kernels/emit.py, GEMM launcher ABI 3): ..., workspace, workspace_bytes, stream, scale_flags
-using LaunchFn = int (*)(void const*, void const*, void*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         void const*, void const*, void const*, void const*, void const*, void const*, void*, size_t,
-                         void*, int);
-using WorkspaceSizeFn = size_t (*)(int64_t, int64_t, int64_t);
+using namespace cg;
 
-enum Variant : int {
-  kScaled = 0, kScaledBias = 1, kScaledAzp = 2, kScaledAzpPerToken = 3, kScaledAzpNoBias = 4,
-  kScaledAzpPerTokenNoBias = 5, kNumVariants = 6
-};
-// A plan's code is variant | activation << kActivationShift (runtime/fastpath.py CODES); the activation
-// (0 none, 1 relu, 2 relu6, 3 gelu_tanh, 4 silu) only selects the plan, i.e. the kernel registered for it.
-constexpr int kActivationShift = 3;
-constexpr int kNumActivations = 5;
 bool has_bias(int v) { return v == kScaledBias || v == kScaledAzp || v == kScaledAzpPerToken; }
 bool per_tensor_azp(int v) { return v == kScaledAzp || v == kScaledAzpNoBias; }
 bool per_token_azp(int v) { return v == kScaledAzpPerToken || v == kScaledAzpPerTokenNoBias; }
-
-struct PlanKey {
-  int device, code, a_dtype, out_dtype, scale_a_vector, scale_b_vector;
-  int64_t m, n, k;  // the tile depends on N and K too (kernels/heuristics.py NARROW, WAVES)
-  bool operator==(PlanKey const& o) const {
-    return device == o.device && code == o.code && a_dtype == o.a_dtype && out_dtype == o.out_dtype &&
-           scale_a_vector == o.scale_a_vector && scale_b_vector == o.scale_b_vector && m == o.m && n == o.n &&
-           k == o.k;
-  }
-};
 
 struct PlanKeyHash {
   size_t operator()(PlanKey const& k) const {
@@ -56,15 +37,6 @@ struct PlanKeyHash {
          (static_cast<uint64_t>(k.scale_a_vector) << 8) ^ static_cast<uint64_t>(k.scale_b_vector);
     return static_cast<size_t>(h);
   }
-};
-
-struct Plan {
-  LaunchFn fn;
-  bool expand_a, expand_b;  // a per-tensor scale for a vector kernel that cannot broadcast it (SM80): a copy
-  int scale_flags;          // ... or one it broadcasts itself (SM90, the GEMV): cg_launch's scale_flags
-  // Stream-K / split-K kernels only (null otherwise): the kernel's cg_workspace_size, asked on every call (host
-  // arithmetic, no device call).
-  WorkspaceSizeFn workspace_size;
 };
 
 std::mutex g_mutex;
@@ -85,9 +57,29 @@ void clear_plans() {
   g_plans.clear();
 }
 
+}  // namespace
+
+namespace cg {
+
+bool find_plan(PlanKey const& key, Plan* plan) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_plans.find(key);
+  if (it == g_plans.end()) return false;
+  *plan = it->second;
+  return true;
+}
+
+int launch_plan(Plan const& plan, GemmArgs const& g, int device, cudaStream_t stream) {
+  size_t ws_bytes = plan.workspace_size ? plan.workspace_size(g.m, g.n, g.k) : 0;
+  at::TensorBase ws;  // the launcher zeroes what CUTLASS needs zeroed with a cudaMemsetAsync on `stream`
+  if (ws_bytes > 0)
+    ws = at::detail::empty_cuda({static_cast<int64_t>(ws_bytes)}, at::kByte, at::Device(at::kCUDA, device), c10::nullopt);
+  return plan.fn(g.a, g.b, g.d, g.m, g.n, g.k, g.lda, g.ldb, g.ldd, g.scale_a, g.scale_b, g.azp, g.azp_adj_per_token,
+                 g.azp_adj_per_tensor, g.bias, ws_bytes ? ws.data_ptr() : nullptr, ws_bytes, stream, plan.scale_flags);
+}
+
 bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
-// 1 = per-tensor (one element), 2 = vector of `len` shaped (len, 1)/(len,) or (1, len)/(len,), 0 = neither.
 int scale_kind(at::Tensor const& s, int64_t len, bool column, int device) {
   if (!s.is_cuda() || s.get_device() != device || s.scalar_type() != at::kFloat || s.dim() > 2) return 0;
   if (s.numel() == 1) return 1;
@@ -103,17 +95,21 @@ bool row_vector(c10::optional<at::Tensor> const& t, int64_t len, at::ScalarType 
          v.numel() == len && (v.dim() == 1 || (v.dim() == 2 && v.size(0) == 1));
 }
 
+constexpr int64_t kSizeLimit = int64_t{1} << 31;
+bool fits32(int64_t v) { return v >= 0 && v < kSizeLimit; }
+
+}  // namespace cg
+
+namespace {
+
+using namespace cg;
+
 bool col_vector(c10::optional<at::Tensor> const& t, int64_t len, at::ScalarType dtype, int device) {
   if (!t.has_value()) return true;
   at::Tensor const& v = *t;
   return v.is_cuda() && v.get_device() == device && v.scalar_type() == dtype && v.is_contiguous() &&
          v.numel() == len && (v.dim() == 1 || (v.dim() == 2 && v.size(1) == 1));
 }
-
-// The launchers take M, N, K as 32-bit ints; sizes and leading dimensions at or above 2^31 go to the
-// Python path, which raises InvalidArgumentError with the limit.
-constexpr int64_t kSizeLimit = int64_t{1} << 31;
-bool fits32(int64_t v) { return v >= 0 && v < kSizeLimit; }
 
 // Whether the bytes `out` may write intersect the bytes `t` may read (both real CUDA tensors).
 bool overlaps(at::Tensor const& out, c10::optional<at::Tensor> const& t) {
@@ -128,6 +124,10 @@ bool overlaps(at::Tensor const& out, c10::optional<at::Tensor> const& t) {
   auto s = span(*t);
   return s.first < o.second && o.first < s.second;
 }
+
+}  // namespace
+
+namespace cg {
 
 // Returns the output tensor, None when the Python path must take the call, or an int error code
 // from the kernel's launcher (Python turns it into KernelLaunchError with the launcher's message).
@@ -177,100 +177,28 @@ py::object run(int code, at::Tensor const& a, at::Tensor const& b, at::Tensor co
       return py::none();
   }
   Plan plan;
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    auto it = g_plans.find(PlanKey{device, code, static_cast<int>(dt), static_cast<int>(out_dtype), sa == 2,
-                                   sb == 2, m, n, k});
-    if (it == g_plans.end()) return py::none();
-    plan = it->second;
-  }
+  if (!find_plan(PlanKey{device, code, static_cast<int>(dt), static_cast<int>(out_dtype), sa == 2, sb == 2, m, n, k},
+                 &plan))
+    return py::none();
   c10::cuda::OptionalCUDAGuard guard;
   if (c10::cuda::current_device() != device) guard.set_index(device);
   at::Tensor sa_t = plan.expand_a ? scale_a.reshape({1, 1}).expand({m, 1}).contiguous() : scale_a;
   at::Tensor sb_t = plan.expand_b ? scale_b.reshape({1, 1}).expand({1, n}).contiguous() : scale_b;
-  at::Tensor result = out.has_value() ? *out : at::empty({m, n}, a.options().dtype(out_dtype));
-  int64_t ldd = m > 1 ? result.stride(0) : n;
+  // at::detail::empty_cuda: the CUDA allocation at::empty dispatches to, without the dispatcher round trip
+  at::Tensor result = out.has_value() ? *out : at::Tensor(at::detail::empty_cuda({m, n}, out_dtype, a.device(), c10::nullopt));
   void const* adj = azp_adj.has_value() ? azp_adj->data_ptr() : nullptr;
-  cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
-  // The workspace comes from the caching allocator on the current stream (graph-capturable, no cudaMalloc per
-  // call); the launcher zeroes what CUTLASS needs zeroed with a cudaMemsetAsync on `stream`.
-  size_t ws_bytes = plan.workspace_size ? plan.workspace_size(m, n, k) : 0;
-  at::Tensor ws;
-  if (ws_bytes > 0) ws = at::empty({static_cast<int64_t>(ws_bytes)}, a.options().dtype(at::kByte));
-  int rc = plan.fn(a.data_ptr(), b.data_ptr(), result.data_ptr(), m, n, k, lda, ldb, ldd, sa_t.data_ptr(),
-                   sb_t.data_ptr(), azp.has_value() ? azp->data_ptr() : nullptr,
-                   per_token_azp(variant) ? adj : nullptr, per_tensor_azp(variant) ? adj : nullptr,
-                   bias.has_value() ? bias->data_ptr() : nullptr, ws_bytes ? ws.data_ptr() : nullptr, ws_bytes,
-                   stream, plan.scale_flags);
+  GemmArgs g{a.data_ptr(), b.data_ptr(), result.data_ptr(), m, n, k, lda, ldb, m > 1 ? result.stride(0) : n,
+             sa_t.data_ptr(), sb_t.data_ptr(), azp.has_value() ? azp->data_ptr() : nullptr,
+             per_token_azp(variant) ? adj : nullptr, per_tensor_azp(variant) ? adj : nullptr,
+             bias.has_value() ? bias->data_ptr() : nullptr};
+  int rc = launch_plan(plan, g, device, c10::cuda::getCurrentCUDAStream(device).stream());
   if (rc != 0) return py::int_(rc);
   return py::cast(result);
 }
 
-// ---------------------------------------------------------------------------------------------
-// A W8A8 linear layer's eager call in one step: quantize the activation (quant_ops.cu), then the GEMM
-// through the plan registry above. `x` is (..., K) bf16/fp16, `weight` the (N, K) int8/fp8 weight.
-// `act`: 0 dynamic per-token, 1 dynamic per-token asymmetric, 2 static per-tensor (3: with zero
-// point), 4 dynamic per-tensor. `activation`: the epilogue activation code (see kActivationShift). `rows`: the
-// M the GEMM runs on (kernels/heuristics.py padded_rows: whole M tiles), at least x's rows; the quantizer's rows
-// past x's are left as allocated (the GEMM's rows from them are never read: each output row depends on its own
-// activation row and scale only, whatever their bits) and the output is the first rows of the (rows, N) result. Returns the (..., N) output; None
-// when anything is unusual (the Python path then validates and raises the typed error); or, when the GEMM has no
-// plan yet (first call of this M), the tuple (q, scale, azp, azp_adj), padded to `rows`, for the Python path to
-// finish (it makes the plan).
-bool one_element(c10::optional<at::Tensor> const& t, at::ScalarType dtype, int device) {
-  return t.has_value() && t->is_cuda() && t->get_device() == device && t->scalar_type() == dtype && t->numel() == 1;
-}
+}  // namespace cg
 
-py::object w8a8_linear(at::Tensor const& x, at::Tensor const& weight, at::Tensor const& weight_scale,
-                       c10::optional<at::Tensor> const& bias, int64_t act,
-                       c10::optional<at::Tensor> const& input_scale, c10::optional<at::Tensor> const& input_zp,
-                       c10::optional<at::Tensor> const& azp_adj, c10::optional<at::ScalarType> out_dtype,
-                       int64_t activation, int64_t rows) {
-  if (!x.is_cuda() || x.dim() < 1 || weight.dim() != 2 || !weight.is_cuda()) return py::none();
-  at::ScalarType xt = x.scalar_type(), wt = weight.scalar_type();
-  if ((xt != at::kBFloat16 && xt != at::kHalf) || (wt != at::kChar && wt != at::kFloat8_e4m3fn)) return py::none();
-  int device = x.get_device();
-  int64_t n = weight.size(0), k = weight.size(1);
-  if (weight.get_device() != device || !weight.is_contiguous() || x.size(-1) != k || (k > 1 && x.stride(-1) != 1))
-    return py::none();
-  if (act < 0 || act > 4 || activation < 0 || activation >= kNumActivations) return py::none();
-  bool zp = act == 1 || act == 3;
-  if (zp && (wt != at::kChar || !azp_adj.has_value())) return py::none();
-  if ((act == 2 || act == 3) != input_scale.has_value() || (act == 3) != input_zp.has_value()) return py::none();
-  if (input_scale.has_value() && !one_element(input_scale, at::kFloat, device)) return py::none();
-  if (act == 3 && !one_element(input_zp, at::kInt, device)) return py::none();
-  if (azp_adj.has_value() && (!azp_adj->is_cuda() || azp_adj->get_device() != device || azp_adj->scalar_type() != at::kInt))
-    return py::none();
-  at::ScalarType od = out_dtype.value_or(xt);
-  static constexpr int kModes[] = {0, 1, 2, 2, 3};  // act -> cg_quant::RowMode
-  at::Tensor x2 = x.reshape({-1, k});
-  const int64_t m = x2.size(0);
-  if (rows < m) return py::none();
-  auto r = cg::quant_rows(x2, kModes[act], wt, input_scale, act == 3 ? input_zp : c10::nullopt,
-                          c10::nullopt, c10::nullopt, c10::nullopt, 0.0, rows, /*zero_pad=*/false);
-  at::Tensor const& q = r[0];
-  at::Tensor const& scale = r[1];
-  c10::optional<at::Tensor> azp, adj;
-  int variant = bias.has_value() ? kScaledBias : kScaled;
-  if (act == 1) {
-    variant = bias.has_value() ? kScaledAzpPerToken : kScaledAzpPerTokenNoBias;
-    azp = r[2];
-    adj = azp_adj;
-  } else if (act == 3) {
-    variant = bias.has_value() ? kScaledAzp : kScaledAzpNoBias;
-    adj = (*azp_adj * *input_zp).to(at::kInt);  // azp * column sums, as the per-tensor azp kernel takes
-  }
-  py::object res = run(variant | static_cast<int>(activation << kActivationShift), q, weight.t(), scale, weight_scale, od, bias, adj, azp, c10::nullopt);
-  // run() gives None (no plan, or an unusual argument), an int (launch error) or the output tensor
-  if (!res.is_none() && !py::isinstance<py::int_>(res)) {
-    std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
-    shape.back() = n;
-    at::Tensor y = py::cast<at::Tensor>(res);
-    if (rows > m) y = y.narrow(0, 0, m);  // whole rows of a contiguous (rows, N) result: still contiguous
-    return py::cast(y.view(shape));
-  }
-  return py::make_tuple(q, scale, r[2].defined() ? py::cast(r[2]) : py::none(), adj.has_value() ? py::cast(*adj) : py::none());
-}
+namespace {
 
 py::tuple quant_rows_py(at::Tensor const& x, int64_t mode, at::ScalarType qtype,
                         c10::optional<at::Tensor> const& static_scale, c10::optional<at::Tensor> const& static_azp,
@@ -284,7 +212,7 @@ py::tuple quant_rows_py(at::Tensor const& x, int64_t mode, at::ScalarType qtype,
 }  // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
-  m.def("w8a8_linear", &w8a8_linear, "quantize + GEMM of a W8A8 linear layer (eager)");
+  m.def("w8a8_linear", &cg::w8a8_linear, "quantize + GEMM of a W8A8 linear layer (eager)");
   m.def("quant_rows", &quant_rows_py, "row-wise activation quantization (see quant_common.cuh); outputs padded "
         "with zero rows to pad_rows", py::arg("x"), py::arg("mode"), py::arg("qtype"), py::arg("static_scale"),
         py::arg("static_azp"), py::arg("scale_ub"), py::arg("residual"), py::arg("norm_weight"), py::arg("eps"),
@@ -331,7 +259,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "eager per-block / blockwise layer call (per-group quantization + block GEMV at M <= max_m, else the tiled "
         "int8 kernel / the CUTLASS blockwise kernel at gemm_fn); None when the Python path must take it");
   m.def("gemv_w8a8_set_warps_k", &cg::gemv_w8a8_set_warps_k, "force the GEMV's warps per CTA (4/8/16; 0 = automatic)");
-  m.def("run", &run, "fast eager path; None when the Python path must handle the call");
+  m.def("run", &cg::run, "fast eager path; None when the Python path must handle the call");
   m.def("register_plan", &register_plan);
   m.def("mixed_linear_fast",
         [](at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,

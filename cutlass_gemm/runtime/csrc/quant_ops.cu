@@ -2,6 +2,7 @@
 // arguments first (cutlass_gemm/ops/quantize.py) and passes 2-D views (rows, K) with a unit last
 // stride; these functions allocate the outputs and launch on the current stream. No host sync.
 #include <ATen/ATen.h>
+#include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
@@ -56,16 +57,19 @@ std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::Scalar
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x.get_device()).stream();
   const int64_t rows = x.size(0), cols = x.size(1);
   const int64_t out_rows = std::max(rows, pad_rows);
-  auto opts = x.options();
-  at::Tensor q = at::empty({out_rows, cols}, opts.dtype(qtype));
+  // at::detail::empty_cuda: the CUDA allocation at::empty dispatches to, without the dispatcher round trip
+  auto empty = [&](c10::IntArrayRef size, at::ScalarType dtype) {
+    return at::Tensor(at::detail::empty_cuda(size, dtype, x.device(), c10::nullopt));
+  };
+  at::Tensor q = empty({out_rows, cols}, qtype);
   const bool per_tensor = mode == static_cast<int>(RowMode::kPerTensor);
-  at::Tensor scale = per_tensor ? at::empty({}, opts.dtype(at::kFloat)) : at::empty({out_rows, 1}, opts.dtype(at::kFloat));
-  at::Tensor azp = mode == static_cast<int>(RowMode::kDynamicAsym) ? at::empty({out_rows, 1}, opts.dtype(at::kInt)) : at::Tensor();
-  at::Tensor res_out = residual.has_value() ? at::empty({rows, cols}, opts) : at::Tensor();
+  at::Tensor scale = per_tensor ? empty({}, at::kFloat) : empty({out_rows, 1}, at::kFloat);
+  at::Tensor azp = mode == static_cast<int>(RowMode::kDynamicAsym) ? empty({out_rows, 1}, at::kInt) : at::Tensor();
+  at::Tensor res_out = residual.has_value() ? empty({rows, cols}, x.scalar_type()) : at::Tensor();
   if (out_rows > rows && zero_pad) {
     // The padding rows of the op's outputs are zero, so that they are well defined (tests and
     // torch.library.opcheck compare them). Memsets on the stream: capturable, no host sync. The W8A8 layer call
-    // (fast_path.cpp) skips them: its GEMM's rows past the caller's are computed and never read back.
+    // (w8a8_fast.cpp) skips them: its GEMM's rows past the caller's are computed and never read back.
     auto zero_tail = [&](at::Tensor const& t, int64_t row_bytes) {
       char* p = static_cast<char*>(t.data_ptr()) + rows * row_bytes;
       cudaError_t err = cudaMemsetAsync(p, 0, static_cast<size_t>((out_rows - rows) * row_bytes), stream);
@@ -79,18 +83,36 @@ std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::Scalar
     if (per_tensor) scale.fill_(1.0);
     return {q, scale, azp, res_out};
   }
+  at::Tensor partials;
+  if (per_tensor) partials = empty({cg_quant::tensor_partials_capacity()}, at::kInt);
+  RowTargets out{q.data_ptr(), scale.data_ptr<float>(), azp.defined() ? azp.data_ptr<int32_t>() : nullptr,
+                 res_out.defined() ? res_out.data_ptr() : nullptr,
+                 per_tensor ? reinterpret_cast<unsigned*>(partials.data_ptr<int32_t>()) : nullptr};
+  quant_rows_to(x, rows, rows > 1 ? x.stride(0) : cols, mode, qtype, out, static_scale, static_azp, scale_ub, residual,
+                norm_weight, eps, stream);
+  return {q, scale, azp, res_out};
+}
+
+int64_t quant_partials_capacity() { return cg_quant::tensor_partials_capacity(); }
+
+void quant_rows_to(at::Tensor const& x, int64_t rows, int64_t ldx, int64_t mode, at::ScalarType qtype,
+                   RowTargets const& out, c10::optional<at::Tensor> const& static_scale,
+                   c10::optional<at::Tensor> const& static_azp, c10::optional<at::Tensor> const& scale_ub,
+                   c10::optional<at::Tensor> const& residual, c10::optional<at::Tensor> const& norm_weight,
+                   double eps, cudaStream_t stream) {
+  const int64_t cols = x.size(-1);
   const int64_t vec = 16 / x.element_size();
-  bool vectorized = rows_aligned(x, vec);
+  bool vectorized = aligned16(x.data_ptr()) && cols % vec == 0 && (rows <= 1 || ldx % vec == 0);
   if (residual.has_value()) vectorized = vectorized && rows_aligned(*residual, vec);
   if (norm_weight.has_value()) vectorized = vectorized && aligned16(norm_weight->data_ptr()) && cols % vec == 0;
 
   RowArgs args{};
   args.x = x.data_ptr();
-  args.ldx = rows > 1 ? x.stride(0) : cols;
-  args.q = q.data_ptr();
+  args.ldx = ldx;
+  args.q = out.q;
   args.ldq = cols;
-  args.scale_out = scale.data_ptr<float>();
-  args.azp_out = azp.defined() ? azp.data_ptr<int32_t>() : nullptr;
+  args.scale_out = out.scale;
+  args.azp_out = out.azp;
   args.rows = rows;
   args.cols = cols;
   args.static_scale = static_scale.has_value() ? static_scale->data_ptr<float>() : nullptr;
@@ -98,17 +120,11 @@ std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::Scalar
   args.scale_ub = scale_ub.has_value() ? scale_ub->data_ptr<float>() : nullptr;
   args.residual = residual.has_value() ? residual->data_ptr() : nullptr;
   args.ldr = residual.has_value() && rows > 1 ? residual->stride(0) : cols;
-  args.residual_out = res_out.defined() ? res_out.data_ptr() : nullptr;
+  args.residual_out = out.residual_out;
   args.norm_weight = norm_weight.has_value() ? norm_weight->data_ptr() : nullptr;
   args.eps = static_cast<float>(eps);
-
-  at::Tensor partials;
-  if (per_tensor) {  // one absmax per CTA of the cooperative kernel or of pass 1; no zeroing needed
-    partials = at::empty({cg_quant::tensor_partials_capacity()}, opts.dtype(at::kInt));
-    args.partials = reinterpret_cast<unsigned*>(partials.data_ptr<int32_t>());
-  }
+  args.partials = out.partials;  // kPerTensor: one absmax per CTA of the cooperative kernel or of pass 1; no zeroing
   launch(args, static_cast<RowMode>(mode), x, qtype, vectorized, stream);
-  return {q, scale, azp, res_out};
 }
 
 std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::ScalarType qtype, bool scale_col_major,

@@ -1,7 +1,9 @@
 // Declarations shared by the extension's translation units (quant_ops.cu, fast_path.cpp, module.cpp).
 #pragma once
 #include <ATen/ATen.h>
+#include <cuda_runtime.h>
 
+#include <cstdint>
 #include <vector>
 
 namespace cg {
@@ -18,6 +20,27 @@ std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::Scalar
                                    c10::optional<at::Tensor> const& residual,
                                    c10::optional<at::Tensor> const& norm_weight, double eps,
                                    int64_t pad_rows = 0, bool zero_pad = true);
+
+// Where quant_rows_to writes: q (rows, K) with leading dimension K; one float scale per row (per-tensor modes: one);
+// int32 zero points per row (the asymmetric mode; else null); the residual sum (rows, K) (kRmsNorm with a residual;
+// else null); `partials`: per-tensor dynamic mode scratch of quant_partials_capacity() ints (else null).
+struct RowTargets {
+  void* q;
+  float* scale;
+  int32_t* azp;
+  void* residual_out;
+  unsigned* partials;
+};
+int64_t quant_partials_capacity();
+
+// quant_rows without allocating: `rows` rows of x (row stride `ldx` elements, unit last stride; its dtype, device
+// and K are x's, whatever its shape) into caller-owned memory on `stream`. quant_rows allocates and calls it; the
+// W8A8 layer's eager call (w8a8_fast.cpp) hands it one buffer for all outputs.
+void quant_rows_to(at::Tensor const& x, int64_t rows, int64_t ldx, int64_t mode, at::ScalarType qtype,
+                   RowTargets const& out, c10::optional<at::Tensor> const& static_scale,
+                   c10::optional<at::Tensor> const& static_azp, c10::optional<at::Tensor> const& scale_ub,
+                   c10::optional<at::Tensor> const& residual, c10::optional<at::Tensor> const& norm_weight,
+                   double eps, cudaStream_t stream);
 
 // Per-group (along K) symmetric quantization: {q (rows, K), scale (rows, K / group)}; with
 // `scale_col_major` the scale is the column-major view (strides (1, rows)) of a (K / group, rows) tensor.
