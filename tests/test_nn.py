@@ -77,6 +77,37 @@ def test_forward_reads_a_buffer_reassigned_as_a_parameter():
     assert not torch.equal(layer(x), y)
 
 
+@pytest.mark.parametrize("make,name", [
+    (lambda lin: cnn.WeightOnlyLinear.from_float(lin, bits=4, group_size=32), "scales"),
+    (lambda lin: cnn.Int8BlockLinear.from_float(lin, block_size=64), "weight_scale"),
+])
+def test_other_layers_read_a_buffer_reassigned_as_a_parameter(make, name):
+    """The weight-only and per-block layers read their state through the same reader (nn/_buffers.py BufferReader):
+    a buffer replaced by a Parameter is read as an attribute, and a change to it changes the output."""
+    layer = make(_linear(k=128, n=64))
+    x = torch.randn(3, 128).bfloat16()
+    y = layer(x)
+    setattr(layer, name, nn.Parameter(getattr(layer, name).clone(), requires_grad=False))
+    assert name not in layer._buffers and name in layer._parameters
+    assert torch.equal(layer(x), y)
+    with torch.no_grad():
+        getattr(layer, name).mul_(2)
+    assert not torch.equal(layer(x), y)
+
+
+def test_buffer_reader_reads_the_dict_and_falls_back_to_attributes():
+    from cutlass_gemm.nn._buffers import BufferReader
+    m = nn.Module()
+    m.register_buffer("a", torch.ones(2))
+    m.register_buffer("b", None)
+    read = BufferReader("a", "b")
+    a, b = read(m)
+    assert a is m.a and b is None
+    m.b = nn.Parameter(torch.zeros(1))  # leaves _buffers: the attribute route
+    a, b = read(m)
+    assert a is m.a and b is m._parameters["b"]
+
+
 @pytest.mark.parametrize("cls,act", LAYERS)
 @pytest.mark.parametrize("cast", ["half", "to_bf16", "float", "double"])
 def test_model_casts_never_touch_quantized_state(cls, act, cast):

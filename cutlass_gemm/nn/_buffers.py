@@ -1,6 +1,8 @@
 """What `.to()` / `.half()` / `.cuda()` mean for a layer whose state is quantized buffers."""
 from __future__ import annotations
 
+from operator import itemgetter
+
 import torch
 from torch import nn
 
@@ -36,3 +38,27 @@ class QuantizedBuffers(nn.Module):
         if cast is not None:
             self.dtype = cast
         return self
+
+
+class BufferReader:
+    """Reads a layer's named buffers in forward: `BufferReader("weight", "bias")(layer)` -> (weight, bias).
+
+    From the module's buffer dict, because nn.Module.__getattr__ costs per buffer about as much host time as a small
+    torch op, and an eager decode step is host-bound. A buffer a user re-assigned as something else (a Parameter)
+    has left that dict: then every name is read as an attribute, which finds it wherever it lives."""
+
+    def __init__(self, *names: str):
+        self.names = names
+        self._get = itemgetter(*names)
+
+    def __call__(self, module: nn.Module) -> tuple:
+        if not torch.compiler.is_compiling():  # Dynamo traces attribute reads, not itemgetter
+            try:
+                return self._get(module._buffers)
+            except KeyError:
+                pass
+        return tuple(getattr(module, n) for n in self.names)
+
+
+#: The weight, its scale and the bias, as the per-block layers' forward reads them.
+WEIGHT_STATE = BufferReader("weight", "weight_scale", "bias")

@@ -24,7 +24,7 @@ from typing import Optional
 import torch
 from torch import nn
 
-from ._buffers import HALF as _HALF, QuantizedBuffers
+from ._buffers import HALF as _HALF, WEIGHT_STATE as _STATE, QuantizedBuffers
 from ..errors import InvalidArgumentError
 from ..kernels import activations
 from ..kernels.blockwise_heuristics import layer_sfa_major
@@ -93,8 +93,8 @@ class Int8BlockLinear(QuantizedBuffers):
             got = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
             raise InvalidArgumentError("x", f"must be (..., {self.in_features}), got {got}")
         # eager: quantization + GEMV (M <= 16) or the tiled GEMM from one C++ call (ops/block_linear.py); None: below
-        y = block_linear_fast(x, self.weight, self.weight_scale, self.bias, self.dtype, self.activation,
-                              self.block_size, False)
+        w, ws, bias = _STATE(self)
+        y = block_linear_fast(x, w, ws, bias, self.dtype, self.activation, self.block_size, False)
         if y is not None:
             return y if y.dtype == x.dtype else y.to(x.dtype)
         lead = tuple(x.shape[:-1])

@@ -24,7 +24,7 @@ from typing import Optional
 import torch
 from torch import nn
 
-from ._buffers import HALF as _HALF, QuantizedBuffers
+from ._buffers import HALF as _HALF, WEIGHT_STATE as _STATE, QuantizedBuffers
 from ..errors import InvalidArgumentError
 from ..kernels import activations
 from ..ops.block_linear import block_linear_fast
@@ -92,8 +92,8 @@ class Fp8BlockLinear(QuantizedBuffers):
             raise InvalidArgumentError("x", f"last dimension must be in_features = {self.in_features}, "
                                             f"got {tuple(x.shape)}")
         # eager: quantization + GEMV (M <= 16) or the tiled GEMM from one C++ call (ops/block_linear.py); None: below
-        y = block_linear_fast(x, self.weight, self.weight_scale, self.bias, self.dtype,
-                              activations.canonical(self.activation), BLOCK, True)
+        w, ws, bias = _STATE(self)
+        y = block_linear_fast(x, w, ws, bias, self.dtype, activations.canonical(self.activation), BLOCK, True)
         if y is not None:
             return y if y.dtype == x.dtype else y.to(x.dtype)
         lead = x.shape[:-1]

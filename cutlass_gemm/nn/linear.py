@@ -40,7 +40,7 @@ from typing import Iterable, Optional, Union
 import torch
 from torch import nn
 
-from ._buffers import HALF as _HALF, QuantizedBuffers
+from ._buffers import HALF as _HALF, BufferReader, QuantizedBuffers
 from ..errors import InvalidArgumentError
 from ..kernels import activations
 from ..ops import w8a8_linear
@@ -56,6 +56,10 @@ def unservable_reason(in_features: int, out_features: int) -> Optional[str]:
     if out_features % N_ALIGN:
         return f"out_features={out_features} is not a multiple of {N_ALIGN} (the GEMM's 16-byte rows)"
     return None
+
+
+#: What forward reads, from the buffer dict (_buffers.BufferReader says why).
+_STATE = BufferReader("weight", "weight_scale", "bias", "input_scale", "input_zero_point", "azp_adj")
 
 
 class _W8A8Linear(QuantizedBuffers):
@@ -130,15 +134,7 @@ class _W8A8Linear(QuantizedBuffers):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (..., in_features) bf16/fp16/fp32 -> (..., out_features) in x's dtype: one `w8a8_linear` call."""
         act = "static" if self.act.startswith("static") else self.act
-        # The buffers read from the dict: nn.Module.__getattr__ costs about as much per buffer as a small torch op's
-        # host time in an eager decode step; a buffer re-assigned as something else falls back to it.
-        b = self._buffers
-        try:
-            w, ws, bias, s, z, adj = (b["weight"], b["weight_scale"], b["bias"], b["input_scale"],
-                                      b["input_zero_point"], b["azp_adj"])
-        except KeyError:
-            w, ws, bias, s, z, adj = (self.weight, self.weight_scale, self.bias, self.input_scale,
-                                      self.input_zero_point, self.azp_adj)
+        w, ws, bias, s, z, adj = _STATE(self)
         y = w8a8_linear(x, w, ws, bias, act=act, input_scale=s, input_zero_point=z, azp_adj=adj, out_dtype=self.dtype,
                         activation=self.activation)
         return y if y.dtype == x.dtype else y.to(x.dtype)

@@ -41,10 +41,9 @@ from typing import Optional
 import torch
 from torch import nn
 
-from ._buffers import HALF as _HALF, QuantizedBuffers
+from ._buffers import HALF as _HALF, BufferReader, QuantizedBuffers
 from ..errors import InvalidArgumentError
-from ..ops.weight_only import (layer_fast_call, mixed_fast_call, mixed_from_m, mixed_usable, small_m_limit,
-                                weight_only_mm)
+from ..ops.weight_only import layer_fast_call, layer_rows, mixed_fast_call, mixed_usable, weight_only_mm
 from ..quant.prepack import LAYOUT, LAYOUT_MIXED, PackedWeight, prepack, unpack, unservable_reason as _layout_reason
 from ..quant.prepack_mixed import MIXED_GROUP_SIZES, prepack_mixed
 from ..quant.weight_only import BITS, GROUP_SIZES, from_awq, from_gptq, quantize_weight_only
@@ -69,6 +68,10 @@ def weight_only_unservable_reason(in_features: int, out_features: int, group_siz
     if why is None and group_size is not None and in_features % group_size:
         why = f"in_features={in_features} is not a multiple of group_size={group_size}"
     return why
+
+
+#: What forward reads, from the buffer dict (_buffers.BufferReader says why).
+_STATE = BufferReader("qweight", "scales", "zeros", "bias", "perm", "qweight_mixed", "scales_mixed", "zeros_mixed")
 
 
 class WeightOnlyLinear(QuantizedBuffers):
@@ -204,30 +207,33 @@ class WeightOnlyLinear(QuantizedBuffers):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (..., in_features) -> (..., out_features) in x's dtype: one `weight_only_mm` call (on the
         mixed-input copy from M = ops.weight_only.mixed_from_m(bits, N, K) on CUDA when the layer has one)."""
+        qweight, scales, zeros, bias, perm, qweight_mixed, scales_mixed, zeros_mixed = _STATE(self)
+        n, k = self.out_features, self.in_features
         # rows from which the mixed-input copy's kernel is the faster one (ops.weight_only.mixed_from_m); up to
         # small_m_limit rows the small-M kernel still serves where the mixed kernel cannot run (not SM90, opted out)
-        rows = x.numel() // self.in_features if self.in_features else 0
+        rows = x.numel() // k if k else 0
         usable = mixed = False
-        if self.qweight_mixed is not None and x.is_cuda and rows >= mixed_from_m(self.bits, self.out_features, self.in_features):
-            usable = mixed_usable(x.device)
-            mixed = usable or rows > small_m_limit(self.out_features, self.in_features)  # unusable beyond: the op's announced fallback
-        if self.perm is None and x.dtype == self.dtype and not mixed:  # eager decode: one C++ call (None: below)
-            y = layer_fast_call(x, self.qweight, self.scales, self.zeros, self.bias, self.bits, self.group_size,
-                                self.out_features)
+        if qweight_mixed is not None and x.is_cuda:
+            from_m, limit = layer_rows(self.bits, n, k)
+            if rows >= from_m:
+                usable = mixed_usable(x.device)
+                mixed = usable or rows > limit  # unusable beyond: the op's announced fallback
+        if perm is None and x.dtype == self.dtype and not mixed:  # eager decode: one C++ call (None: below)
+            y = layer_fast_call(x, qweight, scales, zeros, bias, self.bits, self.group_size, n)
             if y is not None:
                 return y
         xd = x if x.dtype == self.dtype else x.to(self.dtype)
         if mixed:
-            if usable and self.zeros_mixed is None and self.perm is None and x.dtype == self.dtype:
-                y = mixed_fast_call(x, self.qweight_mixed, self.scales_mixed, self.bias, self.bits, self.group_size,
-                                    self.out_features)  # eager: one C++ call (None: the path below)
+            if usable and zeros_mixed is None and perm is None and x.dtype == self.dtype:
+                y = mixed_fast_call(x, qweight_mixed, scales_mixed, bias, self.bits, self.group_size,
+                                    n)  # eager: one C++ call (None: the path below)
                 if y is not None:
                     return y
-            y = weight_only_mm(xd, self.qweight_mixed, self.scales_mixed, self.zeros_mixed, self.bias, self.perm,
-                               layout=LAYOUT_MIXED, bits=self.bits, group_size=self.group_size, n=self.out_features)
+            y = weight_only_mm(xd, qweight_mixed, scales_mixed, zeros_mixed, bias, perm, layout=LAYOUT_MIXED,
+                               bits=self.bits, group_size=self.group_size, n=n)
             return y if y.dtype == x.dtype else y.to(x.dtype)
-        y = weight_only_mm(xd, self.qweight, self.scales, self.zeros, self.bias, self.perm, layout=LAYOUT,
-                           bits=self.bits, group_size=self.group_size, n=self.out_features)
+        y = weight_only_mm(xd, qweight, scales, zeros, bias, perm, layout=LAYOUT, bits=self.bits,
+                           group_size=self.group_size, n=n)
         return y if y.dtype == x.dtype else y.to(x.dtype)
 
     def extra_repr(self) -> str:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import warnings
-from typing import Optional
+from typing import Optional, Tuple
 
 import torch
 import torch.nn.functional as F
@@ -152,6 +152,13 @@ def mixed_from_m(bits: int, n: int, k: Optional[int] = None) -> int:
     """Rows from which an N x K layer holding the mixed-input copy calls its kernel instead of the small-M kernel
     (wo_heuristics.MIXED_FROM; k None: the catch-all rows)."""
     return wo_heuristics.mixed_from(bits, n, k)
+
+
+@functools.lru_cache(maxsize=1024)
+def layer_rows(bits: int, n: int, k: int) -> Tuple[int, int]:
+    """(mixed_from_m, small_m_limit) of a `bits`-bit N x K layer, memoized: `nn.WeightOnlyLinear.forward` asks both
+    on every call, and their table walks cost host time an eager decode step does not have."""
+    return mixed_from_m(bits, n, k), small_m_limit(n, k)
 
 
 def _rows_aligned(x2: Tensor) -> bool:

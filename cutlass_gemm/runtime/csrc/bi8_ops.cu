@@ -5,6 +5,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
+#include "alloc.h"
 #include "ext_msg.h"
 #include "bi8_launch.cuh"
 #include "bi8_ops.h"
@@ -13,6 +14,32 @@
 #include "wo_ops.h"  // split_counters
 
 namespace cg {
+namespace {
+
+// The weight side of a block-scaled GEMV call (w (N, K) unit last stride, its scales, bias, output type, block, act);
+// the caller fills the activation side (a, lda, scale_a and its strides, fp8), out, m and the stream.
+GemvBlockCall gemv_call(at::Tensor const& w, at::Tensor const& scale_b, c10::optional<at::Tensor> const& bias,
+                        at::ScalarType out_dtype, int64_t block, int64_t sb_shift, int64_t act) {
+  const int64_t n = w.size(0), k = w.size(1), wrows = sb_shift == 7 ? (n + 127) / 128 : n;
+  GemvBlockCall c{};
+  c.w = w.data_ptr();
+  c.scale_b = scale_b.data_ptr<float>();
+  c.bias = bias.has_value() ? bias->data_ptr() : nullptr;
+  c.ldw = n > 1 ? w.stride(0) : k;
+  c.ldo = n;
+  // a size-1 dimension's stride is arbitrary in torch (never used): make it harmless
+  c.sb_rs = wrows > 1 ? scale_b.stride(0) : 0;
+  c.sb_cs = k / block > 1 ? scale_b.stride(1) : 0;
+  c.n = n;
+  c.k = k;
+  c.block = static_cast<int>(block);
+  c.sb_shift = static_cast<int>(sb_shift);
+  c.act = static_cast<int>(act);
+  c.bf16 = out_dtype == at::kBFloat16;
+  return c;
+}
+
+}  // namespace
 
 at::Tensor bi8_gemm(at::Tensor const& a, at::Tensor const& w, at::Tensor const& scale_a, at::Tensor const& scale_b,
                     c10::optional<at::Tensor> const& bias, at::ScalarType out_dtype, int64_t block, int64_t act,
@@ -29,7 +56,7 @@ at::Tensor bi8_gemm(at::Tensor const& a, at::Tensor const& w, at::Tensor const& 
   TORCH_CHECK(scale_b.dim() == 2 && scale_b.size(0) == n && scale_b.size(1) == k / block, "bi8_gemm: bad scale_b shape");
   c10::cuda::CUDAGuard guard(a.device());
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(a.get_device()).stream();
-  at::Tensor out = at::empty({m, n}, a.options().dtype(out_dtype));
+  at::Tensor out = empty_dev({m, n}, out_dtype, a.get_device());
   if (m == 0 || n == 0) return out;
   const cg_bi8::Bi8Kernel kern = cg_bi8::bi8_select(out_dtype == at::kBFloat16, static_cast<int>(block), static_cast<int>(m));
   const cg_bi8::Bi8Plan plan = cg_bi8::bi8_plan(kern, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
@@ -38,7 +65,7 @@ at::Tensor bi8_gemm(at::Tensor const& a, at::Tensor const& w, at::Tensor const& 
   cg_bi8::Bi8Args p{};
   at::Tensor ws;
   if (plan.splits > 1) {
-    ws = at::empty({plan.ws_floats}, a.options().dtype(at::kFloat));
+    ws = empty_dev({plan.ws_floats}, at::kFloat, a.get_device());
     p.workspace = ws.data_ptr<float>();
     p.counters = split_counters(a, stream, static_cast<int64_t>(plan.mtiles) * plan.ntiles);
   }
@@ -81,31 +108,17 @@ at::Tensor block_gemv(at::Tensor const& a, at::Tensor const& w, at::Tensor const
   TORCH_CHECK(!bias.has_value() || (bias->scalar_type() == out_dtype && bias->numel() == n && bias->is_contiguous()),
               "block_gemv: bad bias");
   c10::cuda::CUDAGuard guard(a.device());
-  at::Tensor out = at::empty({m, n}, a.options().dtype(out_dtype));
+  at::Tensor out = empty_dev({m, n}, out_dtype, a.get_device());
   if (m == 0 || n == 0) return out;
-  cg::GemvBlockCall c{};
+  GemvBlockCall c = gemv_call(w, scale_b, bias, out_dtype, block, sb_shift, act);
   c.a = a.data_ptr();
-  c.w = w.data_ptr();
-  c.out = out.data_ptr();
-  c.scale_a = scale_a.data_ptr<float>();
-  c.scale_b = scale_b.data_ptr<float>();
-  c.bias = bias.has_value() ? bias->data_ptr() : nullptr;
   c.lda = m > 1 ? a.stride(0) : k;
-  c.ldw = n > 1 ? w.stride(0) : k;
-  c.ldo = n;
-  // a size-1 dimension's stride is arbitrary in torch (never used): make it harmless
+  c.scale_a = scale_a.data_ptr<float>();
   c.sa_rs = m > 1 ? scale_a.stride(0) : 0;
   c.sa_cs = k / block > 1 ? scale_a.stride(1) : 0;
-  c.sb_rs = wrows > 1 ? scale_b.stride(0) : 0;
-  c.sb_cs = k / block > 1 ? scale_b.stride(1) : 0;
-  c.m = m;
-  c.n = n;
-  c.k = k;
-  c.block = static_cast<int>(block);
-  c.sb_shift = static_cast<int>(sb_shift);
-  c.act = static_cast<int>(act);
   c.fp8 = fp8;
-  c.bf16 = out_dtype == at::kBFloat16;
+  c.out = out.data_ptr();
+  c.m = m;
   c.stream = c10::cuda::getCurrentCUDAStream(a.get_device()).stream();
   TORCH_CHECK(cg::gemv_block_launch(c) == 0, msg("cutlass_gemm block-scaled GEMV: ", cg::gemv_w8a8_last_error()).c_str());
   return out;
@@ -154,28 +167,57 @@ c10::optional<at::Tensor> block_linear_fast(at::Tensor const& x, at::Tensor cons
     return c10::nullopt;
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape.back() = n;
-  if (decode) {
+  // The quantizer reads 16-byte vectors of rows it reaches by pointer: x contiguous (any leading dims) or a 2-D view of
+  // aligned rows. Any other x, and per-block int8 above decode sizes off SM90 (the extension's tiled kernel, as the
+  // op), go through the allocating calls (quant_groups copies a misaligned view once).
+  const int64_t vec = 16 / x.element_size();
+  const int64_t ldx = x.is_contiguous() ? k : (x.dim() == 2 ? x.stride(0) : 0);
+  const bool rows_aligned = ldx > 0 && reinterpret_cast<uintptr_t>(x.data_ptr()) % 16 == 0 && k % vec == 0 &&
+                            (m <= 1 || ldx % vec == 0);
+  if (!rows_aligned || (!decode && gemm_fn == 0)) {
     const std::vector<at::Tensor> qs = quant_groups(x.reshape({m, k}), block, wt, false);
-    return block_gemv(qs[0], weight, qs[1], weight_scale, bias, out_dtype, block, sb_shift, act).view(shape);
+    if (decode) return block_gemv(qs[0], weight, qs[1], weight_scale, bias, out_dtype, block, sb_shift, act).view(shape);
+    if (gemm_fn == 0) return bi8_gemm(qs[0], weight, qs[1], weight_scale, bias, out_dtype, block, act, 0).view(shape);
+    return c10::nullopt;  // a misaligned x for the CUTLASS kernel: the Python path (rare; it copies as it must)
   }
-  if (gemm_fn == 0) {  // per-block int8 above decode sizes off SM90: the extension's tiled kernel, as the op
-    const std::vector<at::Tensor> qs = quant_groups(x.reshape({m, k}), block, wt, false);
-    return bi8_gemm(qs[0], weight, qs[1], weight_scale, bias, out_dtype, block, act, 0).view(shape);
+  c10::cuda::OptionalCUDAGuard guard;  // the launchers set themselves up for the current device
+  if (c10::cuda::current_device() != device) guard.set_index(static_cast<c10::DeviceIndex>(device));
+  cudaStream_t stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device)).stream();
+  // One buffer: the quantized rows (rows, K), their scales (row-major (rows, K / B), or column-major with leading
+  // dimension rows), the CUTLASS kernel's workspace; each part 256-byte aligned. The rows past m are left as allocated:
+  // the output rows computed from them are never read (each depends on its own activation row and scales).
+  const int64_t groups = k / block, q_bytes = round256(rows * k), s_bytes = round256(rows * groups * 4);
+  const int64_t w_bytes = decode ? 0 : round256(std::max<int64_t>(gemm_ws_bytes, 1));
+  at::Tensor buf = empty_dev({q_bytes + s_bytes + w_bytes}, at::kByte, device);
+  char* base = static_cast<char*>(buf.data_ptr());
+  float* scale = reinterpret_cast<float*>(base + q_bytes);
+  quant_groups_to(x, m, ldx, block, wt, base, scale, !decode && scale_col_major, rows, stream);
+  if (decode) {
+    at::Tensor out = empty_dev(shape, out_dtype, device);
+    GemvBlockCall c = gemv_call(weight, weight_scale, bias, out_dtype, block, sb_shift, act);
+    c.a = base;
+    c.lda = k;
+    c.scale_a = scale;
+    c.sa_rs = m > 1 ? groups : 0;
+    c.sa_cs = groups > 1 ? 1 : 0;
+    c.fp8 = wt == at::kFloat8_e4m3fn;
+    c.out = out.data_ptr();
+    c.m = m;
+    c.stream = stream;
+    if (gemv_block_launch(c) != 0) return c10::nullopt;  // nothing launched: the Python path raises the typed error
+    return out;
   }
   // above decode sizes, the CUTLASS kernel the op would run (ops/blockwise.py launch, same arguments): blockwise fp8,
   // or per-block int8 on SM90 (the caller looked it up only where ops/blockwise_int8.py sm90_route serves the call)
   using BlockwiseLaunchFn = int (*)(void const*, void const*, void*, void const*, void const*, void const*, int64_t,
                                     int64_t, int64_t, int64_t, int64_t, int64_t, void*, size_t, void*);
-  const c10::cuda::CUDAGuard guard(device);  // the launcher sets itself up for the current device
-  const std::vector<at::Tensor> qs = quant_groups(x.reshape({m, k}), block, wt, scale_col_major, rows, /*zero_pad=*/false);
-  at::Tensor out = at::empty({rows, n}, x.options().dtype(out_dtype));
-  at::Tensor ws = at::empty({std::max<int64_t>(gemm_ws_bytes, 1)}, x.options().dtype(at::kByte));
+  at::Tensor full = empty_dev(rows == m ? c10::IntArrayRef(shape) : c10::IntArrayRef({rows, n}), out_dtype, device);
   const int rc = reinterpret_cast<BlockwiseLaunchFn>(gemm_fn)(
-      qs[0].data_ptr(), weight.data_ptr(), out.data_ptr(), qs[1].data_ptr(), weight_scale.data_ptr(),
-      bias.has_value() ? bias->data_ptr() : nullptr, rows, n, k, k, k, n, ws.data_ptr(),
-      static_cast<size_t>(gemm_ws_bytes), c10::cuda::getCurrentCUDAStream(device).stream());
+      base, weight.data_ptr(), full.data_ptr(), scale, weight_scale.data_ptr(),
+      bias.has_value() ? bias->data_ptr() : nullptr, rows, n, k, k, k, n, base + q_bytes + s_bytes,
+      static_cast<size_t>(gemm_ws_bytes), stream);
   if (rc != 0) return c10::nullopt;  // nothing launched: the Python path reports the launcher's error, typed
-  return (rows > m ? out.narrow(0, 0, m) : out).view(shape);  // whole rows of a contiguous result: a view
+  return rows == m ? full : leading_rows(full, shape);
 }
 
 }  // namespace cg

@@ -4,6 +4,8 @@
 // 25 us of host time per conv on the CPU machine; an eager ResNet-50 runs 53 of them).
 #include "conv_fast.h"
 
+#include "alloc.h"
+
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
@@ -106,9 +108,9 @@ c10::optional<at::Tensor> conv_fast(at::Tensor const& x, at::Tensor const& w, at
   const int64_t device = dev.index();
   c10::cuda::OptionalCUDAGuard guard;
   if (c10::cuda::current_device() != device) guard.set_index(static_cast<c10::DeviceIndex>(device));
-  at::Tensor out = at::empty({x.size(0), plan.p, plan.q, k}, x.options().dtype(out_dtype));
+  at::Tensor out = empty_dev({x.size(0), plan.p, plan.q, k}, out_dtype, device);
   at::Tensor ws;
-  if (plan.workspace_bytes > 0) ws = at::empty({plan.workspace_bytes}, x.options().dtype(at::kByte));
+  if (plan.workspace_bytes > 0) ws = empty_dev({plan.workspace_bytes}, at::kByte, device);
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device)).stream();
   auto ptr = [](c10::optional<at::Tensor> const& t) -> void const* { return t.has_value() ? t->data_ptr() : nullptr; };
   const int rc = plan.launch(x.data_ptr(), w.data_ptr(), out.data_ptr(), scale_x.data_ptr(), ptr(scale_guard),

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "alloc.h"
 #include "ext_msg.h"
 #define CG_QUANT_SPLIT_INSTANCES  // the kernels are compiled in quant_inst_*.cu
 #include "quant_launch.cuh"
@@ -57,10 +58,7 @@ std::vector<at::Tensor> quant_rows(at::Tensor const& x, int64_t mode, at::Scalar
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x.get_device()).stream();
   const int64_t rows = x.size(0), cols = x.size(1);
   const int64_t out_rows = std::max(rows, pad_rows);
-  // at::detail::empty_cuda: the CUDA allocation at::empty dispatches to, without the dispatcher round trip
-  auto empty = [&](c10::IntArrayRef size, at::ScalarType dtype) {
-    return at::Tensor(at::detail::empty_cuda(size, dtype, x.device(), c10::nullopt));
-  };
+  auto empty = [&](c10::IntArrayRef size, at::ScalarType dtype) { return empty_dev(size, dtype, x.get_device()); };
   at::Tensor q = empty({out_rows, cols}, qtype);
   const bool per_tensor = mode == static_cast<int>(RowMode::kPerTensor);
   at::Tensor scale = per_tensor ? empty({}, at::kFloat) : empty({out_rows, 1}, at::kFloat);
@@ -139,9 +137,9 @@ std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::
   // The group kernel reads 16-byte vectors; a misaligned view is copied once (correct, slower).
   at::Tensor x = rows_aligned(x_in, vec) ? x_in : x_in.contiguous().clone();
   const int64_t out_rows = std::max(rows, pad_rows), groups = cols / group;
-  at::Tensor q = at::empty({out_rows, cols}, x.options().dtype(qtype));
-  at::Tensor scale = scale_col_major ? at::empty({groups, out_rows}, x.options().dtype(at::kFloat)).t()
-                                     : at::empty({out_rows, groups}, x.options().dtype(at::kFloat));
+  at::Tensor q = empty_dev({out_rows, cols}, qtype, x.get_device());
+  at::Tensor scale = scale_col_major ? empty_dev({groups, out_rows}, at::kFloat, x.get_device()).t()
+                                     : empty_dev({out_rows, groups}, at::kFloat, x.get_device());
   if (out_rows > rows && zero_pad) {  // as quant_rows: the op's padding rows are zero, the layer call's left as allocated
     const size_t pad = static_cast<size_t>(out_rows - rows);
     cudaError_t err = cudaMemsetAsync(static_cast<char*>(q.data_ptr()) + rows * cols * q.element_size(), 0,
@@ -154,19 +152,26 @@ std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::
     TORCH_CHECK(err == cudaSuccess, msg("cutlass_gemm quant: memset failed: ", cudaGetErrorString(err)).c_str());
   }
   if (rows == 0) return {q, scale};
+  quant_groups_to(x, rows, rows > 1 ? x.stride(0) : cols, group, qtype, q.data_ptr(), scale.data_ptr<float>(),
+                  scale_col_major, out_rows, stream);
+  return {q, scale};
+}
+
+void quant_groups_to(at::Tensor const& x, int64_t rows, int64_t ldx, int64_t group, at::ScalarType qtype, void* q,
+                     float* scale, bool scale_col_major, int64_t scale_ld, cudaStream_t stream) {
+  const int64_t cols = x.size(-1);
   RowArgs args{};
   args.x = x.data_ptr();
-  args.ldx = rows > 1 ? x.stride(0) : cols;
-  args.q = q.data_ptr();
+  args.ldx = rows > 1 ? ldx : cols;
+  args.q = q;
   args.ldq = cols;
-  args.scale_out = scale.data_ptr<float>();
+  args.scale_out = scale;
   args.rows = rows;
   args.cols = cols;
-  args.group_lanes = static_cast<int>(group / vec);
+  args.group_lanes = static_cast<int>(group / (16 / x.element_size()));
   args.scale_col_major = scale_col_major;
-  args.scale_ld = out_rows;
+  args.scale_ld = scale_ld;
   launch(args, RowMode::kGroup, x, qtype, true, stream);
-  return {q, scale};
 }
 
 }  // namespace cg

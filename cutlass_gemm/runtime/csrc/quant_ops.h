@@ -48,5 +48,11 @@ void quant_rows_to(at::Tensor const& x, int64_t rows, int64_t ldx, int64_t mode,
 // leading dimension is then pad_rows).
 std::vector<at::Tensor> quant_groups(at::Tensor const& x, int64_t group, at::ScalarType qtype, bool scale_col_major,
                                      int64_t pad_rows = 0, bool zero_pad = true);
+// quant_groups without allocating: `rows` rows of x (row stride `ldx` elements; 16-byte aligned rows, unit last stride,
+// K columns whatever x's shape) into q (rows, K) and scale: row-major (rows, K / group), or with `scale_col_major`
+// column-major with leading dimension `scale_ld` (>= rows). The per-block layers' eager call (bi8_ops.cu) hands it
+// parts of one buffer.
+void quant_groups_to(at::Tensor const& x, int64_t rows, int64_t ldx, int64_t group, at::ScalarType qtype, void* q,
+                     float* scale, bool scale_col_major, int64_t scale_ld, cudaStream_t stream);
 
 }  // namespace cg

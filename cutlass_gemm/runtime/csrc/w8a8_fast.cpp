@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "alloc.h"
 #include "gemm_plans.h"
 #include "quant_ops.h"
 
@@ -20,17 +21,6 @@ constexpr int kModes[] = {0, 1, 2, 2, 3};  // act -> cg_quant::RowMode
 
 bool one_element(c10::optional<at::Tensor> const& t, at::ScalarType dtype, int device) {
   return t.has_value() && t->is_cuda() && t->get_device() == device && t->scalar_type() == dtype && t->numel() == 1;
-}
-
-int64_t round256(int64_t bytes) { return (bytes + 255) / 256 * 256; }
-
-// A tensor of `shape` over the first elements of `full`'s storage, made without a torch op (no dispatcher round
-// trip): the (rows, N) GEMM output of a padded call seen as the caller's (..., N).
-at::Tensor leading_rows(at::TensorBase const& full, c10::IntArrayRef shape) {
-  auto impl = c10::make_intrusive<c10::TensorImpl>(c10::Storage(full.storage()),
-                                                   c10::DispatchKeySet(c10::DispatchKey::CUDA), full.dtype());
-  impl->set_sizes_contiguous(shape);
-  return at::Tensor::wrap_tensor_impl(std::move(impl));
 }
 
 // The common call: nothing allocated but one buffer for the quantizer's outputs (and the output), nothing launched

@@ -4,6 +4,8 @@
 // at 32-64 rows through Python against 27-30 us of kernel).
 #include "wo_mixed_fast.h"
 
+#include "alloc.h"
+
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
@@ -96,11 +98,11 @@ c10::optional<at::Tensor> mixed_linear_fast(at::Tensor const& x, at::Tensor cons
   if (c10::cuda::current_device() != device) guard.set_index(static_cast<c10::DeviceIndex>(device));
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape.back() = n;
-  at::Tensor out = at::empty(shape, x.options());
+  at::Tensor out = empty_dev(shape, x.scalar_type(), device);
   const int64_t group = group_size ? group_size : k;
   const size_t ws_bytes = plan.workspace(m, n, k, group);
   at::Tensor ws;
-  if (ws_bytes > 0) ws = at::empty({static_cast<int64_t>(ws_bytes)}, x.options().dtype(at::kByte));
+  if (ws_bytes > 0) ws = empty_dev({static_cast<int64_t>(ws_bytes)}, at::kByte, device);
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device)).stream();
   const int rc = plan.launch(qweight.data_ptr(), x.data_ptr(), out.data_ptr(), scales.data_ptr(), nullptr,
                              bias.has_value() ? bias->data_ptr() : nullptr, m, n, k, k, n, group,

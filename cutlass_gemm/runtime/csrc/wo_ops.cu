@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "alloc.h"
 #include "ext_msg.h"
 #include "wo_dequant.cuh"
 #include "wo_launch.cuh"
@@ -56,31 +57,33 @@ int group_shift(int64_t group_size) {
 
 namespace {
 
-// The launch itself, on arguments already checked: x (m, k) with m >= 1 that kern serves (wo_row_blocks), out (m, n)
-// given.
-void run_wo(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
-            c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t group_size,
-            int64_t n, int64_t split, cg_wo::WoKernel const& kern, at::Tensor& out) {
-  const int64_t m = x.size(0), k = x.size(1);
-  c10::cuda::CUDAGuard guard(x.device());
-  cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x.get_device()).stream();
+// The launch itself, on arguments already checked: m >= 1 rows of x (row stride ldx elements, unit last stride, K
+// columns) that kern serves (wo_row_blocks), into out (m, n) contiguous; x stands for the device and the workspace's
+// options only. Raw pointers, so that the layer call needs no view of x or of its output.
+void run_wo(at::Tensor const& x, void const* xp, int64_t ldx, int64_t m, int64_t k, at::Tensor const& qweight,
+            at::Tensor const& scales, c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias,
+            int64_t group_size, int64_t n, int64_t split, cg_wo::WoKernel const& kern, void* out) {
+  const int device = x.get_device();
+  c10::cuda::OptionalCUDAGuard guard;
+  if (c10::cuda::current_device() != device) guard.set_index(static_cast<c10::DeviceIndex>(device));
+  cudaStream_t stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device)).stream();
   const cg_wo::WoPlan plan = cg_wo::wo_plan(kern, static_cast<int>(n), static_cast<int>(k), static_cast<int>(split),
                                             static_cast<int>(m));
   TORCH_CHECK(plan.err == cudaSuccess, msg("wo_gemm: planning failed: ", cudaGetErrorString(plan.err)).c_str());
   at::Tensor ws;
   cg_wo::WoArgs a{};
   if (plan.splits > 1 && !plan.cluster) {
-    ws = at::empty({plan.ws_floats}, x.options().dtype(at::kFloat));
+    ws = empty_dev({plan.ws_floats}, at::kFloat, device);
     a.workspace = ws.data_ptr<float>();
     a.counters = split_counters(x, stream, plan.counters());
   }
-  a.x = x.data_ptr();
-  a.ldx = m > 1 ? x.stride(0) : k;
+  a.x = xp;
+  a.ldx = m > 1 ? ldx : k;
   a.w = reinterpret_cast<const uint32_t*>(qweight.data_ptr<int32_t>());
   a.scales = scales.data_ptr();
   a.zeros = zeros.has_value() ? zeros->data_ptr() : nullptr;
   a.bias = bias.has_value() ? bias->data_ptr() : nullptr;
-  a.out = out.data_ptr();
+  a.out = out;
   a.ldo = n;
   a.m = static_cast<int>(m);
   a.n = static_cast<int>(n);
@@ -113,8 +116,9 @@ at::Tensor wo_gemm(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
   const cg_wo::WoKernel kern = select_kernel(x, bits, zeros.has_value(), std::min<int64_t>(m, cg_wo::kMaxM), variant);
   TORCH_CHECK(kern.fn != nullptr && cg_wo::wo_row_blocks(kern, static_cast<int>(std::max<int64_t>(m, 1))) > 0,
               msg("wo_gemm: variant ", variant, " does not serve M = ", m).c_str());
-  at::Tensor out = at::empty({m, n}, x.options());
-  if (m > 0) run_wo(x, qweight, scales, zeros, bias, group_size, n, split, kern, out);
+  at::Tensor out = empty_dev({m, n}, x.scalar_type(), x.get_device());
+  if (m > 0) run_wo(x, x.data_ptr(), x.stride(0), m, x.size(1), qweight, scales, zeros, bias, group_size, n, split, kern,
+                    out.data_ptr());
   return out;
 }
 
@@ -144,11 +148,12 @@ c10::optional<at::Tensor> wo_linear_fast(at::Tensor const& x, at::Tensor const& 
     return {};
   const cg_wo::WoKernel kern = select_kernel(x, bits, zeros.has_value(), std::min<int64_t>(m, cg_wo::kMaxM), variant);
   if (kern.fn == nullptr || cg_wo::wo_row_blocks(kern, static_cast<int>(m)) == 0) return {};
+  // the output in its final (..., N) shape, x's rows read through their pointer: no view of either
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape.back() = n;
-  at::Tensor out = at::empty(shape, x.options());
-  at::Tensor out2 = out.view({m, n});
-  run_wo(x.dim() == 2 ? x : x.view({m, k}), qweight, scales, zeros, bias, group_size, n, 0, kern, out2);
+  at::Tensor out = empty_dev(shape, x.scalar_type(), x.get_device());
+  run_wo(x, x.data_ptr(), x.is_contiguous() ? k : x.stride(0), m, k, qweight, scales, zeros, bias, group_size, n, 0,
+         kern, out.data_ptr());
   return out;
 }
 
