@@ -74,10 +74,10 @@ def make(kind, opts, lin):
 
 def run(label, out_path):
     import copy
+    import cutlass_gemm  # first: tools/bench_common.py puts the repository root on sys.path
     import torch
     import torch.nn.functional as F
     from bench_common import graph_time_us, wall_time_us
-    import cutlass_gemm
 
     class Plain(torch.overrides.TorchFunctionMode):  # any TorchFunctionMode turns the eager C++ entries off
         def __torch_function__(self, func, types, args=(), kwargs=None):
