@@ -553,7 +553,7 @@ class FakeLt:
 @pytest.fixture
 def fake_lt(monkeypatch):
     """Install a FakeLt (returned as a factory taking FakeLt's keyword arguments)."""
-    from cutlass_gemm.cublaslt import _descriptors, _lib, _matmul_plans, _validate, matmul, pipeline
+    from cutlass_gemm.cublaslt import _descriptors, _lib, _matmul_args, _matmul_plans, _validate, matmul, pipeline
     from cutlass_gemm.cublaslt import transforms as transform
 
     def permissive(x, name, dtypes, ndim=None, contiguous=True):
@@ -578,7 +578,7 @@ def fake_lt(monkeypatch):
         fake = FakeLt(**kwargs)
         state["fake"] = fake
         monkeypatch.setattr(_lib, "_lib", fake)
-        for module in (transform, matmul, pipeline):
+        for module in (transform, matmul, _matmul_args, pipeline):
             monkeypatch.setattr(module, "cuda_tensor", permissive)
         for module in (transform, matmul):
             monkeypatch.setattr(module, "handle", lambda device: 1)

@@ -36,7 +36,6 @@ from __future__ import annotations
 import ctypes
 import threading
 import warnings
-from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -46,6 +45,7 @@ from cutlass_gemm.errors import InvalidArgumentError
 from . import _gather, _lib, layouts
 from ._context import handle, stream_ptr
 from ._descriptors import LayoutSpec, matrix_layout, transform_desc
+from ._transform_records import TransformBackend, _Candidate, _Choice
 from ._validate import cuda_tensor, device_arg
 from .enums import CudaDataType, Operation, Order
 from .errors import CublasLtError, CublasLtFallbackWarning, status_name
@@ -65,57 +65,6 @@ _SCALE_TYPES = {
 }
 
 _N, _T = int(Operation.CUBLAS_OP_N), int(Operation.CUBLAS_OP_T)
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    """One way of describing the copy to cuBLASLt. ``staged``: for "to", the source is a column-major copy
-    of x; for "from"/"from_col", the destination is a temporary that torch transposes afterwards."""
-
-    src: LayoutSpec
-    dst: LayoutSpec
-    transa: int
-    staged: bool = False
-
-    def describe(self, scale: Optional[CudaDataType] = None) -> str:
-        text = f"{self.src.describe()} -> {self.dst.describe()}, transa={self.transa}"
-        if self.staged:
-            text += ", staged through a torch transpose"
-        if scale is not None:
-            text += f", scale={scale.name}"
-        return f"[{text}]"
-
-
-@dataclass
-class _Choice:
-    path: str  # "cublaslt" or "gather"
-    index: Optional[int] = None
-    scale: Optional[CudaDataType] = None
-    description: Optional[str] = None
-    reason: Optional[str] = None
-    verified: bool = False
-    rejected: Tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class TransformBackend:
-    """What a (device, direction, order, dtype) of transform runs on. ``path``: "cublaslt" or "gather" (the
-    remembered decision); ``index``/``scale``/``description``: the cuBLASLt description in use (None for the
-    gather); ``reason``: why the gather runs (cuBLASLt's statuses, or a verification mismatch); ``verified``:
-    whether the cuBLASLt description was checked against the gather; ``rejected``: the descriptions cuBLASLt
-    refused (or got wrong) before the one in use; ``cublaslt_calls`` / ``gather_calls``: calls that took each
-    path so far; ``last_path``: the path of the latest call."""
-
-    path: str
-    index: Optional[int]
-    scale: Optional[str]
-    description: Optional[str]
-    reason: Optional[str]
-    verified: bool
-    rejected: Tuple[str, ...]
-    cublaslt_calls: int
-    gather_calls: int
-    last_path: Optional[str]
 
 
 _lock = threading.Lock()
