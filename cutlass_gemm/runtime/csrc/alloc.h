@@ -1,5 +1,5 @@
-// Allocation without torch ops, for the extension's eager layer entries (w8a8_fast.cpp, wo_ops.cu, bi8_ops.cu,
-// wo_mixed_fast.cpp, conv_fast.cpp, quant_ops.cu). at::empty and Tensor::view each cost a dispatcher round trip,
+// Allocation without torch ops, for every allocation of the extension's eager paths (fast_path.cpp, w8a8_fast.cpp,
+// wo_ops.cu, bi8_ops.cu, wo_mixed_fast.cpp, conv_fast.cpp, quant_ops.cu). at::empty and Tensor::view each cost a dispatcher round trip,
 // about as much host time per call as a small kernel's launch; an eager decode step is host-bound, so these entries
 // allocate with at::detail::empty_cuda (what at::empty reaches for a CUDA tensor), carve one byte buffer into the
 // parts a call needs, and give outputs their final shape directly instead of viewing them.

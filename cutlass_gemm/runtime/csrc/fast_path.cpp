@@ -3,7 +3,6 @@
 // unusual layout, an invalid argument) returns None and the Python path handles it: it raises the
 // typed errors, builds and loads kernels, and registers the plans this file looks up.
 #include <torch/extension.h>
-#include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDAStream.h>
 #include <c10/cuda/CUDAGuard.h>
 
@@ -11,6 +10,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "alloc.h"
 #include "bi8_ops.h"
 #include "conv_fast.h"
 #include "gemm_plans.h"
@@ -71,9 +71,8 @@ bool find_plan(PlanKey const& key, Plan* plan) {
 
 int launch_plan(Plan const& plan, GemmArgs const& g, int device, cudaStream_t stream) {
   size_t ws_bytes = plan.workspace_size ? plan.workspace_size(g.m, g.n, g.k) : 0;
-  at::TensorBase ws;  // the launcher zeroes what CUTLASS needs zeroed with a cudaMemsetAsync on `stream`
-  if (ws_bytes > 0)
-    ws = at::detail::empty_cuda({static_cast<int64_t>(ws_bytes)}, at::kByte, at::Device(at::kCUDA, device), c10::nullopt);
+  at::Tensor ws;  // the launcher zeroes what CUTLASS needs zeroed with a cudaMemsetAsync on `stream`
+  if (ws_bytes > 0) ws = empty_dev({static_cast<int64_t>(ws_bytes)}, at::kByte, device);
   return plan.fn(g.a, g.b, g.d, g.m, g.n, g.k, g.lda, g.ldb, g.ldd, g.scale_a, g.scale_b, g.azp, g.azp_adj_per_token,
                  g.azp_adj_per_tensor, g.bias, ws_bytes ? ws.data_ptr() : nullptr, ws_bytes, stream, plan.scale_flags);
 }
@@ -184,8 +183,7 @@ py::object run(int code, at::Tensor const& a, at::Tensor const& b, at::Tensor co
   if (c10::cuda::current_device() != device) guard.set_index(device);
   at::Tensor sa_t = plan.expand_a ? scale_a.reshape({1, 1}).expand({m, 1}).contiguous() : scale_a;
   at::Tensor sb_t = plan.expand_b ? scale_b.reshape({1, 1}).expand({1, n}).contiguous() : scale_b;
-  // at::detail::empty_cuda: the CUDA allocation at::empty dispatches to, without the dispatcher round trip
-  at::Tensor result = out.has_value() ? *out : at::Tensor(at::detail::empty_cuda({m, n}, out_dtype, a.device(), c10::nullopt));
+  at::Tensor result = out.has_value() ? *out : empty_dev({m, n}, out_dtype, a.get_device());  // alloc.h: no dispatcher
   void const* adj = azp_adj.has_value() ? azp_adj->data_ptr() : nullptr;
   GemmArgs g{a.data_ptr(), b.data_ptr(), result.data_ptr(), m, n, k, lda, ldb, m > 1 ? result.stride(0) : n,
              sa_t.data_ptr(), sb_t.data_ptr(), azp.has_value() ? azp->data_ptr() : nullptr,

@@ -2,7 +2,6 @@
 // arguments first (cutlass_gemm/ops/quantize.py) and passes 2-D views (rows, K) with a unit last
 // stride; these functions allocate the outputs and launch on the current stream. No host sync.
 #include <ATen/ATen.h>
-#include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
@@ -126,7 +125,7 @@ void quant_rows_to(at::Tensor const& x, int64_t rows, int64_t ldx, int64_t mode,
 }
 
 std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::ScalarType qtype, bool scale_col_major,
-                                     int64_t pad_rows, bool zero_pad) {
+                                     int64_t pad_rows) {
   TORCH_CHECK(x_in.is_cuda() && x_in.dim() == 2 && x_in.stride(1) == 1, "quant_groups: x must be a 2-D CUDA view with unit last stride");
   c10::cuda::CUDAGuard guard(x_in.device());
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(x_in.get_device()).stream();
@@ -140,7 +139,7 @@ std::vector<at::Tensor> quant_groups(at::Tensor const& x_in, int64_t group, at::
   at::Tensor q = empty_dev({out_rows, cols}, qtype, x.get_device());
   at::Tensor scale = scale_col_major ? empty_dev({groups, out_rows}, at::kFloat, x.get_device()).t()
                                      : empty_dev({out_rows, groups}, at::kFloat, x.get_device());
-  if (out_rows > rows && zero_pad) {  // as quant_rows: the op's padding rows are zero, the layer call's left as allocated
+  if (out_rows > rows) {  // as quant_rows: the op's padding rows are zero (the layer call writes through quant_groups_to)
     const size_t pad = static_cast<size_t>(out_rows - rows);
     cudaError_t err = cudaMemsetAsync(static_cast<char*>(q.data_ptr()) + rows * cols * q.element_size(), 0,
                                       pad * cols * q.element_size(), stream);

@@ -44,10 +44,9 @@ void quant_rows_to(at::Tensor const& x, int64_t rows, int64_t ldx, int64_t mode,
 
 // Per-group (along K) symmetric quantization: {q (rows, K), scale (rows, K / group)}; with
 // `scale_col_major` the scale is the column-major view (strides (1, rows)) of a (K / group, rows) tensor.
-// `pad_rows` / `zero_pad`: as quant_rows (rows past x's, zero or left as allocated; the column-major scale's
-// leading dimension is then pad_rows).
+// `pad_rows`: as quant_rows, rows past x's zero (the column-major scale's leading dimension is then pad_rows).
 std::vector<at::Tensor> quant_groups(at::Tensor const& x, int64_t group, at::ScalarType qtype, bool scale_col_major,
-                                     int64_t pad_rows = 0, bool zero_pad = true);
+                                     int64_t pad_rows = 0);
 // quant_groups without allocating: `rows` rows of x (row stride `ldx` elements; 16-byte aligned rows, unit last stride,
 // K columns whatever x's shape) into q (rows, K) and scale: row-major (rows, K / group), or with `scale_col_major`
 // column-major with leading dimension `scale_ld` (>= rows). The per-block layers' eager call (bi8_ops.cu) hands it

@@ -4,7 +4,6 @@
 // general route through quant_rows and the GEMM ops' `run`, which return tensors the Python path can finish with.
 #include "w8a8_fast.h"
 
-#include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
@@ -58,8 +57,7 @@ py::object direct(at::Tensor const& x, at::Tensor const& weight, at::Tensor cons
   const int64_t q_bytes = round256(rows * k), s_bytes = round256(per_row ? rows * 4 : 4);
   const int64_t z_bytes = act == 1 ? round256(rows * 4) : 0;
   const int64_t p_bytes = act == 4 ? round256(quant_partials_capacity() * 4) : 0;
-  at::Device dev(at::kCUDA, static_cast<c10::DeviceIndex>(device));
-  at::TensorBase buf = at::detail::empty_cuda({q_bytes + s_bytes + z_bytes + p_bytes}, at::kByte, dev, c10::nullopt);
+  at::Tensor buf = empty_dev({q_bytes + s_bytes + z_bytes + p_bytes}, at::kByte, device);
   char* base = static_cast<char*>(buf.data_ptr());
   RowTargets t{base, reinterpret_cast<float*>(base + q_bytes),
                act == 1 ? reinterpret_cast<int32_t*>(base + q_bytes + s_bytes) : nullptr, nullptr,
@@ -69,13 +67,12 @@ py::object direct(at::Tensor const& x, at::Tensor const& weight, at::Tensor cons
 
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape.back() = n;
-  at::TensorBase full = at::detail::empty_cuda(rows == m ? c10::IntArrayRef(shape) : c10::IntArrayRef({rows, n}), od,
-                                               dev, c10::nullopt);
+  at::Tensor full = empty_dev(rows == m ? c10::IntArrayRef(shape) : c10::IntArrayRef({rows, n}), od, device);
   GemmArgs g{t.q, weight.data_ptr(), full.data_ptr(), rows, n, k, k, k, n, t.scale, weight_scale.data_ptr(), t.azp,
              act == 1 ? azp_adj->data_ptr() : nullptr, nullptr, bias.has_value() ? bias->data_ptr() : nullptr};
   int rc = launch_plan(plan, g, device, stream);
   if (rc != 0) return py::int_(rc);
-  return py::cast(rows == m ? at::Tensor(full) : leading_rows(full, shape));
+  return py::cast(rows == m ? full : leading_rows(full, shape));
 }
 
 }  // namespace
