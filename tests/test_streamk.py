@@ -218,7 +218,7 @@ def test_workspace_for_asks_the_kernel_with_k_and_allocates_bytes():
 
 def test_fast_path_plans_carry_the_workspace_size_function():
     src = (ROOT / "cutlass_gemm" / "runtime" / "csrc" / "fast_path.cpp").read_text()
-    assert "plan.workspace_size(g.m, g.n, g.k)" in src and "empty_cuda({static_cast<int64_t>(ws_bytes)}" in src
+    assert "plan.workspace_size(g.m, g.n, g.k)" in src and "empty_dev({static_cast<int64_t>(ws_bytes)}" in src
     gemm_src = (ROOT / "cutlass_gemm" / "ops" / "gemm.py").read_text()
     assert "lib.workspace_address if needs_workspace else 0" in gemm_src
 
