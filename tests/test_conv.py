@@ -149,17 +149,11 @@ def test_op_errors_name_the_argument():
     x = _x(2, 128, 3, 3)
     w_q = torch.zeros(64, 128, 1, 1, dtype=torch.int8)
     s = torch.ones(1, 64)
+    # weight-only convs other than the 1x1 GEMM run the implicit GEMM (tests/test_conv_wo.py); what it does not serve:
     unsupported = [
-        (lambda: conv2d_weight_only(x, p, kernel_size=3), "kernel_size"),
-        (lambda: conv2d_weight_only(x, p, kernel_size=(1, 3)), "kernel_size"),
-        (lambda: conv2d_weight_only(_x(2, 64, 5, 5), p9), "kernel_size"),  # K = 9 Ci: taken for a 3x3
-        (lambda: conv2d_weight_only(x, p, stride=2), "stride"),
-        (lambda: conv2d_weight_only(x, p, stride=(1, 2)), "stride"),
-        (lambda: conv2d_weight_only(x, p, padding=1), "padding"),
-        (lambda: conv2d_weight_only(x, p, kernel_size=3, padding="same"), "kernel_size"),
-        (lambda: conv2d_weight_only(x, p, dilation=2), "dilation"),
         (lambda: conv2d_weight_only(x, p, groups=2), "groups"),
     ]
+    p20 = prepack(quantize_weight_only(torch.randn(64, 192), 4, 64, scale_dtype=torch.bfloat16))  # 3x3 over 20 ch.
     # W8A8 convs other than 1x1 run the implicit GEMM (tests/test_conv_int8.py); what it does not serve:
     w3 = torch.zeros(64, 128, 3, 3, dtype=torch.int8).contiguous(memory_format=torch.channels_last)
     int8_unsupported = [
@@ -181,6 +175,12 @@ def test_op_errors_name_the_argument():
         (lambda: conv2d_weight_only(x, p, padding="full"), "padding"),
         (lambda: conv2d_weight_only(x, p, stride=(1, 1, 1)), "stride"),
         (lambda: conv2d_weight_only(x, p, groups=0), "groups"),
+        (lambda: conv2d_weight_only(x, p, kernel_size=3), "w_packed"),             # a 1x1 weight for a 3x3
+        (lambda: conv2d_weight_only(_x(2, 64, 5, 5), p9), "x"),                   # K = 9 Ci without kernel_size=3
+        (lambda: conv2d_weight_only(_x(2, 20, 5, 5), p20, kernel_size=3), "x"),  # Ci % 8
+        (lambda: conv2d_weight_only(x, p, kernel_size=3, stride=2, padding="same"), "padding"),
+        (lambda: conv2d_weight_only(x, p, kernel_size=0), "kernel_size"),
+        (lambda: conv2d_weight_only(x, p, padding=-1), "padding"),
         (lambda: conv2d_int8(x, w_q.float(), s), "weight"),
         (lambda: conv2d_int8(x, torch.zeros(64, 128, 1, dtype=torch.int8), s), "w_q"),
         (lambda: conv2d_int8(x[:, :64], w_q, s), "x"),
@@ -200,7 +200,7 @@ def test_op_errors_name_the_argument():
         (lambda: conv2d_int8(_x(1, 128, 2, 2), w3, s), "x"),                              # no output pixel
     ]
     for call, arg in unsupported:
-        _raises(call, arg, True)
+        _raises(call, arg, True, one_by_one=False)
     for call, arg in int8_unsupported:
         _raises(call, arg, True, one_by_one=False)
     for call, arg in invalid:
@@ -213,19 +213,23 @@ def test_op_errors_name_the_argument():
 
 def test_layer_errors_name_the_argument():
     cases = [
-        (lambda: cnn.WeightOnlyConv2d(128, 64, 3), "kernel_size", True),
-        (lambda: cnn.WeightOnlyConv2d(128, 64, stride=2), "stride", True),
+        (lambda: cnn.WeightOnlyConv2d(128, 64, groups=2), "groups", None),
+        (lambda: cnn.WeightOnlyConv2d(128, 64, 3, padding_mode="reflect"), "padding_mode", None),
+        (lambda: cnn.WeightOnlyConv2d(128, 64, 3, stride=2, padding="same"), "padding", False),
+        (lambda: cnn.WeightOnlyConv2d(128, 64, 0), "kernel_size", False),
         (lambda: cnn.Int8Conv2d(128, 64, 3, padding=200), "padding", None),
         (lambda: cnn.Int8Conv2d(128, 64, groups=2), "groups", None),
-        (lambda: cnn.WeightOnlyConv2d.from_float(nn.Conv2d(128, 64, 3, padding=1)), "kernel_size", True),
+        (lambda: cnn.WeightOnlyConv2d.from_float(nn.Conv2d(128, 64, 3, padding=1, groups=2)), "groups", None),
+        (lambda: cnn.WeightOnlyConv2d.from_float(nn.Conv2d(128, 64, 3, padding_mode="circular")), "padding_mode", None),
         (lambda: cnn.Int8Conv2d.from_float(nn.Conv2d(128, 64, 1, stride=9)), "stride", None),
         (lambda: cnn.Int8Conv2d.from_float(nn.Conv2d(128, 64, 3), act="dynamic_asym"), "act", None),
         (lambda: cnn.Int8Conv2d.from_float(nn.Conv2d(128, 64, 3), activation="silu"), "activation", None),
         (lambda: cnn.Int8Conv2d(24, 32, 3), "in_channels", False),
         (lambda: cnn.Int8Conv2d(64, 36, 3, stride=2), "out_channels", False),
-        (lambda: cnn.WeightOnlyConv2d(96, 64), "in_channels", False),
+        (lambda: cnn.WeightOnlyConv2d(20, 64), "in_channels", False),
+        (lambda: cnn.WeightOnlyConv2d(20, 64, 3), "in_channels", False),
         (lambda: cnn.WeightOnlyConv2d(128, 48), "out_channels", False),
-        (lambda: cnn.WeightOnlyConv2d(192, 64, block_size=128), "in_channels", False),
+        (lambda: cnn.WeightOnlyConv2d(128, 48, 3), "out_channels", False),
         (lambda: cnn.WeightOnlyConv2d(128, 64, block_size=48), "block_size", False),
         (lambda: cnn.WeightOnlyConv2d(128, 64, bits=3), "bits", False),
         (lambda: cnn.WeightOnlyConv2d(0, 64), "in_channels", False),
@@ -239,7 +243,7 @@ def test_layer_errors_name_the_argument():
     ]
     for call, arg, unsupported in cases:  # None: an implicit-GEMM refusal (UnsupportedConvError, any wording)
         _raises(call, arg, unsupported is not False, one_by_one=unsupported is not None)
-    assert "in_channels=96" in str(pytest.raises(InvalidArgumentError, cnn.WeightOnlyConv2d, 96, 64).value)
+    assert "in_channels=20" in str(pytest.raises(InvalidArgumentError, cnn.WeightOnlyConv2d, 20, 64).value)
 
 
 # ------------------------------------------------------------------------------------ layers
@@ -342,9 +346,8 @@ def test_quantize_model_covers_1x1_convs_and_reports_the_rest():
     with torch.no_grad():
         ref = base(x).double()
     expect = {
-        "w4a16": (["3", "7"], {"0": "in_channels=64 is not a multiple of block_size=128", "2": "kernel_size=(3, 3)",
-                               "4": "stride=(2, 2)", "5": "out_channels=40"}),
-        "w8a16": (["0", "3", "7"], {"2": "kernel_size=(3, 3)", "4": "stride=(2, 2)", "5": "out_channels=40"}),
+        "w4a16": (["0", "2", "3", "4", "7"], {"5": "out_channels=40"}),  # 3x3 / strided / Ci = 64: implicit GEMM
+        "w8a16": (["0", "2", "3", "4", "7"], {"5": "out_channels=40"}),
         "w8a8-int8": (["0", "2", "3", "4", "5", "7"], {}),
         "w8a8-int8-asym": (["0", "3", "5", "7"], {"2": "act='dynamic_asym'", "4": "act='dynamic_asym'"}),
         "w8a8-fp8": (["7"], {k: "no w8a8-fp8 convolution layer" for k in ("0", "2", "3", "4", "5")}),
@@ -358,7 +361,10 @@ def test_quantize_model_covers_1x1_convs_and_reports_the_rest():
             assert report.skipped[name].startswith(why), (scheme, report.skipped[name])
         cls = cnn.WeightOnlyConv2d if scheme.endswith("a16") else cnn.Int8Conv2d
         assert all(isinstance(m[int(i)], cls) for i in quantized if i != "7")
-        assert (type(m[2]) is nn.Conv2d) == (scheme != "w8a8-int8")
+        assert (type(m[2]) is nn.Conv2d) == (scheme not in ("w8a8-int8", "w4a16", "w8a16"))
+        if scheme.endswith("a16"):  # the 3x3, the strided 1x1 and the Ci = 64 one (K padded to 128 for w4a16)
+            assert m[3].is_gemm
+            assert all(not m[i].is_gemm for i in (2, 4)) and m[0].is_gemm == (scheme == "w8a16")
         with torch.no_grad():
             y = m(x).double()
         assert ((y - ref).norm() / ref.norm()).item() < (0.3 if scheme == "w4a16" else 6e-2), scheme

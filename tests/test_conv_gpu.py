@@ -171,9 +171,8 @@ def test_cpu_quantized_model_moved_to_gpu_matches_gpu_quantized():
     for scheme in ("w4a16", "w8a16", "w8a8-int8"):
         on_cpu = copy.deepcopy(base)
         report = cnn.quantize_model(on_cpu, scheme)
-        # weight-only layers are 1x1 only; Int8Conv2d serves the 3x3 too (implicit GEMM)
-        want = ["0", "2", "3"] if scheme == "w8a8-int8" else ["0", "3"]
-        assert report.quantized == want and set(report.skipped) == ({"2"} if len(want) == 2 else set()), scheme
+        # both kinds serve the 3x3 too (implicit GEMMs)
+        assert report.quantized == ["0", "2", "3"] and not report.skipped, scheme
         on_cpu.to("cuda")
         on_gpu = copy.deepcopy(base).cuda()
         cnn.quantize_model(on_gpu, scheme)

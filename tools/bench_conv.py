@@ -313,6 +313,9 @@ def cmd_conv(args):
 
 
 def cmd(args):
+    if getattr(args, "weight_only", False) and getattr(args, "kxk", False):
+        import bench_conv_wo  # noqa: E402  (the k x k weight-only rows)
+        return bench_conv_wo.cmd_conv_wo_kxk(args)
     (cmd_conv_weight_only if getattr(args, "weight_only", False) else cmd_conv)(args)
 
 

@@ -232,6 +232,8 @@ def main():
     p.add_argument("--resnet", action="store_true", help="conv: also time the whole ResNet-50 at batch 32")
     p.add_argument("--weight-only", action="store_true",
                    help="conv: batch-1 1x1 convs, WeightOnlyConv2d int4/int8 vs cuDNN fp16, instead of the int8 rows")
+    p.add_argument("--kxk", action="store_true",
+                   help="conv --weight-only: ResNet-50's k x k and strided convs at batch 1 and 32 (the implicit GEMM)")
     p.add_argument("--uncached", action="store_true", help="first-call: also time a kernel not yet built")
     p.add_argument("--no-tiles", action="store_true", help="decode, blockwise: leave out the CUTLASS tile rows at M <= 16 (JIT builds)")
     p.add_argument("--inductor-mode", default="default",

@@ -1,26 +1,25 @@
-"""Quantized convolution layers: `WeightOnlyConv2d` (W4A16 / W8A16), a drop-in for an `nn.Conv2d` with a 1x1
-kernel, stride 1, no padding, dilation 1 and groups 1, and `Int8Conv2d` (W8A8, nn/conv_int8.py: 1x1 ones on
-the GEMM as below, every other groups-1 conv on the int8 implicit GEMM).
+"""Quantized convolution layers: `WeightOnlyConv2d` (W4A16 / W8A16) and `Int8Conv2d` (W8A8, nn/conv_int8.py: 1x1
+ones on the GEMM, every other groups-1 conv on the int8 implicit GEMM), drop-ins for an `nn.Conv2d`.
 
-    layer = WeightOnlyConv2d.from_float(conv, bits=4, block_size=128)      # blocks along Ci (= Ci*Kh*Kw)
-    layer = Int8Conv2d.from_float(conv, act="dynamic", activation="relu")  # conv + ReLU in one GEMM
+    layer = WeightOnlyConv2d.from_float(conv, bits=4, block_size=128)      # any groups-1 conv (zero padding)
+    layer = Int8Conv2d.from_float(conv, act="dynamic", activation="relu")  # conv + ReLU in one kernel
     y = layer(x)                                                           # x (N, Ci, H, W), NCHW or channels_last
 
-Such a convolution is a linear layer applied to every pixel, so each layer holds the library's linear
-layer of the same scheme as its child `linear` (a `WeightOnlyLinear` / `Int8Linear` over (Co, Ci)) and
-reuses it whole: its quantization (`from_float` quantizes the conv weight viewed as (Co, Ci)), buffers,
-casts (`QuantizedBuffers`), backends and activation epilogues. Forward turns x into its (N*H*W, Ci) pixel
-rows (a view for channels_last x, one copy for NCHW), calls the child, and gives the output x's memory
-format (see `cutlass_gemm.ops.conv`); it reads no tensor value on the host (torch.compile(fullgraph=True)
-and CUDA graphs work).
+Each layer holds the library's linear layer of its scheme as its child `linear` and reuses its quantization, buffers
+and casts (`QuantizedBuffers`). `WeightOnlyConv2d`'s child is a `WeightOnlyLinear` over the (Co, K) weight matrix of
+`quant.conv_weight_matrix` (the reduction in (Kh, Kw, Ci) order, zero-padded to whole tiles and blocks; blocks of
+`block_size` along it). A 1x1 / stride-1 / unpadded conv whose K is Ci (Ci a multiple of 64 and of the block) is a
+GEMM over the (N*H*W, Ci) pixel rows: forward calls the child on them (its backends: the small-M kernels as row
+blocks, the mixed-input kernel, the announced fallback). Every other one runs the weight-only implicit GEMM on the
+child's buffers (`ops.conv_wo`: no im2col tensor; the announced dequantize + F.conv2d fallback where it cannot run).
+Forward gives the output x's memory format and reads no tensor value on the host (torch.compile(fullgraph=True) and
+CUDA graphs work).
 
-State: the child's buffers under the prefix `linear.` (`linear.qweight`, `linear.scales`, `linear.bias`,
-... / `linear.weight`, `linear.weight_scale`, ...); a layer built with the same arguments loads another's
-`state_dict`. Convolutions other than 1x1 / stride 1 / padding 0 / dilation 1 / groups 1 raise
-`UnsupportedConvError` naming the argument; channel counts the kernels cannot serve raise
-`InvalidArgumentError` naming `in_channels` / `out_channels` (weight-only: Co % 32, Ci % 64 and Ci % block;
-W8A8: Ci % 16, Co % 8). `quantize_model` leaves such convolutions float and reports why
-(`conv_unservable_reason`).
+State: the child's buffers under the prefix `linear.` (`linear.qweight`, `linear.scales`, `linear.bias`, ... /
+`linear.weight`, `linear.weight_scale`, ...); a layer built with the same arguments loads another's `state_dict`.
+Weight-only convolutions need groups 1, zero padding (`padding_mode="zeros"`), Ci % 8 == 0 and Co % 32 == 0: else
+`UnsupportedConvError` / `InvalidArgumentError` naming the argument (`in_channels`, `out_channels`, `groups`, ...);
+`quantize_model` leaves such convolutions float and reports why (`conv_unservable_reason`).
 """
 from __future__ import annotations
 
@@ -29,10 +28,14 @@ from typing import Optional, Union
 import torch
 from torch import nn
 
-from ..errors import InvalidArgumentError
-from ..ops.conv import Pair, check_conv_1x1, conv_unsupported_reason, from_rows, to_rows
+from ._buffers import BufferReader
+from ..errors import InvalidArgumentError, UnsupportedConvError
+from ..ops.conv import Pair, from_rows, to_rows
+from ..ops.conv_wo import conv_forward, conv_geometry, wo_conv_unsupported_reason
+from ..quant.conv_weight import conv_packed_k, conv_weight_matrix
+from ..quant.weight_only import GROUP_SIZES
 from .conv_int8 import Int8Conv2d, int8_conv_unservable_reason
-from .weight_only import WeightOnlyLinear, weight_only_unservable_reason
+from .weight_only import WeightOnlyLinear
 
 
 _NAMES = {"in_features": "in_channels", "out_features": "out_channels", "group_size": "block_size"}
@@ -57,41 +60,71 @@ def _child(make):
 def conv_unservable_reason(conv: nn.Conv2d, kind: str = "int8", block_size: Optional[int] = None,
                            act: Optional[str] = None) -> Optional[str]:
     """Why `conv` cannot become a quantized layer of `kind` ("int8": Int8Conv2d with activation scheme `act`,
-    any groups-1 conv; "weight_only": a 1x1 WeightOnlyConv2d with `block_size`), or None."""
+    any groups-1 conv; "weight_only": a WeightOnlyConv2d with `block_size`), or None."""
     if kind != "weight_only":  # Int8Conv2d: 1x1 on the GEMM, everything else on the implicit GEMM
         return int8_conv_unservable_reason(conv, act)
-    why = conv_unsupported_reason(conv.kernel_size, conv.stride, conv.padding, conv.dilation, conv.groups)
-    if why is not None:
-        return why[1]
-    return _for_conv(weight_only_unservable_reason(conv.in_channels, conv.out_channels, block_size))
+    if getattr(conv, "padding_mode", "zeros") != "zeros":
+        return f"padding_mode={conv.padding_mode!r}: only zero padding is served"
+    try:
+        conv_geometry(conv.kernel_size, conv.stride, conv.padding, conv.dilation)
+    except InvalidArgumentError as e:
+        return str(e)
+    why = wo_conv_unsupported_reason(conv.in_channels, conv.out_channels, conv.groups)
+    return None if why is None else why[1]
 
 
-def _as_linear(conv: nn.Conv2d) -> nn.Linear:
-    """An nn.Linear sharing the 1x1 conv's weight viewed as (Co, Ci) and its bias (no copy: built on meta)."""
+def _matrix_linear(conv: nn.Conv2d, block_size: Optional[int]) -> nn.Linear:
+    """An nn.Linear whose weight is the conv's (Co, K) weight matrix (quant.conv_weight_matrix; for a 1x1 conv with
+    K = Ci a view of the conv weight) and whose bias is the conv's (no copy of it: built on meta)."""
     if not isinstance(conv, nn.Conv2d):
         raise InvalidArgumentError("conv", f"must be a torch.nn.Conv2d, got {type(conv).__name__}")
-    check_conv_1x1(conv.kernel_size, conv.stride, conv.padding, conv.dilation, conv.groups)
-    lin = nn.Linear(conv.in_channels, conv.out_channels, bias=conv.bias is not None, device="meta")
-    lin.weight = nn.Parameter(conv.weight.detach().reshape(conv.out_channels, conv.in_channels), requires_grad=False)
+    mat = conv_weight_matrix(conv.weight.detach(), block_size)
+    lin = nn.Linear(mat.shape[1], conv.out_channels, bias=conv.bias is not None, device="meta")
+    lin.weight = nn.Parameter(mat, requires_grad=False)
     if conv.bias is not None:
         lin.bias = nn.Parameter(conv.bias.detach(), requires_grad=False)
     return lin
 
 
-class _Conv1x1(nn.Module):
-    """The part both layers share: the convolution's parameters, and forward = rows -> child -> layout."""
+_GEMM_GEOMETRY = [1, 1, 1, 1, 0, 0, 1, 1]
+#: What the implicit-GEMM forward reads, from the child's buffer dict (_buffers.BufferReader says why).
+_CHILD = BufferReader("qweight", "scales", "zeros", "bias")
 
-    linear: nn.Module
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Pair, stride: Pair,
-                 padding: Union[Pair, str], dilation: Pair, groups: int):
+class WeightOnlyConv2d(nn.Module):
+    """Convolution with int4/int8 weights, blocks of `block_size` along the (Kh, Kw, Ci) reduction (None: per output
+    channel), symmetric or with zero points, x fp16/bf16 (other dtypes computed in the layer's dtype); the child is a
+    `WeightOnlyLinear`. See the module docstring."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Pair = 1, stride: Pair = 1,
+                 padding: Union[Pair, str] = 0, dilation: Pair = 1, groups: int = 1, bias: bool = True, *,
+                 bits: int = 4, block_size: Optional[int] = 128, zero_point: bool = False,
+                 dtype: torch.dtype = torch.bfloat16, device=None, padding_mode: str = "zeros"):
+        """An empty layer (zero weight) shaped as `from_float` fills it, ready for `load_state_dict`."""
         super().__init__()
-        check_conv_1x1(kernel_size, stride, padding, dilation, groups)
         for name, v in (("in_channels", in_channels), ("out_channels", out_channels)):
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise InvalidArgumentError(name, f"must be a positive int, got {v!r}")
+        if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
+            raise InvalidArgumentError("groups", f"must be a positive int, got {groups!r}")
+        if padding_mode != "zeros":
+            raise UnsupportedConvError("padding_mode", f"padding_mode={padding_mode!r}: only zero padding is served")
+        geometry = conv_geometry(kernel_size, stride, padding, dilation)
+        why = wo_conv_unsupported_reason(in_channels, out_channels, groups)
+        if why is not None:
+            raise (UnsupportedConvError if why[0] == "groups" else InvalidArgumentError)(*why)
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
-        self.kernel_size, self.stride, self.padding, self.dilation, self.groups = (1, 1), (1, 1), (0, 0), (1, 1), 1
+        self.kernel_size, self.stride = tuple(geometry[0:2]), tuple(geometry[2:4])
+        self.padding, self.dilation, self.groups = tuple(geometry[4:6]), tuple(geometry[6:8]), 1
+        self.geometry = geometry
+        if block_size is not None and not (isinstance(block_size, int) and block_size in GROUP_SIZES):
+            raise InvalidArgumentError("block_size", f"must be None (per channel) or one of {GROUP_SIZES}, "
+                                                     f"got {block_size!r}")
+        k = conv_packed_k(geometry[0], geometry[1], in_channels, block_size)
+        # a 1x1 GEMM over the pixel rows: the child's own forward (and its mixed-input copy on SM90)
+        self.is_gemm = geometry == _GEMM_GEOMETRY and k == in_channels
+        self.linear = _child(lambda: WeightOnlyLinear(k, out_channels, bias, bits=bits, group_size=block_size,
+                                                      zero_point=zero_point, dtype=dtype, device=device))
 
     @property
     def dtype(self) -> torch.dtype:
@@ -102,30 +135,6 @@ class _Conv1x1(nn.Module):
     def bias(self) -> Optional[torch.Tensor]:
         return self.linear.bias
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x (N, Ci, H, W) or (Ci, H, W) -> (N, Co, H, W) in x's dtype and memory format."""
-        r = to_rows(x, self.in_channels)
-        return from_rows(self.linear(r.rows), r)
-
-    def extra_repr(self) -> str:
-        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
-                f"bias={self.linear.bias is not None}")
-
-
-class WeightOnlyConv2d(_Conv1x1):
-    """1x1 convolution with int4/int8 weights, blocks of `block_size` along Ci (None: per output channel),
-    symmetric or with zero points, x fp16/bf16 (other dtypes computed in the layer's dtype); the child is a
-    `WeightOnlyLinear`. See the module docstring."""
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Pair = 1, stride: Pair = 1,
-                 padding: Union[Pair, str] = 0, dilation: Pair = 1, groups: int = 1, bias: bool = True, *,
-                 bits: int = 4, block_size: Optional[int] = 128, zero_point: bool = False,
-                 dtype: torch.dtype = torch.bfloat16, device=None):
-        """An empty layer (zero weight) shaped as `from_float` fills it, ready for `load_state_dict`."""
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups)
-        self.linear = _child(lambda: WeightOnlyLinear(in_channels, out_channels, bias, bits=bits, group_size=block_size,
-                                                      zero_point=zero_point, dtype=dtype, device=device))
-
     @property
     def block_size(self) -> Optional[int]:
         return self.linear.group_size
@@ -133,13 +142,35 @@ class WeightOnlyConv2d(_Conv1x1):
     @classmethod
     def from_float(cls, conv: nn.Conv2d, bits: int = 4, block_size: Optional[int] = 128,
                    zero_point: bool = False) -> "WeightOnlyConv2d":
-        """Quantize the 1x1 `conv` (on whatever device it is) with `quant.quantize_weight_only` over its
-        (Co, Ci) weight; scales and output in the conv's dtype if 16-bit, else bfloat16."""
-        lin = _as_linear(conv)
-        layer = cls(conv.in_channels, conv.out_channels, bias=conv.bias is not None, bits=bits,
-                    block_size=block_size, zero_point=zero_point, device="meta")  # real buffers come next
-        layer.linear = WeightOnlyLinear.from_float(lin, bits=bits, group_size=block_size, zero_point=zero_point)
+        """Quantize `conv` (on whatever device it is) with `quant.quantize_weight_only` over its weight matrix
+        (`quant.conv_weight_matrix`); scales and output in the conv's dtype if 16-bit, else bfloat16."""
+        if not isinstance(conv, nn.Conv2d):
+            raise InvalidArgumentError("conv", f"must be a torch.nn.Conv2d, got {type(conv).__name__}")
+        layer = cls(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride, conv.padding, conv.dilation,
+                    conv.groups, bias=conv.bias is not None, bits=bits, block_size=block_size,
+                    zero_point=zero_point, device="meta", padding_mode=conv.padding_mode)  # real buffers come next
+        # the implicit GEMM reads the layout of the small-M kernels only: no mixed-input copy for it
+        layer.linear = WeightOnlyLinear.from_float(_matrix_linear(conv, block_size), bits=bits, group_size=block_size,
+                                                   zero_point=zero_point,
+                                                   large_m_backend="auto" if layer.is_gemm else "dequant")
         return layer
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (N, Ci, H, W) or (Ci, H, W) -> (N, Co, P, Q) in x's dtype and memory format."""
+        if self.is_gemm:
+            r = to_rows(x, self.in_channels)
+            return from_rows(self.linear(r.rows), r)
+        lin = self.linear
+        qweight, scales, zeros, bias = _CHILD(lin)
+        xd = x if not isinstance(x, torch.Tensor) or x.dtype == lin.dtype else x.to(lin.dtype)
+        y = conv_forward(xd, qweight, scales, zeros, bias, lin.bits, lin.group_size, self.out_channels, self.geometry,
+                         self.in_channels)
+        return y if y.dtype == x.dtype else y.to(x.dtype)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}, dilation={self.dilation}, bias={self.linear.bias is not None}, "
+                f"implicit_gemm={not self.is_gemm}")
 
 
 __all__ = ["WeightOnlyConv2d", "Int8Conv2d", "conv_unservable_reason"]

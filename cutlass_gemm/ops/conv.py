@@ -1,4 +1,4 @@
-"""Quantized 2-D convolutions, 1x1 only for now: `conv2d_weight_only` (W4A16 / W8A16) and `conv2d_int8` (W8A8).
+"""Quantized 2-D convolutions: `conv2d_weight_only` (W4A16 / W8A16) and `conv2d_int8` (W8A8).
 
     y = conv2d_weight_only(x, w_packed, bias)                  # w_packed = prepack(quantize_weight_only(w2d, ...))
     y = conv2d_int8(x, w_q, w_scale, bias, act="dynamic", activation="relu")
@@ -19,13 +19,13 @@ Layout (the choice where the issue is silent):
   (N*H*W, Co) output viewed as (N, Co, H, W), no copy); NCHW-contiguous otherwise (one permute copy of
   the output). An x that is both (H = W = 1) takes the no-copy path and its output is both.
 
-Anything but a 1x1 / stride-1 / padding-0 / dilation-1 / groups-1 convolution raises
-`UnsupportedConvError` (an `InvalidArgumentError`) naming the argument, before any kernel: there is no
-fallback to F.conv2d (a silent slow path would hide that the layer is not quantized where it runs).
-Channel counts the GEMMs cannot serve are refused as those ops refuse them: weight-only needs Co % 32 == 0
-and Ci % 64 == 0 (a `PackedWeight` of another shape cannot be made: `prepack` refuses it), W8A8 needs
-Ci % 16 == 0 and Co % 8 == 0 (`InvalidArgumentError` from the GEMM's checks). Neither op reads a tensor
-value on the host, so both run under torch.compile(fullgraph=True) and in CUDA graphs.
+Weight-only convolutions that are not such GEMMs (any kernel, stride, padding, dilation; groups 1) run the
+implicit GEMM of ops/conv_wo.py; W8A8 ones the int8 implicit GEMM (`conv2d_int8_krsc` below). What neither serves
+raises `UnsupportedConvError` (an `InvalidArgumentError`) naming the argument, before any kernel: there is no silent
+fallback to F.conv2d. Channel counts the kernels cannot serve are refused as those ops refuse them: the weight-only
+GEMM needs Co % 32 == 0 and Ci % 64 == 0 (other Ci % 8 == 0 take the implicit GEMM), W8A8 needs Ci % 16 == 0 and
+Co % 8 == 0 (`InvalidArgumentError` from the GEMM's checks). Neither op reads a tensor value on the host, so both run
+under torch.compile(fullgraph=True) and in CUDA graphs.
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ from .weight_only import weight_only_linear
 
 Tensor = torch.Tensor
 Pair = Union[int, Tuple[int, int]]
-SERVED = "only 1x1 convolutions with stride 1, padding 0, dilation 1 and groups 1 are served yet (they are GEMMs)"
+SERVED = "only 1x1 convolutions with stride 1, padding 0, dilation 1 and groups 1 are GEMMs"
 
 
 def _pair(value, name: str) -> Tuple[int, int]:
@@ -123,23 +123,22 @@ def from_rows(y: Tensor, r: Rows) -> Tensor:
 def conv2d_weight_only(x: Tensor, w_packed: PackedWeight, bias: Optional[Tensor] = None, stride: Pair = 1,
                        padding: Union[Pair, str] = 0, dilation: Pair = 1, groups: int = 1, *,
                        kernel_size: Pair = 1) -> Tensor:
-    """F.conv2d(x, W, bias) for a 1x1 weight-only quantized W: x (N, Ci, H, W) float16/bfloat16 (NCHW or
-    channels_last), `w_packed` = `quant.prepack` of the (Co, Ci) weight (its K is Ci; blocks along Ci),
-    bias (Co,) in x's dtype. Returns (N, Co, H, W) in x's dtype and memory format (module docstring).
-    A PackedWeight records no kernel shape: `kernel_size` says it (only 1 is served). Raises
-    UnsupportedConvError for other convolutions, InvalidArgumentError for bad arguments, before any kernel."""
-    check_conv_1x1(kernel_size, stride, padding, dilation, groups)
+    """F.conv2d(x, W, bias, stride, padding, dilation) for a weight-only quantized W: x (N, Ci, H, W) float16/bfloat16
+    (NCHW or channels_last), bias (Co,) in x's dtype; output (N, Co, P, Q) in x's dtype and memory format. A
+    PackedWeight records no kernel shape: `kernel_size` says it.
+    - 1x1, stride 1, no padding, dilation 1 with `w_packed` = `quant.prepack` of the (Co, Ci) weight (K = Ci; blocks
+      along Ci): the weight-only GEMM on the pixel rows (module docstring);
+    - anything else (groups 1): the implicit GEMM of ops/conv_wo.py, `w_packed` = `prepack` of
+      `quant.conv_weight_matrix(W, block)` quantized (K in (Kh, Kw, Ci) order, zero-padded).
+    Typed errors (UnsupportedConvError, InvalidArgumentError) before any kernel."""
     if not isinstance(w_packed, PackedWeight):
         raise InvalidArgumentError("w_packed", f"must be a PackedWeight (quant.prepack), got {type(w_packed).__name__}")
-    if isinstance(x, Tensor) and x.dim() in (3, 4):
-        c = x.shape[-3]
-        taps = w_packed.k // c if c > 0 and w_packed.k % c == 0 else 1
-        square = {9: "3x3", 25: "5x5", 49: "7x7"}.get(taps)
-        if square:  # most likely such a weight flattened along K (any other mismatch: x's error below)
-            raise UnsupportedConvError("kernel_size", f"w_packed has K = {w_packed.k} = {c} channels x {taps} "
-                                                      f"taps (a {square} kernel?): {SERVED}")
-    r = to_rows(x, w_packed.k)
-    return from_rows(weight_only_linear(r.rows, w_packed, bias), r)
+    gemm = conv_unsupported_reason(kernel_size, stride, padding, dilation, groups) is None
+    if gemm and isinstance(x, Tensor) and x.dim() in (3, 4) and x.shape[-3] == w_packed.k:
+        r = to_rows(x, w_packed.k)
+        return from_rows(weight_only_linear(r.rows, w_packed, bias), r)
+    from .conv_wo import conv2d_weight_only_kxk  # conv_wo imports this module's helpers
+    return conv2d_weight_only_kxk(x, w_packed, bias, kernel_size, stride, padding, dilation, groups)
 
 
 def conv2d_int8(x: Tensor, w_q: Tensor, w_scale: Tensor, bias: Optional[Tensor] = None, *, act: str = "dynamic",

@@ -196,6 +196,52 @@ TABLE: Tuple[Tuple[int, int, Optional[int], Optional[int], int], ...] = (
 
 
 
+#: The variants compiled in the implicit-GEMM convolution form (runtime/csrc/wo_conv.cuh kWoConvVariants, checked by a
+#: CPU test): the row-block CTA shapes above, which serve any number of output pixels.
+CONV_VARIANTS = (1, 2, 3, 28)
+#: Grid z (row blocks) holds at most this many blocks.
+MAX_ROW_BLOCKS = 65535
+#: (k_max, mnk_max, variant): the first rule with the packed K <= k_max and M * N * K <= mnk_max (None: any) names a
+#: convolution's variant. From tools/results/h200-2026-11-29/session54/call2/handoff (H200, int4 g128 and int8 per
+#: channel, every variant timed on ResNet-50's k x k and strided convs at batch 1-16; fitted to those 60 rows): at
+#: K = 256 the 32 x 128-column CTAs (2: the 256 -> 512 downsample, 4.29 us at batch 1 against 4.53 / 6.41 for 28 / 1);
+#: up to batch-1 work (2^27) 32 x 64 with K over 4 warps (28) up to K = 640 (64 -> 64 3x3 5.19 against 5.40; 512 ->
+#: 1024 downsample 4.23 against 5.10) and 16 x 32 with K over 4 warps (1) beyond (the 3x3 convs from 128 channels and
+#: the 1024 -> 2048 downsample, 6-15% ahead of 28); with more work 28 (at batch 2-4 it led in 13 of 16 rows, within 9%
+#: in the rest; variant 1 was up to 1.4x slower there). The GEMM's row-block rules picked 28 where 1 won at batch 1.
+CONV_RULES: Tuple[Tuple[Optional[int], Optional[int], int], ...] = (
+    (256, None, 2), (640, None, 28), (None, 1 << 27, 1), (None, None, 28))
+#: Multiply-adds (M * N * K, M the output pixels) above which a weight-only conv runs as dequantize + cuDNN instead of
+#: the implicit-GEMM kernel (the "dequant_cudnn" route of ops/conv_wo.py): the kernel's mma.sync tiles of 16-64 rows
+#: read the weight once per row block and lose to cuDNN's fp16 kernels as the work grows. Same sweep: the best kernel
+#: variant against dequantize + cuDNN was 0.44-0.78x its time at batch 1 (<= 0.96 x 2^27), 0.50-0.85x at batch 2
+#: (<= 1.9 x 2^27), 0.68-1.14x at batch 4 (3.1-3.8 x 2^27), 0.90-1.31x at batch 8 (6.1-7.7 x 2^27) and 1.12-1.80x at
+#: batch 16; at batch 32 (call 1) the kernels took 1.6-4.9x cuDNN's time. With the bound 2^29 and CONV_RULES every
+#: measured call takes at most 1.22x the time of the fastest measured form (1.00-1.14x but for the 512 -> 1024
+#: downsample at batch 4: variant 28 10.75 us, variant 2 9.89, dequantize + cuDNN 8.83).
+CONV_IGEMM_MAX_MNK = 1 << 29
+
+
+def conv_variant(m: int, n: int, k: int) -> int:
+    """The convolution-form variant for M output pixels of a conv with N output channels and a packed K
+    (CONV_RULES). Host arithmetic."""
+    mnk = m * n * k
+    return next(v for k_max, mnk_max, v in CONV_RULES
+                if (k_max is None or k <= k_max) and (mnk_max is None or mnk <= mnk_max))
+
+
+def conv_uses_kernel(m: int, n: int, k: int) -> bool:
+    """Whether a weight-only conv of this work takes the implicit-GEMM kernel (CONV_IGEMM_MAX_MNK) rather than
+    dequantize + cuDNN. Host arithmetic."""
+    return m * n * k <= CONV_IGEMM_MAX_MNK
+
+
+def conv_row_limit(variant: int) -> int:
+    """The most output pixels the convolution form of `variant` serves (MAX_ROW_BLOCKS row blocks, and the
+    extension's 2^20 rows)."""
+    return min(MAX_ROW_BLOCKS * VARIANTS[variant][1], 1 << 20)
+
+
 def variant_rows(variant: int, m: int = 1) -> int:
     """M capacity of `variant` (0: MAX_M, the default kernel serves every M <= 64)."""
     return MAX_M if variant == DEFAULT else VARIANTS[variant][1]

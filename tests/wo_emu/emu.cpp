@@ -362,6 +362,25 @@ int run_direct(WoArgs a, int splits, bool eager, bool rev) {
                        x_bytes > S::kRedBytes ? x_bytes : S::kRedBytes);
 }
 
+// The convolution form of the mma kernels (kConv; wo_conv.cuh's variants, same template arguments).
+template <typename T, int kBits, bool kZero, int kMT, int kWN, int kWK, int kST>
+int run_conv(WoArgs a, int splits, bool eager, bool rev) {
+  using S = WoShape<kBits, kZero, kMT, kWN, kWK, kST>;
+  return run_kernel<S>(wo_gemm_kernel<T, kBits, kZero, kMT, kWN, kWK, kST, 1, true>, a, splits, eager, rev, S::kRows,
+                       S::kSmem, true);
+}
+
+template <typename T, int kBits, bool kZero>
+int by_conv_variant(int variant, WoArgs const& a, int splits, bool eager, bool rev) {
+  switch (variant) {
+    case 1: return run_conv<T, kBits, kZero, 1, 1, 4, 4>(a, splits, eager, rev);
+    case 2: return run_conv<T, kBits, kZero, 2, 4, 1, 4>(a, splits, eager, rev);
+    case 3: return run_conv<T, kBits, kZero, 4, 4, 1, 3>(a, splits, eager, rev);
+    case 28: return run_conv<T, kBits, kZero, 2, 2, 4, 3>(a, splits, eager, rev);
+    default: return 1;
+  }
+}
+
 template <typename T, int kBits, bool kZero>
 int by_config(int cfg, WoArgs const& a, int splits, bool eager, bool rev) {
   switch (cfg) {
@@ -440,6 +459,43 @@ extern "C" int emu_run(int cfg, int bf16, int bits, int zero, int eager, int rev
     return 4;
   }
   return rc == 0 && cg_wo_emu::g_bad_prefetch ? 6 : rc;  // 6: an L2 prefetch outside the packed weight
+}
+
+// The convolution form (wo_conv.cuh) of mma variant `variant` on an NHWC x: geom = (h, w, c, p, q, kw, stride_h,
+// stride_w, pad_h, pad_w, dil_h, dil_w, k_real) as WoConv; m = batch * p * q output pixels, out (m, n).
+extern "C" int emu_run_conv(int variant, int bf16, int bits, int zero, int eager, const void* x, const void* w,
+                            const void* scales, const void* zeros, const void* bias, void* out, int m, int n, int k,
+                            int group_shift, int splits, const int* geom) {
+  WoArgs a{};
+  a.x = x;
+  a.ldx = geom[2];
+  a.w = static_cast<const uint32_t*>(w);
+  a.scales = scales;
+  a.zeros = zero ? zeros : nullptr;
+  a.bias = bias;
+  a.out = out;
+  a.ldo = n;
+  a.m = m;
+  a.n = n;
+  a.k = k;
+  a.group_shift = group_shift;
+  a.conv = WoConv{geom[0], geom[1], geom[2], geom[3], geom[4], geom[5], geom[6], geom[7], geom[8], geom[9], geom[10],
+                  geom[11], geom[12]};
+  const bool e = eager != 0;
+  int rc = 0;
+  try {
+    if (bf16) {
+      if (bits == 4) rc = zero ? by_conv_variant<__nv_bfloat16, 4, true>(variant, a, splits, e, false) : by_conv_variant<__nv_bfloat16, 4, false>(variant, a, splits, e, false);
+      else rc = zero ? by_conv_variant<__nv_bfloat16, 8, true>(variant, a, splits, e, false) : by_conv_variant<__nv_bfloat16, 8, false>(variant, a, splits, e, false);
+    } else if (bits == 4) {
+      rc = zero ? by_conv_variant<__half, 4, true>(variant, a, splits, e, false) : by_conv_variant<__half, 4, false>(variant, a, splits, e, false);
+    } else {
+      rc = zero ? by_conv_variant<__half, 8, true>(variant, a, splits, e, false) : by_conv_variant<__half, 8, false>(variant, a, splits, e, false);
+    }
+  } catch (std::exception const&) {
+    return 4;
+  }
+  return rc;
 }
 
 // Warp tiles the direct kernels prefetch (WoArgs::prefetch) in the next emu_run calls; the prefetches the last

@@ -27,8 +27,20 @@ constexpr int kPerChannelShift = 30;  // group_shift meaning "one group spans K"
 
 enum class ActType : int { kHalf = 0, kBFloat16 = 1 };
 
+// An implicit-GEMM convolution (wo_gemm_kernel with kConv, wo_conv.cuh): x is the (batch, h, w, c) NHWC input,
+// the GEMM's row m the output pixel (b, oh, ow) of the (batch, p, q) output, its column k the tap (fr, fs) and
+// channel ch of the reduction in (Kh, Kw, C) order, k = (fr * kw + fs) * c + ch; columns k >= k_real (the packed
+// weight's K rounded up to whole tiles and groups) read zero.
+struct WoConv {
+  int h, w, c;          // input height, width, channels (c % 8 == 0: a 16-byte chunk never spans two taps)
+  int p, q;             // output height, width
+  int kw;               // filter width
+  int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+  int k_real;           // kh * kw * c
+};
+
 struct WoArgs {
-  const void* x;         // (M, K) activations, unit last stride, 16-byte aligned rows
+  const void* x;         // (M, K) activations, unit last stride, 16-byte aligned rows (kConv: the NHWC input)
   int64_t ldx;           // row stride of x, elements (multiple of 8)
   const uint32_t* w;     // packed weight (N / 32, K * bits) int32 words
   const void* scales;    // (K / g, N) in T, columns permuted per 32 (prepack.py)
@@ -45,6 +57,7 @@ struct WoArgs {
   int cluster_splits;    // mma kernels (wo_gemm.cuh), > 1: the launch is a thread block cluster of each column tile's
                          // gridDim.y splits, whose partial sums meet in distributed shared memory, not in `workspace`
                          // (SM90; wo_launch.cuh wo_plan); 0: the workspace and counters
+  WoConv conv;           // kConv kernels only
 };
 
 // A kernel's dynamic shared memory (`smem`) and its split-K arrival flag (`s_last`); the CPU emulator

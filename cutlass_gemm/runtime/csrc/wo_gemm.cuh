@@ -53,7 +53,11 @@ struct WoShape {
 
 // kMinBlocks > 1 caps the registers so that many CTAs fit an SM (65536 / (threads * kMinBlocks) each): at 33..64 rows
 // the 8-warp CTAs otherwise take 130-160 registers and run one per SM (session 35).
-template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages, int kMinBlocks = 1>
+// kConv: an implicit-GEMM convolution (WoConv, session 54): only the x copies differ. Each x chunk of a stage is read
+// from the NHWC input at its pixel's tap, or zero-filled where the tap falls in the padding or past k_real; so no
+// im2col matrix is ever written, and the weight side (dequantization, mma, reductions, epilogue) is the GEMM's.
+template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages, int kMinBlocks = 1,
+          bool kConv = false>
 __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_kernel(WoArgs args) {
   using S = WoShape<kBits, kZero, kMTiles, kWarpsN, kWarpsK, kStages>;
   using T2 = typename Ty<T>::T2;
@@ -70,9 +74,9 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
   // conv): block z computes rows z * kRows .. of x and out as a call of its own, with its own slice of the split-K
   // partials and its own arrival counters.
   WoArgs a = args;
+  const int64_t r0 = static_cast<int64_t>(blockIdx.z) * S::kRows;
   {
-    const int64_t r0 = static_cast<int64_t>(blockIdx.z) * S::kRows;
-    a.x = static_cast<const T*>(args.x) + r0 * args.ldx;
+    if constexpr (!kConv) a.x = static_cast<const T*>(args.x) + r0 * args.ldx;  // a conv's rows are pixels (below)
     a.out = static_cast<T*>(args.out) + r0 * args.ldo;
     a.m = min(S::kRows, args.m - static_cast<int>(r0));
     if (splits > 1) {
@@ -115,6 +119,25 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
   const int xcc = tid % kRowChunks, xr0 = tid / kRowChunks;
   const T* xp = x + xr0 * a.ldx + xcc * 8;
   const int64_t x_jump = kXStep * a.ldx;
+  // kConv: the thread's rows are output pixels r0 + r; each one's input origin (oh * stride - pad, ow * stride - pad),
+  // packed as two 16-bit halves (row high), and that origin's element offset in x (x holds < 2^31 elements; negative
+  // or past the image where the origin lies in the padding: only offsets of taps inside the image are dereferenced).
+  // Fixed for the CTA, like the plan above; two registers per row (the unpacked form took 15-35 more per thread).
+  constexpr int kCRows = kConv ? kXPer : 1;
+  int pix_off[kCRows], pix_hw[kCRows];
+  if constexpr (kConv) {
+    const WoConv& cv = a.conv;
+#pragma unroll
+    for (int j = 0; j < kXPer; ++j) {
+      const int r = xr0 + j * kXStep;
+      const int pix = static_cast<int>(r0) + (r < a.m ? r : 0);
+      const int b = pix / (cv.p * cv.q), rem = pix - b * (cv.p * cv.q);
+      const int oh = rem / cv.q, ow = rem - oh * cv.q;
+      const int h0 = oh * cv.stride_h - cv.pad_h, w0 = ow * cv.stride_w - cv.pad_w;
+      pix_hw[j] = static_cast<int>((static_cast<uint32_t>(h0) << 16) | (static_cast<uint32_t>(w0) & 0xffffu));
+      pix_off[j] = ((b * cv.h + h0) * cv.w + w0) * cv.c;
+    }
+  }
   // Scale (zero) rows: threads tid < kThreads / 4 own one 16-byte chunk each (kWarpsK * 2 rows of kBN).
   constexpr int kSRowChunks = S::kBN / 8;
   const int srow = tid / kSRowChunks, scc = tid % kSRowChunks;
@@ -136,16 +159,44 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
     for (int i = 0; i < kWPer; ++i)
       if (wk_of[i] < kvalid) cp_async16(ws + (i * kThreads + tid) * 16, wp[i] + wstep);
     const bool x_live = xcc < kvalid * (kTileK / 8);
-    const T* xq = xp + static_cast<int64_t>(kb0) * kTileK;
-#pragma unroll
-    for (int j = 0; j < kXPer; ++j) {
-      const int r = xr0 + j * kXStep;
-      if (r < a.m) {
-        const uint32_t dst = xs + r * S::kXRowBytes + ((xcc ^ (r & 7)) * 16);
-        if (x_live) cp_async16(dst, xq);
-        else cp_async16_zero(dst, x);
+    if constexpr (kConv) {
+      // the chunk's column kk = (tap, channel): one division pair per stage, shared by the thread's rows
+      const WoConv& cv = a.conv;
+      const int kk = kb0 * kTileK + xcc * 8;
+      const bool live = x_live && kk < cv.k_real;
+      int dh = 0, dw = 0, off = 0;
+      if (live) {
+        const int tap = kk / cv.c, ch = kk - tap * cv.c;
+        const int fr = tap / cv.kw, fs = tap - fr * cv.kw;
+        dh = fr * cv.dil_h;
+        dw = fs * cv.dil_w;
+        off = (dh * cv.w + dw) * cv.c + ch;
       }
-      xq += x_jump;
+#pragma unroll
+      for (int j = 0; j < kXPer; ++j) {
+        const int r = xr0 + j * kXStep;
+        if (r < a.m) {
+          const uint32_t dst = xs + r * S::kXRowBytes + ((xcc ^ (r & 7)) * 16);
+          const int hh = (pix_hw[j] >> 16) + dh, ww = static_cast<int16_t>(pix_hw[j] & 0xffff) + dw;
+          if (live && static_cast<unsigned>(hh) < static_cast<unsigned>(cv.h) &&
+              static_cast<unsigned>(ww) < static_cast<unsigned>(cv.w))
+            cp_async16(dst, x + (pix_off[j] + off));
+          else
+            cp_async16_zero(dst, x);  // padding, or a column past k_real
+        }
+      }
+    } else {
+      const T* xq = xp + static_cast<int64_t>(kb0) * kTileK;
+#pragma unroll
+      for (int j = 0; j < kXPer; ++j) {
+        const int r = xr0 + j * kXStep;
+        if (r < a.m) {
+          const uint32_t dst = xs + r * S::kXRowBytes + ((xcc ^ (r & 7)) * 16);
+          if (x_live) cp_async16(dst, xq);
+          else cp_async16_zero(dst, x);
+        }
+        xq += x_jump;
+      }
     }
     if (s_ok) {
       const int cwk = srow >> 1, h = srow & 1;

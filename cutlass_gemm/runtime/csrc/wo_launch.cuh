@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "wo_gemm.cuh"
+#include "wo_kernel.h"
 #include "wo_direct.cuh"
 #include "wo_spread.h"
 #include "wo_stream.cuh"
@@ -17,21 +18,6 @@ namespace cg_wo {
 constexpr int kMinStagesPerSplit = 4;
 constexpr int kMaxSplits = 16;
 constexpr int64_t kPartialL2Bytes = int64_t{8} << 20;
-
-// One compiled kernel and the shape of its CTA tile.
-struct WoKernel {
-  void (*fn)(WoArgs) = nullptr;
-  int smem = 0;     // dynamic shared memory, bytes
-  int bn = 0;       // columns per CTA
-  int warps_k = 0;  // 64-feature warp tiles per stage
-  int rows = 0;     // M capacity (16 * m tiles)
-  int threads = 0;  // 32 * warps
-  int bits = 0;
-  int ws_rows = 0;  // accumulator rows per column in the split-K workspace (>= rows)
-  int x_tile = 0;   // direct kernels: bytes of x staged per 64-wide K tile (0: other kinds, fixed smem)
-  int red = 0;      // direct kernels: shared memory of the warps' reduction
-  bool row_blocks = false;  // serves M > rows as ceil(M / rows) row blocks (grid z): the mma kernels (wo_gemm.cuh)
-};
 
 template <typename T, int kBits, bool kZero, int kMTiles, int kWarpsN, int kWarpsK, int kStages, int kMinBlocks = 1>
 WoKernel wo_kernel() {

@@ -19,6 +19,7 @@
 #include "wo_dequant.cuh"
 #include "wo_launch.cuh"
 #include "wo_ops.h"
+#include "wo_run.h"
 
 namespace cg {
 // Split-K arrival counters: zero at rest (each launch's last CTA per tile resets its counter), so one
@@ -43,8 +44,6 @@ int* split_counters(at::Tensor const& like, cudaStream_t stream, int64_t need) {
   return t.data_ptr<int>();
 }
 
-namespace {
-
 int group_shift(int64_t group_size) {
   if (group_size == 0) return cg_wo::kPerChannelShift;
   int s = 0;
@@ -53,16 +52,10 @@ int group_shift(int64_t group_size) {
   return s;
 }
 
-}  // namespace
-
-namespace {
-
-// The launch itself, on arguments already checked: m >= 1 rows of x (row stride ldx elements, unit last stride, K
-// columns) that kern serves (wo_row_blocks), into out (m, n) contiguous; x stands for the device and the workspace's
-// options only. Raw pointers, so that the layer call needs no view of x or of its output.
 void run_wo(at::Tensor const& x, void const* xp, int64_t ldx, int64_t m, int64_t k, at::Tensor const& qweight,
             at::Tensor const& scales, c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias,
-            int64_t group_size, int64_t n, int64_t split, cg_wo::WoKernel const& kern, void* out) {
+            int64_t group_size, int64_t n, int64_t split, cg_wo::WoKernel const& kern, void* out,
+            cg_wo::WoConv const* conv) {
   const int device = x.get_device();
   c10::cuda::OptionalCUDAGuard guard;
   if (c10::cuda::current_device() != device) guard.set_index(static_cast<c10::DeviceIndex>(device));
@@ -89,9 +82,12 @@ void run_wo(at::Tensor const& x, void const* xp, int64_t ldx, int64_t m, int64_t
   a.n = static_cast<int>(n);
   a.k = static_cast<int>(k);
   a.group_shift = group_shift(group_size);
+  if (conv != nullptr) a.conv = *conv;
   cudaError_t err = cg_wo::launch_wo_gemm(a, plan, stream);
   TORCH_CHECK(err == cudaSuccess, msg("cutlass_gemm weight-only kernel launch failed: ", cudaGetErrorString(err)).c_str());
 }
+
+namespace {
 
 cg_wo::WoKernel select_kernel(at::Tensor const& x, int64_t bits, bool zero, int64_t m, int64_t variant) {
   const cg_wo::ActType t = x.scalar_type() == at::kHalf ? cg_wo::ActType::kHalf : cg_wo::ActType::kBFloat16;

@@ -41,6 +41,17 @@ at::Tensor wo_dequant(at::Tensor const& qweight, at::Tensor const& scales, c10::
 // dynamic shared memory bytes, threads per CTA).
 std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits, bool zero, bool bf16, int64_t variant);
 
+// The weight-only convolution (wo_conv_ops.cu): out (N, P, Q, n) = conv2d(x, W) (+ bias) with x a contiguous NHWC
+// (N, H, W, C) fp16/bf16 tensor (C % 8 == 0, 16-byte aligned) and W the packed (n, K) weight whose columns are the
+// reduction in (Kh, Kw, C) order, zero-padded to K (a multiple of 64 and of the group). geometry = (kh, kw, stride_h,
+// stride_w, pad_h, pad_w, dil_h, dil_w); variant: one of wo_conv_variants(); split as for wo_gemm. Python validates
+// everything first (cutlass_gemm/ops/conv_wo.py).
+at::Tensor wo_conv(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+                   c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
+                   int64_t group_size, int64_t n, std::vector<int64_t> const& geometry, int64_t split, int64_t variant);
+// The variant ids compiled in the convolution form (wo_conv.cuh kWoConvVariants).
+std::vector<int64_t> wo_conv_variants();
+
 // The selectable kernel variants: (id, name, M capacity), as cg_wo::kWoVariants lists them.
 std::vector<std::tuple<int64_t, std::string, int64_t>> wo_variants();
 
