@@ -117,3 +117,13 @@ def test_quantize_model_takes_every_zero_padded_groups1_conv():
     assert report.skipped["0"].startswith("in_channels=3 must be a multiple of 8")
     assert report.skipped["2"].startswith("groups=2") and report.skipped["3"].startswith("padding_mode='reflect'")
     assert net[1].padding == (1, 1) and net(_x(1, 3, 16, 16)).shape == (1, 32, 4, 4)
+
+
+def test_layer_plan_routes_like_the_op():
+    from cutlass_gemm.ops import conv_wo
+    geo = (3, 3, 1, 1, 1, 1, 1, 1)
+    assert conv_wo._layer_plan(1, 64, 56, 56, 64, 640, geo) == wo_heuristics.conv_variant(3136, 64, 640)
+    assert conv_wo._layer_plan(64, 64, 56, 56, 64, 640, geo) == 0        # past CONV_IGEMM_MAX_MNK: dequant + cuDNN
+    assert conv_wo._layer_plan(1, 64, 1, 1, 64, 640, (3, 3, 1, 1, 0, 0, 1, 1)) == 0  # no output pixel
+    x = _x(1, 64, 5, 5, channels_last=True)
+    assert conv_wo.layer_fast_call(x, None, x, None, None, 4, 128, 64, geo, 64) is None  # CPU: never the entry

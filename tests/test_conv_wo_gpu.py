@@ -207,3 +207,34 @@ def test_resnet50_end_to_end(scheme):
         graph.replay()
         again = q(static_x).double()
         assert ((out.double() - again).norm() / again.norm()).item() < 1e-2
+
+
+def test_layer_eager_entry_matches_the_op(monkeypatch):
+    """The layer's eager call (one C++ call, channels_last in and out) gives the op's bits, and serves only what it
+    should: a channels_last x of the layer's dtype; NCHW x, another dtype and compiled calls take the op."""
+    torch.manual_seed(3)
+    conv = nn.Conv2d(64, 96, 3, stride=2, padding=1).half().cuda()
+    layer = cnn.WeightOnlyConv2d.from_float(conv, bits=4, block_size=64)
+    lin = layer.linear
+    x = torch.randn(2, 64, 15, 17, device="cuda").half().contiguous(memory_format=CL)
+    op = conv_wo.conv_forward(x, lin.qweight, lin.scales, lin.zeros, lin.bias, lin.bits, lin.group_size, 96,
+                              layer.geometry, 64)
+    layer(x)  # loads the extension into the entry
+    calls = []
+
+    class Counting:
+        def __init__(self, ext):
+            self.ext = ext
+
+        def wo_conv_layer(self, *args):
+            calls.append(args[0].shape)
+            return self.ext.wo_conv_layer(*args)
+
+    monkeypatch.setattr(conv_wo, "_fast_ext", Counting(conv_wo._fast_ext))
+    with torch.no_grad():
+        y = layer(x)
+        assert len(calls) == 1 and torch.equal(y, op) and y.is_contiguous(memory_format=CL)
+        assert torch.equal(layer(x.contiguous()), op.contiguous()) and len(calls) == 1  # NCHW: the op
+        assert layer(x.bfloat16()).dtype == torch.bfloat16 and len(calls) == 1        # another dtype: the op
+        wd = conv_weight_from_matrix(unpack(lin.packed).dequantize(torch.float64), 3, 3, 64).cuda()
+        _check(y, F.conv2d(x.double(), wd, lin.bias.double(), 2, 1), "eager entry")

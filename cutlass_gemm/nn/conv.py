@@ -31,7 +31,7 @@ from torch import nn
 from ._buffers import BufferReader
 from ..errors import InvalidArgumentError, UnsupportedConvError
 from ..ops.conv import Pair, from_rows, to_rows
-from ..ops.conv_wo import conv_forward, conv_geometry, wo_conv_unsupported_reason
+from ..ops.conv_wo import conv_forward, conv_geometry, layer_fast_call, wo_conv_unsupported_reason
 from ..quant.conv_weight import conv_packed_k, conv_weight_matrix
 from ..quant.weight_only import GROUP_SIZES
 from .conv_int8 import Int8Conv2d, int8_conv_unservable_reason
@@ -116,7 +116,7 @@ class WeightOnlyConv2d(nn.Module):
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.kernel_size, self.stride = tuple(geometry[0:2]), tuple(geometry[2:4])
         self.padding, self.dilation, self.groups = tuple(geometry[4:6]), tuple(geometry[6:8]), 1
-        self.geometry = geometry
+        self.geometry = tuple(geometry)  # hashable: the eager call memoizes its plan per shape
         if block_size is not None and not (isinstance(block_size, int) and block_size in GROUP_SIZES):
             raise InvalidArgumentError("block_size", f"must be None (per channel) or one of {GROUP_SIZES}, "
                                                      f"got {block_size!r}")
@@ -162,6 +162,10 @@ class WeightOnlyConv2d(nn.Module):
             return from_rows(self.linear(r.rows), r)
         lin = self.linear
         qweight, scales, zeros, bias = _CHILD(lin)
+        y = layer_fast_call(x, qweight, scales, zeros, bias, lin.bits, lin.group_size, self.out_channels, self.geometry,
+                            self.in_channels)  # eager, channels_last: one C++ call (None: below)
+        if y is not None:
+            return y
         xd = x if not isinstance(x, torch.Tensor) or x.dtype == lin.dtype else x.to(lin.dtype)
         y = conv_forward(xd, qweight, scales, zeros, bias, lin.bits, lin.group_size, self.out_channels, self.geometry,
                          self.in_channels)

@@ -27,6 +27,7 @@ torch.compile(fullgraph=True) and in CUDA graphs.
 """
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import List, Optional, Sequence, Tuple, Union
 
@@ -181,6 +182,48 @@ def conv_igemm_call(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[
         return _impl(x, qweight, scales, zeros, bias, bits=bits, group_size=group_size or 0, n=n, geometry=geometry)
     return torch.ops.cutlass_gemm.conv2d_weight_only_igemm(x, qweight, scales, zeros, bias, bits=bits,
                                                            group_size=group_size or 0, n=n, geometry=list(geometry))
+
+
+@functools.lru_cache(maxsize=4096)
+def _layer_plan(b: int, c: int, h: int, w: int, n: int, k: int, geometry: Tuple[int, ...]) -> int:
+    """The kernel variant for the layer's eager call of this shape, or 0 where that call must take the op (another
+    route, an input too large or too small for the kernel). Host arithmetic, memoized per shape."""
+    kh, kw, sh, sw, ph, pw, dh, dw = geometry
+    p, q = out_size(h, kh, sh, ph, dh), out_size(w, kw, sw, pw, dw)
+    rows = b * p * q
+    if p < 1 or q < 1 or b * c * h * w >= 1 << 31 or h + ph >= 1 << 14 or w + pw >= 1 << 14:
+        return 0
+    if not wo_heuristics.conv_uses_kernel(rows, n, k):
+        return 0
+    variant = wo_heuristics.conv_variant(rows, n, k)
+    return variant if rows <= wo_heuristics.conv_row_limit(variant) else 0
+
+
+_fast_ext = None
+
+
+def layer_fast_call(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[Tensor], bias: Optional[Tensor],
+                    bits: int, group_size: Optional[int], n: int, geometry: Tuple[int, ...],
+                    in_channels: int) -> Optional[Tensor]:
+    """The eager call of `nn.WeightOnlyConv2d` on the implicit GEMM: one C++ call (`wo_conv_layer`: channels_last x
+    in, channels_last output out, no view) for a channels_last, 16-byte aligned x whose dtype is the scales' and the
+    bias', on a layer's own buffers (checked when it was built), or None (not eager, NCHW x, another route, anything
+    unusual): the caller then takes `conv_forward`, which serves the call or raises the typed error."""
+    global _fast_ext
+    if type(x) is not Tensor or not x.is_cuda or x.dim() != 4 or not _eager_direct(x) or x.shape[1] != in_channels:
+        return None
+    if x.dtype != scales.dtype or (bias is not None and bias.dtype != x.dtype) or x.data_ptr() % 16 \
+            or not x.is_contiguous(memory_format=torch.channels_last):
+        return None
+    if _fast_ext is None:
+        _fast_ext = extension.load() or False
+    if not _fast_ext:
+        return None
+    b, c, h, w = x.shape
+    variant = _layer_plan(b, c, h, w, n, qweight.shape[1] // bits, geometry)
+    if not variant:
+        return None
+    return _fast_ext.wo_conv_layer(x, qweight, scales, zeros, bias, bits, group_size or 0, n, geometry, variant)
 
 
 def conv_forward(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[Tensor], bias: Optional[Tensor],

@@ -18,6 +18,12 @@ inline at::Tensor empty_dev(c10::IntArrayRef size, at::ScalarType dtype, int64_t
                                            c10::nullopt));
 }
 
+// The same for an (N, C, H, W) tensor in channels_last memory (what a channels_last convolution returns).
+inline at::Tensor empty_dev_channels_last(c10::IntArrayRef size, at::ScalarType dtype, int64_t device) {
+  return at::Tensor(at::detail::empty_cuda(size, dtype, at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device)),
+                                           at::MemoryFormat::ChannelsLast));
+}
+
 // Byte counts rounded up to 256, so that every part carved out of one buffer starts 256-byte aligned.
 inline int64_t round256(int64_t bytes) { return (bytes + 255) / 256 * 256; }
 

@@ -223,6 +223,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("group"), py::arg("qtype"), py::arg("scale_col_major"), py::arg("pad_rows") = 0);
   m.def("wo_gemm", &cg::wo_gemm, "weight-only small-M GEMM (see wo_gemm.cuh)");
   m.def("wo_conv", &cg::wo_conv, "weight-only implicit-GEMM convolution, NHWC in and out (see wo_conv.cuh)");
+  m.def("wo_conv_layer", &cg::wo_conv_layer, "the weight-only conv layer's eager call: channels_last (N, C, H, W) in "
+        "and out");
   m.def("wo_conv_variants", &cg::wo_conv_variants, "variant ids compiled in the convolution form");
   m.def("wo_linear_fast", &cg::wo_linear_fast, "eager weight-only layer call; None when the Python path must take it");
   m.def("wo_dequant", &cg::wo_dequant, "dense weight of a packed weight-only weight (large-M fallback)");

@@ -13,11 +13,18 @@
 
 namespace cg {
 
-at::Tensor wo_conv(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
-                   c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
-                   int64_t group_size, int64_t n, std::vector<int64_t> const& geometry, int64_t split, int64_t variant) {
+namespace {
+
+// Both entries: x is (N, H, W, C) contiguous, or with `nchw` an (N, C, H, W) tensor in channels_last memory (the same
+// bytes); the output likewise (N, P, Q, Co) contiguous, or (N, Co, P, Q) channels_last.
+at::Tensor conv_call(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+                     c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
+                     int64_t group_size, int64_t n, std::vector<int64_t> const& geometry, int64_t split, int64_t variant,
+                     bool nchw) {
   TORCH_CHECK(geometry.size() == 8, "wo_conv: geometry is (kh, kw, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w)");
-  TORCH_CHECK(x.is_cuda() && x.dim() == 4 && x.is_contiguous(), "wo_conv: x must be a contiguous (N, H, W, C) CUDA tensor");
+  TORCH_CHECK(x.is_cuda() && x.dim() == 4, "wo_conv: x must be a 4-D CUDA tensor");
+  TORCH_CHECK(nchw ? x.is_contiguous(at::MemoryFormat::ChannelsLast) : x.is_contiguous(),
+              nchw ? "wo_conv_layer: x must be channels_last" : "wo_conv: x must be a contiguous (N, H, W, C) tensor");
   TORCH_CHECK(x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16, "wo_conv: x must be float16 or bfloat16");
   TORCH_CHECK(reinterpret_cast<uintptr_t>(x.data_ptr()) % 16 == 0, "wo_conv: x must be 16-byte aligned");
   TORCH_CHECK(scales.scalar_type() == x.scalar_type(), "wo_conv: scales must have x's dtype");
@@ -27,7 +34,7 @@ at::Tensor wo_conv(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
                 pw = geometry[5], dh = geometry[6], dw = geometry[7];
   TORCH_CHECK(kh >= 1 && kw >= 1 && sh >= 1 && sw >= 1 && ph >= 0 && pw >= 0 && dh >= 1 && dw >= 1,
               "wo_conv: bad geometry");
-  const int64_t batch = x.size(0), h = x.size(1), w = x.size(2), c = x.size(3);
+  const int64_t batch = x.size(0), h = x.size(nchw ? 2 : 1), w = x.size(nchw ? 3 : 2), c = x.size(nchw ? 1 : 3);
   TORCH_CHECK(c % 8 == 0, "wo_conv: channels must be a multiple of 8");
   // the kernel's pixel origins are 32-bit element offsets and 16-bit signed coordinates (wo_gemm.cuh)
   TORCH_CHECK(x.numel() < (int64_t{1} << 31) && h + ph < 16384 && w + pw < 16384,
@@ -42,7 +49,8 @@ at::Tensor wo_conv(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
   const cg_wo::ActType t = x.scalar_type() == at::kHalf ? cg_wo::ActType::kHalf : cg_wo::ActType::kBFloat16;
   const cg_wo::WoKernel kern = cg_wo::wo_conv_select(t, static_cast<int>(bits), zeros.has_value(), static_cast<int>(variant));
   TORCH_CHECK(kern.fn != nullptr, msg("wo_conv: variant ", variant, " has no convolution form").c_str());
-  at::Tensor out = empty_dev({batch, p, q, n}, x.scalar_type(), x.get_device());
+  at::Tensor out = nchw ? empty_dev_channels_last({batch, n, p, q}, x.scalar_type(), x.get_device())
+                        : empty_dev({batch, p, q, n}, x.scalar_type(), x.get_device());
   if (m == 0) return out;
   cg_wo::WoConv conv{};
   conv.h = static_cast<int>(h), conv.w = static_cast<int>(w), conv.c = static_cast<int>(c);
@@ -53,6 +61,20 @@ at::Tensor wo_conv(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
   conv.k_real = static_cast<int>(k_real);
   run_wo(x, x.data_ptr(), c, m, k, qweight, scales, zeros, bias, group_size, n, split, kern, out.data_ptr(), &conv);
   return out;
+}
+
+}  // namespace
+
+at::Tensor wo_conv(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+                   c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
+                   int64_t group_size, int64_t n, std::vector<int64_t> const& geometry, int64_t split, int64_t variant) {
+  return conv_call(x, qweight, scales, zeros, bias, bits, group_size, n, geometry, split, variant, false);
+}
+
+at::Tensor wo_conv_layer(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+                         c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
+                         int64_t group_size, int64_t n, std::vector<int64_t> const& geometry, int64_t variant) {
+  return conv_call(x, qweight, scales, zeros, bias, bits, group_size, n, geometry, 0, variant, true);
 }
 
 std::vector<int64_t> wo_conv_variants() {

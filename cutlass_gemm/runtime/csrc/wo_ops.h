@@ -49,6 +49,11 @@ std::vector<int64_t> wo_plan_info(int64_t m, int64_t n, int64_t k, int64_t bits,
 at::Tensor wo_conv(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
                    c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
                    int64_t group_size, int64_t n, std::vector<int64_t> const& geometry, int64_t split, int64_t variant);
+// wo_conv for nn.WeightOnlyConv2d's eager call: x an (N, C, H, W) tensor in channels_last memory, the output (N, n,
+// P, Q) channels_last, no view or torch op on either (the layer's Python checks what the TORCH_CHECKs do not).
+at::Tensor wo_conv_layer(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+                         c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
+                         int64_t group_size, int64_t n, std::vector<int64_t> const& geometry, int64_t variant);
 // The variant ids compiled in the convolution form (wo_conv.cuh kWoConvVariants).
 std::vector<int64_t> wo_conv_variants();
 
