@@ -23,6 +23,7 @@ from cutlass_gemm.quant import prepack, quantize_weight_only, unpack
 from cutlass_gemm.quant.conv_weight import conv_weight_from_matrix, conv_weight_matrix
 from cutlass_gemm.runtime import extension
 
+from gpu_helpers import capture
 from test_conv import _layout_ok
 from test_nn_gpu import eager_without_sync
 from test_weight_only_gpu import _poison
@@ -129,14 +130,7 @@ def test_layer_compile_graph_no_sync_and_cpu_quantized():
         assert torch.equal(on_cpu(x), eager)
         torch.testing.assert_close(torch.compile(layer, fullgraph=True)(x), eager, rtol=0, atol=0)
         static_x = x.clone(memory_format=torch.preserve_format)
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            layer(static_x)
-        torch.cuda.current_stream().wait_stream(s)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            static_y = layer(static_x)
+        graph, static_y = capture(layer, static_x)
         for seed in range(3):
             x2 = torch.randn(1, 64, 14, 14, device="cuda", generator=torch.Generator(device="cuda").manual_seed(seed))
             static_x.copy_(x2.bfloat16())
@@ -195,14 +189,7 @@ def test_resnet50_end_to_end(scheme):
     assert torch.isfinite(y).all() and err_d < 2e-2 and err < (0.6 if scheme == "w4a16" else 0.05)
     static_x = x.half().clone()
     with torch.no_grad():
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            q(static_x)
-        torch.cuda.current_stream().wait_stream(s)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            out = q(static_x)
+        graph, out = capture(q, static_x)
         static_x.copy_(torch.randn_like(static_x))
         graph.replay()
         again = q(static_x).double()

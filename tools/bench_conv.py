@@ -216,6 +216,24 @@ def cmd_conv_weight_only(args):
     report(args.out, "conv_weight_only", lines)
 
 
+def time_models(models, x, ref, reports, label=""):
+    """Each model of `models` (name -> module; the first is the baseline) on x: relative error vs `ref`, eager wall
+    clock and CUDA-graph GPU time (ms). Returns (summary rows, printed lines); `reports` gives each quantized model's
+    count of quantized layers."""
+    rows, lines, base = [], [], None
+    for name, m in models.items():
+        err = ((m(x).double() - ref).norm() / ref.norm()).item()
+        eager = wall_time_us(lambda: m(x), calls=10, reps=3, warmup=2) / 1e3
+        graph = graph_time_us(lambda: m(x), calls=2, replays=5, warmup=2) / 1e3
+        base = base or (eager, graph)
+        rows.append({"model": name, "eager_ms": eager, "graph_ms": graph, "eager_speedup": base[0] / eager,
+                     "graph_speedup": base[1] / graph, "rel_err": err,
+                     "quantized": len(reports[name].quantized) if name in reports else 0})
+        lines.append(f"  {label}{name:17s} eager {eager:7.2f} ({base[0] / eager:.2f}x)  graph {graph:7.2f} "
+                     f"({base[1] / graph:.2f}x)  rel. error vs fp32 {err:.3e}")
+    return rows, lines
+
+
 def resnet_rows():
     """ResNet-50 at batch 32: fp16 cuDNN (as built, and with BatchNorm folded into the convs) vs each int8 scheme
     and the int8 chain (BatchNorm folded, w8a8-int8-static, `chain_int8`), eager wall clock and CUDA-graph GPU
@@ -242,17 +260,9 @@ def resnet_rows():
         models["int8 chain"], chain_report = cnn.chain_int8(q)
         # the same chained model with every kernel launched plainly (programmatic dependent launches off)
         models["int8 chain, plain launch"] = plain_launch(models["int8 chain"])
-        t16 = None
-        for name, m in models.items():
-            err = ((m(xh).double() - ref).norm() / ref.norm()).item()
-            eager = wall_time_us(lambda: m(xh), calls=10, reps=3, warmup=2) / 1e3
-            graph = graph_time_us(lambda: m(xh), calls=2, replays=5, warmup=2) / 1e3
-            t16 = t16 or (eager, graph)
-            summary.append({"model": name, "resnet_source": source, "eager_ms": eager, "graph_ms": graph,
-                            "eager_speedup": t16[0] / eager, "graph_speedup": t16[1] / graph, "rel_err": err,
-                            "quantized": len(reports[name].quantized) if name in reports else 0})
-            lines.append(f"  {name:17s} eager {eager:7.2f} ({t16[0] / eager:.2f}x)  graph {graph:7.2f} "
-                         f"({t16[1] / graph:.2f}x)  rel. error vs fp32 {err:.3e}")
+        rows, more = time_models(models, xh, ref, reports)
+        summary += [dict(r, resnet_source=source) for r in rows]
+        lines += more
     for scheme, rep in reports.items():
         lines.append(f"  {scheme}: {rep}".replace("\n", "\n    "))
     lines.append(f"  int8 chain: {chain_report}".replace("\n", "\n    "))

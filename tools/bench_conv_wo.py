@@ -28,6 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from bench_common import graph_time_us, md_table, report, wall_time_us, write_results
+from bench_conv import time_models
 from resnet50 import RESNET50_CONVS, resnet50
 
 import cutlass_gemm.nn as cnn
@@ -121,19 +122,10 @@ def resnet_wo_rows():
     for batch in (1, 32):
         x = torch.randn(batch, 3, 224, 224, device="cuda").contiguous(memory_format=CL)
         xh = x.half()
-        t16 = None
         with torch.no_grad():
-            ref = base(x).double()
-            for name, m in models.items():
-                err = ((m(xh).double() - ref).norm() / ref.norm()).item()
-                eager = wall_time_us(lambda: m(xh), calls=10, reps=3, warmup=2) / 1e3
-                graph = graph_time_us(lambda: m(xh), calls=2, replays=5, warmup=2) / 1e3
-                t16 = t16 or (eager, graph)
-                summary.append({"model": name, "batch": batch, "resnet_source": source, "eager_ms": eager,
-                                "graph_ms": graph, "eager_speedup": t16[0] / eager, "graph_speedup": t16[1] / graph,
-                                "rel_err": err, "quantized": len(reports[name].quantized) if name in reports else 0})
-                lines.append(f"  batch {batch:2d} {name:11s} eager {eager:7.2f} ({t16[0] / eager:.2f}x)  graph "
-                             f"{graph:7.2f} ({t16[1] / graph:.2f}x)  rel. error vs fp32 {err:.3e}")
+            rows, more = time_models(models, xh, base(x).double(), reports, label=f"batch {batch:2d} ")
+        summary += [dict(r, batch=batch, resnet_source=source) for r in rows]
+        lines += more
     for scheme, rep in reports.items():
         lines.append(f"  {scheme}: {rep}".replace("\n", "\n    "))
     return lines, summary
@@ -144,7 +136,6 @@ def cmd_conv_wo_kxk(args):
     src = torch.empty(1 << 28, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
     copy_gbs = 2 * src.numel() / graph_time_us(lambda: dst.copy_(src), calls=2) / 1e3
-    del src, dst
     rows = [kxk_row(*s, b, copy_gbs) for b in ((1,) if args.quick else (1, 32)) for s in KXK]
     write_results(args.out, "conv_weight_only_kxk", rows)
     header = ["conv", "batch", "Ci->Co", "k/s", "HW", "route", "cudnn f16", "no bias", "w4", "w4 bias", "w8", "v1", "v2",

@@ -28,7 +28,7 @@ SOURCES = ("fast_path.cpp", "quant_ops.cu", "quant_inst_float.cu", "quant_inst_h
 HASHED = SOURCES + ("quant_common.cuh", "quant_launch.cuh", "quant_ops.h", "quant_rows.cuh", "quant_tensor.cuh",
                      "wo_common.cuh", "wo_dequant.cuh", "wo_gemm.cuh", "wo_launch.cuh", "wo_ops.h", "wo_spread.h",
                      "wo_stream.cuh", "wo_warp.cuh", "wo_direct.cuh", "bi8_gemm.cuh", "bi8_launch.cuh", "bi8_ops.h", "ext_msg.h", "gemv_w8a8.cuh", "gemv_w8a8.h",
-                     "wo_mixed_fast.h", "conv_fast.h", "pdl.cuh", "gemm_plans.h", "w8a8_fast.h", "alloc.h", "wo_conv.cuh", "wo_run.h", "wo_kernel.h")
+                     "wo_mixed_fast.h", "conv_fast.h", "pdl.cuh", "gemm_plans.h", "w8a8_fast.h", "alloc.h", "wo_conv.cuh", "wo_run.h", "wo_kernel.h", "wo_conv_rows.cuh")
 
 _module = None
 _tried = False

@@ -423,9 +423,10 @@ int by_config(int cfg, WoArgs const& a, int splits, bool eager, bool rev) {
 }
 }  // namespace
 
-extern "C" int emu_run(int cfg, int bf16, int bits, int zero, int eager, int reverse_splits, const void* x, long ldx,
-                       const void* w, const void* scales, const void* zeros, const void* bias, void* out, int m, int n,
-                       int k, int group_shift, int splits) {
+namespace {
+// The argument block both entries start from.
+WoArgs emu_args(const void* x, long ldx, const void* w, const void* scales, const void* zeros, int zero, const void* bias,
+                void* out, int m, int n, int k, int group_shift) {
   WoArgs a{};
   a.x = x;
   a.ldx = ldx;
@@ -439,25 +440,39 @@ extern "C" int emu_run(int cfg, int bf16, int bits, int zero, int eager, int rev
   a.n = n;
   a.k = k;
   a.group_shift = group_shift;
+  return a;
+}
+
+// fn.template operator()<T, kBits, kZero>() for the call's activation type and weight format; 4 where the emulation
+// threw (an access past shared memory, a barrier reached by part of a CTA).
+template <typename Fn>
+int by_format(int bf16, int bits, int zero, Fn&& fn) {
+  try {
+    if (bf16) {
+      if (bits == 4) return zero ? fn.template operator()<__nv_bfloat16, 4, true>() : fn.template operator()<__nv_bfloat16, 4, false>();
+      return zero ? fn.template operator()<__nv_bfloat16, 8, true>() : fn.template operator()<__nv_bfloat16, 8, false>();
+    }
+    if (bits == 4) return zero ? fn.template operator()<__half, 4, true>() : fn.template operator()<__half, 4, false>();
+    return zero ? fn.template operator()<__half, 8, true>() : fn.template operator()<__half, 8, false>();
+  } catch (std::exception const&) {
+    return 4;
+  }
+}
+}  // namespace
+
+extern "C" int emu_run(int cfg, int bf16, int bits, int zero, int eager, int reverse_splits, const void* x, long ldx,
+                       const void* w, const void* scales, const void* zeros, const void* bias, void* out, int m, int n,
+                       int k, int group_shift, int splits) {
+  WoArgs a = emu_args(x, ldx, w, scales, zeros, zero, bias, out, m, n, k, group_shift);
   a.prefetch = cg_wo_emu::g_prefetch_tiles;
   cg_wo_emu::g_w_lo = static_cast<const uint8_t*>(w);
   cg_wo_emu::g_w_hi = cg_wo_emu::g_w_lo + static_cast<int64_t>(n) * k * bits / 8;
   cg_wo_emu::g_bad_prefetch = false;
   cg_wo_emu::g_prefetches = 0;
   const bool e = eager != 0, r = reverse_splits != 0;
-  int rc = 0;
-  try {
-    if (bf16) {
-      if (bits == 4) rc = zero ? by_config<__nv_bfloat16, 4, true>(cfg, a, splits, e, r) : by_config<__nv_bfloat16, 4, false>(cfg, a, splits, e, r);
-      else rc = zero ? by_config<__nv_bfloat16, 8, true>(cfg, a, splits, e, r) : by_config<__nv_bfloat16, 8, false>(cfg, a, splits, e, r);
-    } else if (bits == 4) {
-      rc = zero ? by_config<__half, 4, true>(cfg, a, splits, e, r) : by_config<__half, 4, false>(cfg, a, splits, e, r);
-    } else {
-      rc = zero ? by_config<__half, 8, true>(cfg, a, splits, e, r) : by_config<__half, 8, false>(cfg, a, splits, e, r);
-    }
-  } catch (std::exception const&) {
-    return 4;
-  }
+  const int rc = by_format(bf16, bits, zero, [&]<typename T, int kBits, bool kZero>() {
+    return by_config<T, kBits, kZero>(cfg, a, splits, e, r);
+  });
   return rc == 0 && cg_wo_emu::g_bad_prefetch ? 6 : rc;  // 6: an L2 prefetch outside the packed weight
 }
 
@@ -466,36 +481,13 @@ extern "C" int emu_run(int cfg, int bf16, int bits, int zero, int eager, int rev
 extern "C" int emu_run_conv(int variant, int bf16, int bits, int zero, int eager, const void* x, const void* w,
                             const void* scales, const void* zeros, const void* bias, void* out, int m, int n, int k,
                             int group_shift, int splits, const int* geom) {
-  WoArgs a{};
-  a.x = x;
-  a.ldx = geom[2];
-  a.w = static_cast<const uint32_t*>(w);
-  a.scales = scales;
-  a.zeros = zero ? zeros : nullptr;
-  a.bias = bias;
-  a.out = out;
-  a.ldo = n;
-  a.m = m;
-  a.n = n;
-  a.k = k;
-  a.group_shift = group_shift;
+  WoArgs a = emu_args(x, geom[2], w, scales, zeros, zero, bias, out, m, n, k, group_shift);
   a.conv = WoConv{geom[0], geom[1], geom[2], geom[3], geom[4], geom[5], geom[6], geom[7], geom[8], geom[9], geom[10],
                   geom[11], geom[12]};
   const bool e = eager != 0;
-  int rc = 0;
-  try {
-    if (bf16) {
-      if (bits == 4) rc = zero ? by_conv_variant<__nv_bfloat16, 4, true>(variant, a, splits, e, false) : by_conv_variant<__nv_bfloat16, 4, false>(variant, a, splits, e, false);
-      else rc = zero ? by_conv_variant<__nv_bfloat16, 8, true>(variant, a, splits, e, false) : by_conv_variant<__nv_bfloat16, 8, false>(variant, a, splits, e, false);
-    } else if (bits == 4) {
-      rc = zero ? by_conv_variant<__half, 4, true>(variant, a, splits, e, false) : by_conv_variant<__half, 4, false>(variant, a, splits, e, false);
-    } else {
-      rc = zero ? by_conv_variant<__half, 8, true>(variant, a, splits, e, false) : by_conv_variant<__half, 8, false>(variant, a, splits, e, false);
-    }
-  } catch (std::exception const&) {
-    return 4;
-  }
-  return rc;
+  return by_format(bf16, bits, zero, [&]<typename T, int kBits, bool kZero>() {
+    return by_conv_variant<T, kBits, kZero>(variant, a, splits, e, false);
+  });
 }
 
 // Warp tiles the direct kernels prefetch (WoArgs::prefetch) in the next emu_run calls; the prefetches the last

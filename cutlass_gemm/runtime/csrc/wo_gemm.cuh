@@ -21,6 +21,7 @@
 //   so the counters are zero at rest and no memset launch is needed per call.
 #pragma once
 #include "wo_common.cuh"
+#include "wo_conv_rows.cuh"
 
 namespace cg_wo {
 
@@ -119,25 +120,9 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
   const int xcc = tid % kRowChunks, xr0 = tid / kRowChunks;
   const T* xp = x + xr0 * a.ldx + xcc * 8;
   const int64_t x_jump = kXStep * a.ldx;
-  // kConv: the thread's rows are output pixels r0 + r; each one's input origin (oh * stride - pad, ow * stride - pad),
-  // packed as two 16-bit halves (row high), and that origin's element offset in x (x holds < 2^31 elements; negative
-  // or past the image where the origin lies in the padding: only offsets of taps inside the image are dereferenced).
-  // Fixed for the CTA, like the plan above; two registers per row (the unpacked form took 15-35 more per thread).
-  constexpr int kCRows = kConv ? kXPer : 1;
-  int pix_off[kCRows], pix_hw[kCRows];
-  if constexpr (kConv) {
-    const WoConv& cv = a.conv;
-#pragma unroll
-    for (int j = 0; j < kXPer; ++j) {
-      const int r = xr0 + j * kXStep;
-      const int pix = static_cast<int>(r0) + (r < a.m ? r : 0);
-      const int b = pix / (cv.p * cv.q), rem = pix - b * (cv.p * cv.q);
-      const int oh = rem / cv.q, ow = rem - oh * cv.q;
-      const int h0 = oh * cv.stride_h - cv.pad_h, w0 = ow * cv.stride_w - cv.pad_w;
-      pix_hw[j] = static_cast<int>((static_cast<uint32_t>(h0) << 16) | (static_cast<uint32_t>(w0) & 0xffffu));
-      pix_off[j] = ((b * cv.h + h0) * cv.w + w0) * cv.c;
-    }
-  }
+  // kConv: the thread's rows are output pixels (wo_conv_rows.cuh), their input origins fixed for the CTA like the plan
+  ConvRows<kConv ? kXPer : 1> conv_rows;
+  if constexpr (kConv) conv_rows.init(a.conv, static_cast<int>(r0), a.m, xr0, kXStep);
   // Scale (zero) rows: threads tid < kThreads / 4 own one 16-byte chunk each (kWarpsK * 2 rows of kBN).
   constexpr int kSRowChunks = S::kBN / 8;
   const int srow = tid / kSRowChunks, scc = tid % kSRowChunks;
@@ -160,31 +145,7 @@ __global__ void __launch_bounds__(kWarpsN * kWarpsK * 32, kMinBlocks) wo_gemm_ke
       if (wk_of[i] < kvalid) cp_async16(ws + (i * kThreads + tid) * 16, wp[i] + wstep);
     const bool x_live = xcc < kvalid * (kTileK / 8);
     if constexpr (kConv) {
-      // the chunk's column kk = (tap, channel): one division pair per stage, shared by the thread's rows
-      const WoConv& cv = a.conv;
-      const int kk = kb0 * kTileK + xcc * 8;
-      const bool live = x_live && kk < cv.k_real;
-      int dh = 0, dw = 0, off = 0;
-      if (live) {
-        const int tap = kk / cv.c, ch = kk - tap * cv.c;
-        const int fr = tap / cv.kw, fs = tap - fr * cv.kw;
-        dh = fr * cv.dil_h;
-        dw = fs * cv.dil_w;
-        off = (dh * cv.w + dw) * cv.c + ch;
-      }
-#pragma unroll
-      for (int j = 0; j < kXPer; ++j) {
-        const int r = xr0 + j * kXStep;
-        if (r < a.m) {
-          const uint32_t dst = xs + r * S::kXRowBytes + ((xcc ^ (r & 7)) * 16);
-          const int hh = (pix_hw[j] >> 16) + dh, ww = static_cast<int16_t>(pix_hw[j] & 0xffff) + dw;
-          if (live && static_cast<unsigned>(hh) < static_cast<unsigned>(cv.h) &&
-              static_cast<unsigned>(ww) < static_cast<unsigned>(cv.w))
-            cp_async16(dst, x + (pix_off[j] + off));
-          else
-            cp_async16_zero(dst, x);  // padding, or a column past k_real
-        }
-      }
+      conv_rows.template load<T, S::kXRowBytes>(a.conv, x, xs, kb0 * kTileK + xcc * 8, x_live, a.m, xr0, kXStep, xcc);
     } else {
       const T* xq = xp + static_cast<int64_t>(kb0) * kTileK;
 #pragma unroll
