@@ -127,3 +127,14 @@ def test_layer_plan_routes_like_the_op():
     assert conv_wo._layer_plan(1, 64, 1, 1, 64, 640, (3, 3, 1, 1, 0, 0, 1, 1)) == 0  # no output pixel
     x = _x(1, 64, 5, 5, channels_last=True)
     assert conv_wo.layer_fast_call(x, None, x, None, None, 4, 128, 64, geo, 64) is None  # CPU: never the entry
+
+
+def test_benchmark_rows_cover_every_kxk_and_strided_resnet_conv():
+    """`benchmark.py conv --weight-only --kxk` (tools/bench_conv_wo.py) times every ResNet-50 conv shape that is not a
+    stride-1 1x1 GEMM: the seven 3x3 ones and the three strided downsamples."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import bench_conv_wo
+    from resnet50 import RESNET50_CONVS
+    assert bench_conv_wo.KXK == [s for s in RESNET50_CONVS if not (s[3] == 1 and s[4] == 1)]
+    assert sum(s[3] == 3 for s in bench_conv_wo.KXK) == 7 and sum(s[3] == 1 for s in bench_conv_wo.KXK) == 3
