@@ -16,9 +16,10 @@ class InvalidArgumentError(CutlassGemmError, ValueError):
 
 
 class UnsupportedConvError(InvalidArgumentError):
-    """A convolution the library does not serve yet (only 1x1 kernels with stride 1, no padding,
-    dilation 1 and groups 1 are: they are GEMMs). `argument` names the offending argument
-    (``"kernel_size"``, ``"stride"``, ``"padding"``, ``"dilation"`` or ``"groups"``)."""
+    """A convolution the library does not serve (yet): grouped or depthwise ones, padding modes other than zeros,
+    fp8 ones, and what the int8 implicit GEMM's window or activation schemes exclude. `argument` names the
+    offending argument (``"kernel_size"``, ``"stride"``, ``"padding"``, ``"padding_mode"``, ``"dilation"``,
+    ``"groups"``, ``"act"`` or ``"activation"``)."""
 
 
 class UnsupportedDeviceError(CutlassGemmError, RuntimeError):

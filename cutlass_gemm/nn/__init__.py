@@ -1,6 +1,6 @@
 """Quantized layers and whole-model conversion: `Int8Linear`, `Fp8Linear`, `Fp8BlockLinear`, `Int8BlockLinear`,
-`WeightOnlyLinear`, the convolutions `Int8Conv2d` (any kernel, stride, padding, dilation) and `WeightOnlyConv2d`
-(1x1), `quantize_model`,
+`WeightOnlyLinear`, the convolutions `Int8Conv2d` and `WeightOnlyConv2d` (any kernel, stride, padding, dilation;
+groups 1), `quantize_model`,
 `calibrate`, int8 activation chaining between convolutions (`fold_batchnorm`, `chain_int8`), and greedy decoding replayed from a CUDA graph (`greedy_generate_cuda_graph`, with
 `greedy_generate_eager` as its reference), for checks and demos."""
 from .chain import ChainReport, chain_int8, fold_batchnorm

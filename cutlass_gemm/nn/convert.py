@@ -20,14 +20,15 @@ A layer whose shape the GEMM cannot serve (in_features not a multiple of 16, out
 a float `nn.Linear` and is listed with the reason; so is one without calibration data under a static
 scheme. `skip` takes exact names, fnmatch patterns (`"model.layers.0.*"`) or a callable(name, module).
 
-Convolutions (`nn.Conv2d`): a 1x1 / stride-1 / padding-0 / dilation-1 / groups-1 one becomes a
-`WeightOnlyConv2d` under w4a16 / w8a16 (blocks along Ci) or an `Int8Conv2d` under the w8a8-int8 schemes
-(static ones with calibration, like the linear layers), when its channels fit the kernel. Under w8a8-int8 and
-w8a8-int8-static every other groups-1 conv (3x3, strided, padded, dilated) becomes an `Int8Conv2d` on the
-int8 implicit GEMM (per-tensor activations) when Ci % 64 == 0 and Co % 8 == 0. What stays float, listed with
-the reason: those convs under w8a8-int8-asym (per-pixel zero points do not factor out of a k x k sum) and
-under w4a16 / w8a16, grouped convs, channel counts the kernels cannot hold (a ResNet's 7x7 stem, Ci = 3), and
-every convolution under the fp8 schemes (no fp8 convolution layer yet).
+Convolutions (`nn.Conv2d`): under w4a16 / w8a16 every groups-1, zero-padded one becomes a `WeightOnlyConv2d` when
+Ci % 8 == 0 and Co % 32 == 0 (a 1x1 / stride-1 one whose Ci is a multiple of 64 and of the block on the weight-only
+GEMM, every other on its implicit-GEMM form, session 54; blocks along the (Kh, Kw, Ci) reduction). Under the w8a8-int8
+schemes a 1x1 / stride-1 / padding-0 / dilation-1 one becomes an `Int8Conv2d` on the GEMM (static ones with
+calibration, like the linear layers), and under w8a8-int8 and w8a8-int8-static every other groups-1 conv (3x3,
+strided, padded, dilated) an `Int8Conv2d` on the int8 implicit GEMM (per-tensor activations) when Ci % 64 == 0 and
+Co % 8 == 0. What stays float, listed with the reason: k x k convs under w8a8-int8-asym (per-pixel zero points do not
+factor out of a k x k sum), grouped convs, other padding modes, channel counts the kernels cannot hold (a ResNet's 7x7
+stem, Ci = 3), and every convolution under the fp8 and per-block schemes (no such convolution layer yet).
 """
 from __future__ import annotations
 
@@ -169,7 +170,7 @@ def calibrate(model: nn.Module, batches: Iterable, *, forward: Optional[Callable
 
 def quantize_model(model: nn.Module, scheme: str, *, skip: Skip = (),
                    calibration: Optional[Dict[str, Calibrator]] = None) -> QuantizationReport:
-    """Replace every servable `nn.Linear` (and 1x1 `nn.Conv2d`, see the module docstring) of `model` in place
+    """Replace every servable `nn.Linear` (and `nn.Conv2d`, see the module docstring) of `model` in place
     by the scheme's quantized layer (quantized on the device its weight is on) and report what was replaced
     and, for the rest, why not. Static schemes take `calibration`, the dict `calibrate` returns; a layer
     missing from it stays float.
