@@ -123,8 +123,11 @@ def test_layer_plan_routes_like_the_op():
     from cutlass_gemm.ops import conv_wo
     geo = (3, 3, 1, 1, 1, 1, 1, 1)
     assert conv_wo._layer_plan(1, 64, 56, 56, 64, 640, geo) == wo_heuristics.conv_variant(3136, 64, 640)
-    assert conv_wo._layer_plan(64, 64, 56, 56, 64, 640, geo) == 0        # past CONV_IGEMM_MAX_MNK: dequant + cuDNN
+    # past CONV_IGEMM_MAX_MNK: dequantize + cuDNN, from the entry too (the op's route without its Python)
+    assert conv_wo._layer_plan(64, 64, 56, 56, 64, 640, geo) == conv_wo.DEQUANT_CUDNN
     assert conv_wo._layer_plan(1, 64, 1, 1, 64, 640, (3, 3, 1, 1, 0, 0, 1, 1)) == 0  # no output pixel
+    assert conv_wo._layer_plan(0, 64, 56, 56, 64, 640, geo) == 0                      # an empty batch
+    assert conv_wo._layer_plan(1, 8, 16384, 1, 32, 64, (1, 1, 1, 1, 0, 0, 1, 1)) == 0  # the kernel's 16-bit rows
     x = _x(1, 64, 5, 5, channels_last=True)
     assert conv_wo.layer_fast_call(x, None, x, None, None, 4, 128, 64, geo, 64) is None  # CPU: never the entry
 

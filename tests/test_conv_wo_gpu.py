@@ -225,3 +225,45 @@ def test_layer_eager_entry_matches_the_op(monkeypatch):
         assert layer(x.bfloat16()).dtype == torch.bfloat16 and len(calls) == 1        # another dtype: the op
         wd = conv_weight_from_matrix(unpack(lin.packed).dequantize(torch.float64), 3, 3, 64).cuda()
         _check(y, F.conv2d(x.double(), wd, lin.bias.double(), 2, 1), "eager entry")
+
+
+@pytest.mark.parametrize("zp", [False, True])
+@pytest.mark.parametrize("kernel,stride,pad", [(3, 2, 1), (1, 1, 0)])
+def test_layer_eager_entry_dequant_route_matches_the_op(monkeypatch, zp, kernel, stride, pad):
+    """Above the kernel's work bound the layer's eager C++ call dequantizes the weight and calls cuDNN itself (the op's
+    "dequant_cudnn" route, without its Python; a 1x1 stride-1 conv as a GEMM over the pixel rows): the op's bits,
+    channels_last out, K padded past Kh*Kw*Ci (Ci = 40: 360 -> 384 and 40 -> 128 at g128)."""
+    torch.manual_seed(4)
+    conv = nn.Conv2d(40, 64, kernel, stride=stride, padding=pad).half().cuda()
+    layer = cnn.WeightOnlyConv2d.from_float(conv, bits=4, block_size=128, zero_point=zp)
+    assert not layer.is_gemm
+    lin = layer.linear
+    x = torch.randn(96, 40, 45, 45, device="cuda").half().contiguous(memory_format=CL)
+    p = (45 + 2 * pad - kernel) // stride + 1
+    rows = 96 * p * p
+    assert not wo_heuristics.conv_uses_kernel(rows, 64, lin.in_features)
+    assert conv_wo._layer_plan(96, 40, 45, 45, 64, lin.in_features, layer.geometry) == conv_wo.DEQUANT_CUDNN
+    _poison(rows * 64, torch.float16)
+    op = conv_wo.conv_forward(x, lin.qweight, lin.scales, lin.zeros, lin.bias, lin.bits, lin.group_size, 64,
+                              layer.geometry, 40)
+    layer(x)
+    calls = []
+
+    class Counting:
+        def __init__(self, ext):
+            self.ext = ext
+
+        def wo_conv_layer(self, *args):
+            calls.append(args[-1])
+            return self.ext.wo_conv_layer(*args)
+
+    monkeypatch.setattr(conv_wo, "_fast_ext", Counting(conv_wo._fast_ext))
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("error", WeightOnlyFallbackWarning)
+        _poison(rows * 64, torch.float16)
+        y = layer(x)
+        y_nobias = conv_wo.layer_fast_call(x, lin.qweight, lin.scales, lin.zeros, None, 4, 128, 64, layer.geometry, 40)
+    assert calls == [conv_wo.DEQUANT_CUDNN] * 2 and y.is_contiguous(memory_format=CL) and torch.equal(y, op)
+    wd = conv_weight_from_matrix(unpack(lin.packed).dequantize(torch.float64), kernel, kernel, 40).cuda()
+    _check(y, F.conv2d(x.double(), wd, lin.bias.double(), stride, pad), "eager dequant route")
+    _check(y_nobias, F.conv2d(x.double(), wd, None, stride, pad), "eager dequant route, no bias")

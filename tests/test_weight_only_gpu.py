@@ -136,11 +136,13 @@ def test_fallback_warns_and_backends():
 
 @pytest.mark.parametrize("bits,group,zp", FORMATS)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_dequant_kernel_equals_the_reference_dequantization(bits, group, zp, dtype):
-    """The large-M fallback's dequantization kernel writes exactly the weight the reference forms (every
-    element, both dtypes, every format), over memory poisoned with NaN first."""
+@pytest.mark.parametrize("n,k", [(160, 1152), (2048, 4224)])
+def test_dequant_kernel_equals_the_reference_dequantization(bits, group, zp, dtype, n, k):
+    """The dequantization kernel (the large-M fallback's and the conv's dequant + cuDNN route) writes exactly the
+    weight the reference forms (every element, both dtypes, every format), over memory poisoned with NaN first: one
+    32 x 64 tile per CTA (160 x 1152: 90 tiles), and four (2048 x 4224: 4224 tiles, the last stage of each row block
+    two tiles wide)."""
     from cutlass_gemm.quant.prepack import dequantize_packed
-    n, k = 160, 1152
     p = _packed(n, k, bits, group, zp, dtype, seed=3)
     _poison(n * k, dtype)
     w = extension.load().wo_dequant(p.qweight, p.scales, p.zeros, bits, group or 0, n, k)

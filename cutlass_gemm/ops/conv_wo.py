@@ -124,7 +124,6 @@ def weight_only_conv_backend(x: Tensor, n: int, k: int, rows: int) -> str:
 
 def _reference(x, qweight, scales, zeros, bias, bits, group_size, n, geometry, k, dtype):
     """The convolution with the dequantized weight in `dtype` (float32 on the CPU, x's dtype for the fallback)."""
-    kh, kw, sh, sw, ph, pw, dh, dw = geometry
     packed = PackedWeight(qweight, scales, zeros, None, LAYOUT, bits, group_size or None, n, k)
     ext = extension.load() if x.is_cuda else None
     if ext is not None:  # one kernel writes the dense weight
@@ -132,10 +131,21 @@ def _reference(x, qweight, scales, zeros, bias, bits, group_size, n, geometry, k
                              bits, group_size, n, k)
     else:
         w2d = dequantize_packed(packed, dtype)
-    wt = conv_weight_from_matrix(w2d.to(dtype), kh, kw, x.shape[3])
-    y = F.conv2d(x.permute(0, 3, 1, 2).to(dtype), wt, None if bias is None else bias.to(dtype), (sh, sw), (ph, pw),
-                 (dh, dw))
-    return y.permute(0, 2, 3, 1).to(x.dtype).contiguous()
+    return _dequant_conv(x.to(dtype), w2d.to(dtype), None if bias is None else bias.to(dtype), geometry).to(x.dtype)
+
+
+def _dequant_conv(x: Tensor, w2d: Tensor, bias: Optional[Tensor], geometry: Sequence[int]) -> Tensor:
+    """The convolution of an NHWC x with the dense (n, K) weight matrix (the "dequant_cudnn" route; the extension's
+    wo_conv_layer takes the same calls): `F.conv2d` on its channels_last (n, C, kh, kw) view, or for a 1x1 stride-1
+    unpadded conv `F.linear` over the pixel rows with the matrix's first C columns read in place (cuDNN would copy
+    that strided weight first: 1.2-1.8x the time at ResNet-50's Ci = 64 1x1 convs with K padded to 128, H200,
+    session 55 call 2). NHWC out."""
+    kh, kw, sh, sw, ph, pw, dh, dw = geometry
+    b, h, w, c = x.shape
+    if (kh, kw, sh, sw, ph, pw) == (1, 1, 1, 1, 0, 0):
+        return F.linear(x.reshape(b * h * w, c), w2d[:, :c], bias).reshape(b, h, w, w2d.shape[0])
+    y = F.conv2d(x.permute(0, 3, 1, 2), conv_weight_from_matrix(w2d, kh, kw, c), bias, (sh, sw), (ph, pw), (dh, dw))
+    return y.permute(0, 2, 3, 1).contiguous()
 
 
 def _impl(x, qweight, scales, zeros, bias, *, bits, group_size, n, geometry):
@@ -184,16 +194,23 @@ def conv_igemm_call(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[
                                                            group_size=group_size or 0, n=n, geometry=list(geometry))
 
 
+#: `_layer_plan`'s answer for the "dequant_cudnn" route (the extension's wo_conv_layer takes it as its variant).
+DEQUANT_CUDNN = -1
+
+
 @functools.lru_cache(maxsize=4096)
 def _layer_plan(b: int, c: int, h: int, w: int, n: int, k: int, geometry: Tuple[int, ...]) -> int:
-    """The kernel variant for the layer's eager call of this shape, or 0 where that call must take the op (another
-    route, an input too large or too small for the kernel). Host arithmetic, memoized per shape."""
+    """The kernel variant for the layer's eager call of this shape, DEQUANT_CUDNN where `_impl` would take the
+    "dequant_cudnn" route (the same kernel and `F.conv2d` call, from C++), or 0 where that call must take the op
+    (a fallback, an empty or too large input). Host arithmetic, memoized per shape."""
     kh, kw, sh, sw, ph, pw, dh, dw = geometry
     p, q = out_size(h, kh, sh, ph, dh), out_size(w, kw, sw, pw, dw)
     rows = b * p * q
-    if p < 1 or q < 1 or b * c * h * w >= 1 << 31 or h + ph >= 1 << 14 or w + pw >= 1 << 14:
+    if p < 1 or q < 1 or rows == 0:
         return 0
     if not wo_heuristics.conv_uses_kernel(rows, n, k):
+        return DEQUANT_CUDNN
+    if b * c * h * w >= 1 << 31 or h + ph >= 1 << 14 or w + pw >= 1 << 14:
         return 0
     variant = wo_heuristics.conv_variant(rows, n, k)
     return variant if rows <= wo_heuristics.conv_row_limit(variant) else 0
@@ -205,10 +222,11 @@ _fast_ext = None
 def layer_fast_call(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[Tensor], bias: Optional[Tensor],
                     bits: int, group_size: Optional[int], n: int, geometry: Tuple[int, ...],
                     in_channels: int) -> Optional[Tensor]:
-    """The eager call of `nn.WeightOnlyConv2d` on the implicit GEMM: one C++ call (`wo_conv_layer`: channels_last x
-    in, channels_last output out, no view) for a channels_last, 16-byte aligned x whose dtype is the scales' and the
-    bias', on a layer's own buffers (checked when it was built), or None (not eager, NCHW x, another route, anything
-    unusual): the caller then takes `conv_forward`, which serves the call or raises the typed error."""
+    """The eager call of `nn.WeightOnlyConv2d`: one C++ call (`wo_conv_layer`: channels_last x in, channels_last
+    output out, no view; the implicit GEMM, or the "dequant_cudnn" route's dequantization and `F.conv2d`) for a
+    channels_last, 16-byte aligned x whose dtype is the scales' and the bias', on a layer's own buffers (checked when
+    it was built), or None (not eager, NCHW x, a fallback, anything unusual): the caller then takes `conv_forward`,
+    which serves the call or raises the typed error."""
     global _fast_ext
     if type(x) is not Tensor or not x.is_cuda or x.dim() != 4 or not _eager_direct(x) or x.shape[1] != in_channels:
         return None

@@ -36,4 +36,14 @@ inline at::Tensor leading_rows(at::TensorBase const& full, c10::IntArrayRef shap
   return at::Tensor::wrap_tensor_impl(std::move(impl));
 }
 
+// A tensor of `sizes` and `strides` over `full`'s storage from `full`'s first element, made without a torch op (the
+// conv layer's dequantized (n, K) weight seen as its (n, C, kh, kw) channels_last weight; a channels_last x seen as its
+// pixel rows).
+inline at::Tensor strided_over(at::TensorBase const& full, c10::IntArrayRef sizes, c10::IntArrayRef strides) {
+  auto impl = c10::make_intrusive<c10::TensorImpl>(c10::Storage(full.storage()),
+                                                   c10::DispatchKeySet(c10::DispatchKey::CUDA), full.dtype());
+  impl->set_sizes_and_strides(sizes, strides, full.storage_offset());
+  return at::Tensor::wrap_tensor_impl(std::move(impl));
+}
+
 }  // namespace cg

@@ -15,6 +15,33 @@ namespace cg {
 
 namespace {
 
+constexpr int64_t kDequantConv = -1;  // wo_conv_layer's "dequant_cudnn" route (wo_ops.h)
+
+// The "dequant_cudnn" route of the layer's eager call, as ops/conv_wo.py `_dequant_conv` takes it: x (N, C, H, W)
+// channels_last; the (n, k) weight written by one dequantization kernel is the channels_last (n, C, kh, kw) weight of
+// at::conv2d over its first kh * kw * C columns (the (kh, kw, C) order of quant.conv_weight_matrix), so neither needs
+// a copy or a view op. A 1x1, stride-1, unpadded conv (here only where K was padded past C) is a GEMM over the pixel
+// rows instead, the weight's first C columns read in place: cuDNN would copy that strided weight first.
+at::Tensor dequant_conv(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
+                        c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
+                        int64_t group_size, int64_t n, std::vector<int64_t> const& g) {
+  const int64_t c = x.size(1), k = qweight.size(1) / bits;
+  TORCH_CHECK(g[0] * g[1] * c <= k, "wo_conv_layer: the packed weight's K is smaller than kh * kw * C");
+  at::Tensor w2d = empty_dev({n, k}, x.scalar_type(), x.get_device());
+  wo_dequant_into(qweight, scales, zeros, bits, group_size, n, k, w2d.data_ptr());
+  if (g[0] == 1 && g[1] == 1 && g[2] == 1 && g[3] == 1 && g[4] == 0 && g[5] == 0) {
+    const int64_t b = x.size(0), h = x.size(2), w = x.size(3), rows = b * h * w;
+    at::Tensor out = empty_dev_channels_last({b, n, h, w}, x.scalar_type(), x.get_device());
+    at::Tensor o2 = strided_over(out, {rows, n}, {n, 1});
+    at::Tensor x2 = strided_over(x, {rows, c}, {c, 1}), wt = strided_over(w2d, {c, n}, {1, k});
+    if (bias.has_value()) at::addmm_out(o2, *bias, x2, wt);
+    else at::mm_out(o2, x2, wt);
+    return out;
+  }
+  at::Tensor wt = strided_over(w2d, {n, c, g[0], g[1]}, {k, 1, g[1] * c, c});
+  return at::conv2d(x, wt, bias, {g[2], g[3]}, {g[4], g[5]}, {g[6], g[7]}, 1);
+}
+
 // Both entries: x is (N, H, W, C) contiguous, or with `nchw` an (N, C, H, W) tensor in channels_last memory (the same
 // bytes); the output likewise (N, P, Q, Co) contiguous, or (N, Co, P, Q) channels_last.
 at::Tensor conv_call(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
@@ -34,6 +61,7 @@ at::Tensor conv_call(at::Tensor const& x, at::Tensor const& qweight, at::Tensor 
                 pw = geometry[5], dh = geometry[6], dw = geometry[7];
   TORCH_CHECK(kh >= 1 && kw >= 1 && sh >= 1 && sw >= 1 && ph >= 0 && pw >= 0 && dh >= 1 && dw >= 1,
               "wo_conv: bad geometry");
+  if (nchw && variant == kDequantConv) return dequant_conv(x, qweight, scales, zeros, bias, bits, group_size, n, geometry);
   const int64_t batch = x.size(0), h = x.size(nchw ? 2 : 1), w = x.size(nchw ? 3 : 2), c = x.size(nchw ? 1 : 3);
   TORCH_CHECK(c % 8 == 0, "wo_conv: channels must be a multiple of 8");
   // the kernel's pixel origins are 32-bit element offsets and 16-bit signed coordinates (wo_gemm.cuh)

@@ -153,26 +153,31 @@ c10::optional<at::Tensor> wo_linear_fast(at::Tensor const& x, at::Tensor const& 
   return out;
 }
 
-at::Tensor wo_dequant(at::Tensor const& qweight, at::Tensor const& scales, c10::optional<at::Tensor> const& zeros,
-                      int64_t bits, int64_t group_size, int64_t n, int64_t k) {
+void wo_dequant_into(at::Tensor const& qweight, at::Tensor const& scales, c10::optional<at::Tensor> const& zeros,
+                     int64_t bits, int64_t group_size, int64_t n, int64_t k, void* out) {
   TORCH_CHECK(qweight.is_cuda() && qweight.scalar_type() == at::kInt && qweight.is_contiguous(), "wo_dequant: bad qweight");
   TORCH_CHECK(scales.scalar_type() == at::kHalf || scales.scalar_type() == at::kBFloat16, "wo_dequant: bad scales");
   TORCH_CHECK(bits == 4 || bits == 8, "wo_dequant: bits must be 4 or 8");
   TORCH_CHECK(n % 32 == 0 && k % 64 == 0 && qweight.numel() == n / 32 * k * bits, "wo_dequant: bad shape");
   c10::cuda::CUDAGuard guard(qweight.device());
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(qweight.get_device()).stream();
-  at::Tensor out = at::empty({n, k}, scales.options());
   cg_wo::DequantArgs a{};
   a.w = reinterpret_cast<const uint32_t*>(qweight.data_ptr<int32_t>());
   a.scales = scales.data_ptr();
   a.zeros = zeros.has_value() ? zeros->data_ptr() : nullptr;
-  a.out = out.data_ptr();
+  a.out = out;
   a.n = static_cast<int>(n);
   a.k = static_cast<int>(k);
   a.group_shift = group_shift(group_size);
   cudaError_t err = scales.scalar_type() == at::kHalf ? cg_wo::launch_wo_dequant<__half>(a, static_cast<int>(bits), stream)
                                                       : cg_wo::launch_wo_dequant<__nv_bfloat16>(a, static_cast<int>(bits), stream);
   TORCH_CHECK(err == cudaSuccess, msg("cutlass_gemm weight-only dequantization launch failed: ", cudaGetErrorString(err)).c_str());
+}
+
+at::Tensor wo_dequant(at::Tensor const& qweight, at::Tensor const& scales, c10::optional<at::Tensor> const& zeros,
+                      int64_t bits, int64_t group_size, int64_t n, int64_t k) {
+  at::Tensor out = empty_dev({n, k}, scales.scalar_type(), qweight.get_device());
+  wo_dequant_into(qweight, scales, zeros, bits, group_size, n, k, out.data_ptr());
   return out;
 }
 

@@ -36,6 +36,9 @@ c10::optional<at::Tensor> wo_linear_fast(at::Tensor const& x, at::Tensor const& 
 // large-M fallback (dequantize, then a cuBLAS GEMM). group_size 0: per channel.
 at::Tensor wo_dequant(at::Tensor const& qweight, at::Tensor const& scales, c10::optional<at::Tensor> const& zeros,
                       int64_t bits, int64_t group_size, int64_t n, int64_t k);
+// The same into `out`, (n, k) contiguous elements of scales' dtype on qweight's device (the conv layer's weight buffer).
+void wo_dequant_into(at::Tensor const& qweight, at::Tensor const& scales, c10::optional<at::Tensor> const& zeros,
+                     int64_t bits, int64_t group_size, int64_t n, int64_t k, void* out);
 
 // The launch plan the call above makes, for reports and tests: (M capacity, columns per CTA, splits, CTAs,
 // dynamic shared memory bytes, threads per CTA).
@@ -51,6 +54,8 @@ at::Tensor wo_conv(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
                    int64_t group_size, int64_t n, std::vector<int64_t> const& geometry, int64_t split, int64_t variant);
 // wo_conv for nn.WeightOnlyConv2d's eager call: x an (N, C, H, W) tensor in channels_last memory, the output (N, n,
 // P, Q) channels_last, no view or torch op on either (the layer's Python checks what the TORCH_CHECKs do not).
+// variant kDequantConv (-1): the "dequant_cudnn" route instead (ops/conv_wo.py): the weight dequantized to x's dtype
+// by one kernel, then at::conv2d on it seen as a channels_last (n, C, kh, kw) weight (cuDNN; its bias add included).
 at::Tensor wo_conv_layer(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
                          c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
                          int64_t group_size, int64_t n, std::vector<int64_t> const& geometry, int64_t variant);
