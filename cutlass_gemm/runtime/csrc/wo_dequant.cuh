@@ -34,8 +34,8 @@ template <> __device__ __forceinline__ __nv_bfloat16 wo_from_f<__nv_bfloat16>(fl
 // chunks, kTiles * 128 contiguous bytes per row. Rows are padded by 16 bytes so that the 8 rows of a warp's 4-byte
 // stores land in distinct banks. Storing the pairs straight to global memory (session 54's kernel: 16 bytes of 8 rows
 // per warp instruction) took 1.2-1.5x this time on the H200 at 8192^2, 28672 x 4096 and 4096 x 14336, 45-57% of the
-// byte floor against 68-72%; at the small ResNet-50 conv weights the two are within 0.2 us of each other (~1.5-2.5 us,
-// launch-bound) (session 55, tools/results/h200-2026-11-29/session55/call2).
+// byte floor against 68-72%; at the ResNet-50 conv weights (1.5-5 us, mostly launch-bound) from 0.2 us slower (the
+// smallest int8 weights) to 1.2 us faster (session 55, tools/results/h200-2026-11-29/session55/call2).
 template <typename T, int kBits, int kTiles>
 __global__ void __launch_bounds__(256) wo_dequant_kernel(DequantArgs a) {
   constexpr int kTileWords = 64 * kBits;  // words per 32 x 64 tile
