@@ -196,6 +196,22 @@ def test_resnet50_end_to_end(scheme):
         assert ((out.double() - again).norm() / again.norm()).item() < 1e-2
 
 
+def _count_entry_calls(monkeypatch):
+    """The variant of every call of the extension's `wo_conv_layer` from now on (the entry already loaded)."""
+    calls = []
+
+    class Counting:
+        def __init__(self, ext):
+            self.ext = ext
+
+        def wo_conv_layer(self, *args):
+            calls.append(args[-1])
+            return self.ext.wo_conv_layer(*args)
+
+    monkeypatch.setattr(conv_wo, "_fast_ext", Counting(conv_wo._fast_ext))
+    return calls
+
+
 def test_layer_eager_entry_matches_the_op(monkeypatch):
     """The layer's eager call (one C++ call, channels_last in and out) gives the op's bits, and serves only what it
     should: a channels_last x of the layer's dtype; NCHW x, another dtype and compiled calls take the op."""
@@ -207,20 +223,10 @@ def test_layer_eager_entry_matches_the_op(monkeypatch):
     op = conv_wo.conv_forward(x, lin.qweight, lin.scales, lin.zeros, lin.bias, lin.bits, lin.group_size, 96,
                               layer.geometry, 64)
     layer(x)  # loads the extension into the entry
-    calls = []
-
-    class Counting:
-        def __init__(self, ext):
-            self.ext = ext
-
-        def wo_conv_layer(self, *args):
-            calls.append(args[0].shape)
-            return self.ext.wo_conv_layer(*args)
-
-    monkeypatch.setattr(conv_wo, "_fast_ext", Counting(conv_wo._fast_ext))
+    calls = _count_entry_calls(monkeypatch)
     with torch.no_grad():
         y = layer(x)
-        assert len(calls) == 1 and torch.equal(y, op) and y.is_contiguous(memory_format=CL)
+        assert len(calls) == 1 and calls[0] > 0 and torch.equal(y, op) and y.is_contiguous(memory_format=CL)
         assert torch.equal(layer(x.contiguous()), op.contiguous()) and len(calls) == 1  # NCHW: the op
         assert layer(x.bfloat16()).dtype == torch.bfloat16 and len(calls) == 1        # another dtype: the op
         wd = conv_weight_from_matrix(unpack(lin.packed).dequantize(torch.float64), 3, 3, 64).cuda()
@@ -247,17 +253,7 @@ def test_layer_eager_entry_dequant_route_matches_the_op(monkeypatch, zp, kernel,
     op = conv_wo.conv_forward(x, lin.qweight, lin.scales, lin.zeros, lin.bias, lin.bits, lin.group_size, 64,
                               layer.geometry, 40)
     layer(x)
-    calls = []
-
-    class Counting:
-        def __init__(self, ext):
-            self.ext = ext
-
-        def wo_conv_layer(self, *args):
-            calls.append(args[-1])
-            return self.ext.wo_conv_layer(*args)
-
-    monkeypatch.setattr(conv_wo, "_fast_ext", Counting(conv_wo._fast_ext))
+    calls = _count_entry_calls(monkeypatch)
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("error", WeightOnlyFallbackWarning)
         _poison(rows * 64, torch.float16)
