@@ -12,8 +12,9 @@ Backends (`weight_only_conv_backend` says which one a call takes):
   variant comes from `wo_heuristics.conv_variant`. This is the memory-bound regime weight-only quantization is for
   (every batch-1 ResNet-50 conv).
 - "dequant_cudnn" (CUDA, more work than that): the weight dequantized to x's dtype by one extension kernel, then
-  `F.conv2d` (cuDNN): compute-bound convs, where cuDNN's fp16 kernels beat the mma.sync row-block tiles by 1.6-4.9x
-  (H200, session 54). The measured route, not a warning.
+  `F.conv2d` (cuDNN; a 1x1 stride-1 conv, which comes here only with K padded past Ci: `F.linear` over the pixel rows):
+  compute-bound convs, where cuDNN's fp16 kernels beat the mma.sync row-block tiles by 1.6-4.9x (H200, session 54).
+  The measured route, not a warning. The layer's eager call takes both kernel routes from C++ (`layer_fast_call`).
 - "dequant_fallback" (CUDA without the extension, or more output pixels than the kernel's grid holds): the same
   computation with torch ops where there is no extension, announced by a `WeightOnlyFallbackWarning`.
 - "cpu_reference" (CPU): the float32 convolution with the dequantized weight, output in x's dtype.
@@ -201,8 +202,8 @@ DEQUANT_CUDNN = -1
 @functools.lru_cache(maxsize=4096)
 def _layer_plan(b: int, c: int, h: int, w: int, n: int, k: int, geometry: Tuple[int, ...]) -> int:
     """The kernel variant for the layer's eager call of this shape, DEQUANT_CUDNN where `_impl` would take the
-    "dequant_cudnn" route (the same kernel and `F.conv2d` call, from C++), or 0 where that call must take the op
-    (a fallback, an empty or too large input). Host arithmetic, memoized per shape."""
+    "dequant_cudnn" route (the same dequantization kernel and cuDNN / cuBLAS call as `_dequant_conv`, from C++), or 0
+    where that call must take the op (a fallback, an empty or too large input). Host arithmetic, memoized per shape."""
     kh, kw, sh, sw, ph, pw, dh, dw = geometry
     p, q = out_size(h, kh, sh, ph, dh), out_size(w, kw, sw, pw, dw)
     rows = b * p * q

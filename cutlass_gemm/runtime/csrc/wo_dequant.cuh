@@ -47,6 +47,7 @@ __global__ void __launch_bounds__(256) wo_dequant_kernel(DequantArgs a) {
   const T* sc = static_cast<const T*>(a.scales);
   const T* zp = static_cast<const T*>(a.zeros);
   for (int j = 0; j < nt; ++j) {
+    // qweight row nb holds tiles kb = 0.. along K, kTileWords words each, in (vector v, lane, c) order
     const uint32_t* tile = a.w + (static_cast<int64_t>(nb) * tiles_k + kb0 + j) * kTileWords;
 #pragma unroll
     for (int r = 0; r < kTileWords / 256; ++r) {
@@ -55,12 +56,14 @@ __global__ void __launch_bounds__(256) wo_dequant_kernel(DequantArgs a) {
       const int g = lane >> 2, t = lane & 3, w = v * 4 + c;
       const uint32_t word = tile[in_tile];
       const int t8 = kBits == 4 ? w >> 1 : w >> 2;
-      const int spos = nb * 32 + 4 * g + t8;
+      const int spos = nb * 32 + 4 * g + t8;  // stored column of this row's scale / zero
       T* row = buf + (t8 * 8 + g) * kStageRow + j * 64;
+      // Fields come in pairs of adjacent k (fragment offsets 0/1 and 8/9): one 4-byte store per pair.
+      // int4: the pair (e 2i, e 2i+1) sits in nibbles i and i + 4; int8: bytes (0, 1) and (2, 3).
 #pragma unroll
       for (int i = 0; i < 32 / kBits / 2; ++i) {
         const int p0 = kBits == 4 ? i : 2 * i, p1 = kBits == 4 ? i + 4 : 2 * i + 1;
-        const int e0 = 2 * i;
+        const int e0 = 2 * i;  // element (fragment position) of the pair's first field
         const int step = kBits == 4 ? 2 * (w & 1) + (e0 >> 2) : (w & 3);
         const int koff = (((e0 & 3) >> 1) << 3) + 2 * t + 16 * step;
         const int kk = (kb0 + j) * 64 + koff;

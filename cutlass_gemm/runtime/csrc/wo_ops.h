@@ -54,8 +54,9 @@ at::Tensor wo_conv(at::Tensor const& x, at::Tensor const& qweight, at::Tensor co
                    int64_t group_size, int64_t n, std::vector<int64_t> const& geometry, int64_t split, int64_t variant);
 // wo_conv for nn.WeightOnlyConv2d's eager call: x an (N, C, H, W) tensor in channels_last memory, the output (N, n,
 // P, Q) channels_last, no view or torch op on either (the layer's Python checks what the TORCH_CHECKs do not).
-// variant kDequantConv (-1): the "dequant_cudnn" route instead (ops/conv_wo.py): the weight dequantized to x's dtype
-// by one kernel, then at::conv2d on it seen as a channels_last (n, C, kh, kw) weight (cuDNN; its bias add included).
+// variant kDequantConv (-1): the "dequant_cudnn" route instead (ops/conv_wo.py _dequant_conv): the weight dequantized
+// to x's dtype by one kernel, then at::conv2d on it seen as a channels_last (n, C, kh, kw) weight (cuDNN; its bias add
+// included), or for a 1x1 stride-1 unpadded conv at::addmm / at::mm over the pixel rows (cuBLAS).
 at::Tensor wo_conv_layer(at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
                          c10::optional<at::Tensor> const& zeros, c10::optional<at::Tensor> const& bias, int64_t bits,
                          int64_t group_size, int64_t n, std::vector<int64_t> const& geometry, int64_t variant);
