@@ -309,3 +309,21 @@ def test_int8_dequantizer_rounds_once_for_every_byte_and_zero_point(emu, bf16):
     stored byte and zero point and 300 scales of both signs."""
     emu.emu_dequant_int8_mismatches.restype = ctypes.c_long
     assert emu.emu_dequant_int8_mismatches(bf16, 300) == 0
+
+
+@pytest.mark.parametrize("tiles", [1, 4])
+@pytest.mark.parametrize("bits,group,zp", [(4, 128, False), (4, 32, True), (8, None, False), (8, 64, True)])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_dequant_kernel_writes_the_reference_weight(emu, tiles, bits, group, zp, dtype):
+    """wo_dequant.cuh's kernel (the weight the dequantize + cuBLAS / cuDNN routes use) with one and four 32 x 64 tiles
+    per CTA: every element equals the reference dequantization bit for bit, over an output poisoned with NaN and shared
+    memory filled with 0xFF (K = 384: six tiles, so the four-tile CTAs end with a two-tile stage; two 32-row blocks)."""
+    n, k = 64, 384
+    p = _packed(n, k, bits, group, zp, dtype=dtype)
+    out = torch.full((n, k), float("nan"), dtype=dtype)
+    shift = 30 if group is None else group.bit_length() - 1
+    emu.emu_dequant.argtypes = [ctypes.c_int] * 3 + [ctypes.c_void_p] * 4 + [ctypes.c_int] * 3
+    rc = emu.emu_dequant(tiles, int(dtype == torch.bfloat16), bits, p.qweight.data_ptr(), p.scales.data_ptr(),
+                         None if p.zeros is None else p.zeros.data_ptr(), out.data_ptr(), n, k, shift)
+    assert rc == 0
+    assert torch.equal(out, dequantize_packed(p, dtype))

@@ -297,6 +297,7 @@ template <uint32_t kLut> inline uint32_t lop3(uint32_t a, uint32_t b, uint32_t c
 #include "../../cutlass_gemm/runtime/csrc/wo_stream.cuh"
 #include "../../cutlass_gemm/runtime/csrc/wo_direct.cuh"
 #include "../../cutlass_gemm/runtime/csrc/wo_spread.h"
+#include "../../cutlass_gemm/runtime/csrc/wo_dequant.cuh"
 
 namespace {
 using namespace cg_wo;
@@ -541,4 +542,25 @@ template <typename T, typename T2> long dequant_int8_mismatches(int nscales) {
 extern "C" long emu_dequant_int8_mismatches(int bf16, int nscales) {
   return bf16 ? dequant_int8_mismatches<__nv_bfloat16, __nv_bfloat162>(nscales)
               : dequant_int8_mismatches<__half, __half2>(nscales);
+}
+
+// The dequantization kernel (wo_dequant.cuh) with `tiles` (1 or 4) 32 x 64 tiles per CTA, on its launch's grid
+// (N / 32, ceil(K / 64 / tiles)), each CTA's shared memory filled with 0xFF first: 0, 5 where part of a CTA missed a
+// barrier, 4 where the emulation threw, 1 for an unknown tile count.
+template <typename T, int kBits, int kTiles>
+int run_dequant(cg_wo::DequantArgs const& a) {
+  std::vector<cg_wo_emu::Idx> blocks;
+  for (int y = 0; y < (a.k / 64 + kTiles - 1) / kTiles; ++y)
+    for (int x = 0; x < a.n / 32; ++x) blocks.push_back({unsigned(x), unsigned(y), 0});
+  const int smem = 32 * (kTiles * 64 + 8) * static_cast<int>(sizeof(T));
+  return cg_wo_emu::run_ctas(blocks, 256, smem, 0xFF, false, [&a] { cg_wo::wo_dequant_kernel<T, kBits, kTiles>(a); })
+             ? 0 : 5;
+}
+extern "C" int emu_dequant(int tiles, int bf16, int bits, const void* w, const void* scales, const void* zeros,
+                           void* out, int n, int k, int group_shift) {
+  cg_wo::DequantArgs a{static_cast<const uint32_t*>(w), scales, zeros, out, n, k, group_shift};
+  cg_wo_emu::g_diverged = false;
+  return by_format(bf16, bits, 0, [&]<typename T, int kBits, bool>() {
+    return tiles == 1 ? run_dequant<T, kBits, 1>(a) : tiles == 4 ? run_dequant<T, kBits, 4>(a) : 1;
+  });
 }

@@ -40,7 +40,11 @@ template <typename T, int kBits, int kTiles>
 __global__ void __launch_bounds__(256) wo_dequant_kernel(DequantArgs a) {
   constexpr int kTileWords = 64 * kBits;  // words per 32 x 64 tile
   constexpr int kStageRow = kTiles * 64 + 8;  // elements per staged row
+#ifndef CG_WO_EMULATE
   __shared__ __align__(16) T buf[32 * kStageRow];
+#else  // the CPU emulator (tests/wo_emu/emu.cpp) gives each CTA its shared bytes
+  T* buf = reinterpret_cast<T*>(cg_wo_emu::shared_bytes());
+#endif
   const int tiles_k = a.k / 64;
   const int nb = blockIdx.x, kb0 = blockIdx.y * kTiles;
   const int nt = min(kTiles, tiles_k - kb0);
@@ -87,6 +91,7 @@ __global__ void __launch_bounds__(256) wo_dequant_kernel(DequantArgs a) {
   }
 }
 
+#ifndef CG_WO_EMULATE
 // Four tiles per CTA from kStageWideTiles tiles of 32 x 64 in the weight, one below: at the ResNet-50 conv weights
 // (4-2304 tiles) the four-tile CTAs were too few and up to 1.8x slower; at 8192^2, 28672 x 4096 and 4096 x 14336
 // (14336-57344 tiles) one tile per CTA took 1.13-1.29x the time of four (session 55, call 2).
@@ -107,5 +112,6 @@ cudaError_t launch_wo_dequant(DequantArgs const& a, int bits, cudaStream_t strea
   else wide ? launch_staged<T, 8, 4>(a, stream) : launch_staged<T, 8, 1>(a, stream);
   return cudaGetLastError();
 }
+#endif  // CG_WO_EMULATE
 
 }  // namespace cg_wo
