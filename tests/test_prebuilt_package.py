@@ -66,10 +66,16 @@ needs_nvcc = pytest.mark.skipif(build.find_nvcc() is None, reason="nvcc not foun
 
 @needs_nvcc
 @pytest.mark.nvcc
-def test_package_kernels_writes_a_wheel_that_lookup_uses_once_installed(site, tmp_path):
-    cfg = heuristics.prebuilt_configs(80)[0]
+@pytest.mark.parametrize("how", ["prebuilt set", "kernel list"])
+def test_package_kernels_writes_a_wheel_that_lookup_uses_once_installed(site, tmp_path, how):
+    cfg = heuristics.prebuilt_configs(80)[0 if how == "prebuilt set" else -1]
     out = tmp_path / "dist"
-    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "package_kernels.py"), "--sm", "80", "--limit", "1",
+    if how == "prebuilt set":
+        pick = ["--limit", "1"]
+    else:  # a list as $CUTLASS_GEMM_RECORD_KERNELS writes it (runtime/kernel_list.py)
+        (tmp_path / "kernels.txt").write_text(f"# recorded\n{cfg.name}\n")
+        pick = ["--list", str(tmp_path / "kernels.txt")]
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "package_kernels.py"), "--sm", "80", *pick,
                            "--jobs", "1", "--out", str(out)], capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     wheels = list(out.glob("cutlass_gemm_kernels_sm80-*-py3-none-linux_x86_64.whl"))
@@ -81,6 +87,15 @@ def test_package_kernels_writes_a_wheel_that_lookup_uses_once_installed(site, tm
     found = build.lookup(cfg)  # the cache (set by the fixture) is empty: the package serves
     assert found is not None and found.parent == site / "cutlass_gemm_kernels_sm80" / "kernels"
     assert build.cache_root() not in found.parents
+
+
+def test_package_kernels_refuses_a_list_of_another_sm_before_compiling(tmp_path):
+    listed = tmp_path / "kernels.txt"
+    listed.write_text(f"{heuristics.prebuilt_configs(80)[0].name}\nsm90_conv2d_fprop_int8_f16_t128x128x128_c1x1x1_s0\n")
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "package_kernels.py"), "--sm", "80", "--list",
+                           str(listed), "--out", str(tmp_path / "dist")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "another SM than --sm 80: sm90_conv2d_fprop_int8" in proc.stderr, proc.stderr
+    assert not (tmp_path / "dist").exists()
 
 
 def test_a_missing_cuda_runtime_is_loaded_through_pathfinder_or_raises_a_typed_error(monkeypatch, tmp_path):

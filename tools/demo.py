@@ -7,19 +7,71 @@ the stem: 1x1 ones on the weight-only GEMM, the others on its implicit-GEMM form
 w8a8-int8 (its k x k and strided convs on the int8 implicit GEMM, SM90), w8a8-int8-static and the int8 chain
 (BatchNorm folded, int8 activations between convs) at batch 32: relative error vs fp32 and time vs the fp16 cuDNN
 model.
+Before it runs anything it builds, side by side, the torch extension and every kernel tools/demo_kernels.txt names
+that the cache lacks (one pool of nvcc jobs: a few minutes on an empty cache, instead of each kernel compiling in turn
+inside the call that first needs it), and at the end it names any kernel it still had to build on first use.
+`--record FILE` adds the names of the kernels the run loaded to FILE: that is how demo_kernels.txt is made
+(runtime/kernel_list.py; the environment variable CUTLASS_GEMM_RECORD_KERNELS does the same for any program).
 Without a GPU it says so and exits 0 (kernels can still be generated and built)."""
+import argparse
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import torch
 
 import cutlass_gemm
 
+DEMO_KERNELS = Path(__file__).resolve().parent / "demo_kernels.txt"
 
-def main() -> int:
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--kernels", type=Path, default=DEMO_KERNELS, metavar="FILE",
+                   help="kernel list to build before the run (default: %(default)s)")
+    p.add_argument("--no-prebuild", action="store_true", help="build nothing ahead: every kernel on first use")
+    p.add_argument("--jobs", type=int, default=None, help="parallel nvcc processes (default: the usable CPUs)")
+    p.add_argument("--record", type=Path, metavar="FILE", help="add the names of the kernels this run loads to FILE")
+    return p.parse_args(argv)
+
+
+def prebuild(kernels: Path, jobs) -> bool:
+    """The extension (ninja, in a thread) beside every kernel of the list (nvcc pool); False if any failed."""
+    from cutlass_gemm.runtime import extension, kernel_list
+    names = kernel_list.read_list(kernels)
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=1) as one:
+        ext = one.submit(extension.load)
+        report = kernel_list.prebuild(names, jobs)
+        ready = ext.result() is not None
+    print(f"prebuild ({kernels.name}, {len(names)} kernels): {report}; torch extension "
+          f"{'ready' if ready else 'UNAVAILABLE'}; {time.perf_counter() - t0:.0f} s in all", flush=True)
+    return report.ok and ready
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
     if not torch.cuda.is_available():
         print("no CUDA GPU here: kernels were generated/compiled, nothing to run")
         return 0
+    t_start = time.perf_counter()
+    built_ok = True if args.no_prebuild else prebuild(args.kernels, args.jobs)
+    status = run()
+    from cutlass_gemm.runtime import kernel_list, loader
+    names = kernel_list.loaded_names()
+    late = [name for name, _ in loader.jit_builds]
+    print(f"demo: {len(names)} compiled kernels loaded, {len(late)} built on first use"
+          + (f" (not in {args.kernels.name}: {', '.join(late)})" if late and not args.no_prebuild else "")
+          + f"; {time.perf_counter() - t_start:.0f} s in all, exit status {status or int(not built_ok)}")
+    if args.record:
+        kernel_list.write_list(args.record, names, header="kernels tools/demo.py loads (python tools/demo.py "
+                               "--record FILE on an SM90 GPU); the demo builds them before it runs")
+        print(f"recorded into {args.record}")
+    return status or int(not built_ok)
+
+
+def run() -> int:
     m, n, k = 1000, 4096, 4096
     g = torch.Generator(device="cuda").manual_seed(0)
     a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda", generator=g)

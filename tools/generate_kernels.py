@@ -7,8 +7,9 @@
   python tools/generate_kernels.py --sm 90 --variant scaled_bias --out /tmp/gen --compile
   python tools/generate_kernels.py --sm 90 --activation relu --out /tmp/gen --compile   # relu kernels (prebuilt part)
   python tools/generate_kernels.py --out /tmp/gen --compile --name KERNEL_NAME [--name ...]   # exactly these (any family)
+  python tools/generate_kernels.py --out /tmp/gen --compile --list kernels.txt   # the kernels a list file names
   python tools/generate_kernels.py --mixed [--compile]          # the SM90 weight-only mixed-input set (56)
-  python tools/generate_kernels.py --conv [--compile] [--resnet]  # the SM90 int8 conv2d set (36; ResNet-50's 12)
+  python tools/generate_kernels.py --conv [--compile] [--resnet]  # the SM90 int8 conv2d set (54; a ResNet-50's 24)
   python tools/generate_kernels.py --blockwise [--compile]      # the SM90 blockwise-scaled fp8 set
 
 Compiled kernels are shared libraries (one kernel + its C-ABI launcher; the cubin inside) placed in
@@ -21,16 +22,13 @@ import argparse
 import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tqdm import tqdm  # noqa: E402
-
 from cutlass_gemm.kernels import heuristics  # noqa: E402
-from cutlass_gemm.runtime import build  # noqa: E402
+from cutlass_gemm.runtime import build, kernel_list  # noqa: E402
 from cutlass_gemm.kernels.config import ACTIVATIONS, VARIANTS, KernelConfig  # noqa: E402
 from cutlass_gemm.kernels.generate import generate  # noqa: E402
 from cutlass_gemm.kernels.families import config_from_name, family_of  # noqa: E402
@@ -49,6 +47,9 @@ def main(argv=None) -> int:
                    help="exactly these kernels, by name (repeatable; any config of any family, e.g. an activation "
                         "kernel; names of other families than the scaled GEMMs need no family flag); with --compile "
                         "every one is compiled")
+    p.add_argument("--list", type=Path, action="append", default=[], metavar="FILE",
+                   help="the kernels a list file names (repeatable; one name per line, # comments: what "
+                        "$CUTLASS_GEMM_RECORD_KERNELS records, runtime/kernel_list.py), as if each were a --name")
     p.add_argument("--out", type=Path, default=ROOT / "generated", help="output folder (default: generated/)")
     p.add_argument("--compile", action="store_true",
                    help="compile the prebuilt part of the set into the kernel cache (bf16 out, per-token x "
@@ -64,7 +65,8 @@ def main(argv=None) -> int:
                         "every kernel of it, or the --name ones)")
     p.add_argument("--conv", action="store_true",
                    help="the SM90 int8 implicit-GEMM conv2d family instead (generated/sm90_conv; --compile builds "
-                        "every kernel of it, the --name ones, or with --resnet the 12 a bf16 ResNet-50 selects)")
+                        "every kernel of it, the --name ones, or with --resnet the 24 a bf16 ResNet-50 and its "
+                        "int8 chain select)")
     p.add_argument("--resnet", action="store_true", help="with --conv --compile: only the ResNet-50 (bf16) kernels")
     p.add_argument("--blockwise", action="store_true",
                    help="the SM90 blockwise-scaled fp8 family instead (generated/sm90_blockwise; --compile builds "
@@ -74,6 +76,11 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.cache_dir:
         os.environ[build.CACHE_ENV] = str(args.cache_dir)
+    for path in args.list:
+        try:
+            args.name += [n for n in kernel_list.read_list(path) if n not in args.name]
+        except ValueError as exc:
+            p.error(str(exc))
 
     if args.mixed:
         return _mixed(args, p)
@@ -203,24 +210,10 @@ def _blockwise(args, p) -> int:
 
 
 def _compile(todo, sources, jobs) -> int:
-    failures = []
-    t0 = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, \
-            tqdm(total=len(todo), desc="nvcc", unit="kernel") as bar:
-        futures = {pool.submit(build.build, c, sources[c.name]): c for c in todo}
-        for fut in as_completed(futures):
-            cfg = futures[fut]
-            try:
-                path, seconds = fut.result()
-                note = f"{seconds:6.1f} s" if seconds else "  cached"
-                tqdm.write(f"{note}  {cfg.name}")
-            except Exception as exc:  # report every failure, not just the first
-                failures.append((cfg.name, str(exc)))
-                tqdm.write(f"FAILED  {cfg.name}\n{exc}")
-            bar.update(1)
-    print(f"compiled {len(todo) - len(failures)}/{len(todo)} kernels in {time.perf_counter() - t0:.1f} s "
+    report = kernel_list.prebuild(todo, jobs, sources)  # one pool of nvcc jobs, every failure reported
+    print(f"compiled {len(todo) - len(report.failed)}/{len(todo)} kernels in {report.seconds:.1f} s "
           f"into {build.cache_root()}")
-    return 1 if failures else 0
+    return 0 if report.ok else 1
 
 
 if __name__ == "__main__":

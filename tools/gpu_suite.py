@@ -11,7 +11,7 @@ tests list), then every tests/*_gpu.py file: one pytest process per file, or per
 (seconds from the call's start, default 570) is near; a finished task is marked in --state (default
 /tmp/cutlass_gemm_suite, which lives as long as the device machine stays warm), so the next call continues where
 this one stopped; on a fresh machine everything runs again (built kernels are cache hits only on a warm machine).
-Logs go to OUT, one per task, and `suite.md` sums them, ending with the kernels the tests built on first use (ones suite_kernels() should list). `--list` prints the kernels and test files and exits.
+Logs go to OUT, one per task, and `suite.md` sums them, ending with the kernels the tests built on first use (ones suite_kernels() should list) and how many of the kernels built ahead no test loaded (every test process records what it loads into OUT/kernels_loaded.txt). `--list` prints the kernels and test files and exits.
 Session 13's resumable step.sh (tools/results/h100-2026-11-26/session13/full/) is where this comes from.
 """
 from __future__ import annotations
@@ -115,7 +115,9 @@ def run_tests(args, note) -> None:
             limit = left(args.deadline) - 5
             if limit < 60:
                 return f"stopped before {task}: {left(args.deadline):.0f} s left; run again on this machine"
-            env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu))
+            # every test process adds the kernels it loads to one list (merged under a lock): what the suite really
+            # uses, against the suite_kernels() it built ahead
+            env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu), CUTLASS_GEMM_RECORD_KERNELS=str(loaded_list(args)))
             if count > 1:
                 env["CUTLASS_GEMM_TEST_SHARD"] = f"{index}/{count}"
             log_path = args.out / (task.replace(".py", "", 1) + ".log")
@@ -143,6 +145,11 @@ def run_tests(args, note) -> None:
                 note(fut.result())
             except Exception as exc:  # the runner's own fault: reported, the task stays not done
                 note(f"{futures[fut]}: runner failed: {exc!r}")
+
+
+def loaded_list(args) -> Path:
+    """The kernel list the test processes record into (runtime/kernel_list.py)."""
+    return args.out / "kernels_loaded.txt"
 
 
 def left(deadline: float) -> float:
@@ -245,6 +252,12 @@ def main(argv=None) -> int:
     built = [name for name in cache_libraries() if name not in before]
     # Kernels the tests built on first use: the next suite_kernels() should list them (session 27: 7 unnamed).
     note(f"kernels the tests built on first use: {len(built)}" + "".join(f"\n  {name}" for name in built))
+    if loaded_list(args).exists():
+        from cutlass_gemm.runtime.kernel_list import read_list
+        used = set(read_list(loaded_list(args)))
+        unused = [cfg.name for cfg, _ in kernels if cfg.name not in used]
+        note(f"kernels the tests loaded: {len(used)} ({loaded_list(args).name}); built ahead and never loaded: "
+             f"{len(unused)} of {len(kernels)}")
     last = {}  # each file's latest result line (a rerun on a later call replaces the earlier one)
     for line in (args.out / "suite.md").read_text().splitlines():
         m = re.match(r"(test_\w+\.py(?:\.\d+of\d+)?) rc=", line)

@@ -3,6 +3,7 @@
 
   python tools/package_kernels.py --sm 90                 # the prebuilt set (20 kernels) -> dist/
   python tools/package_kernels.py --sm 90 --all --jobs 16 # every generated SM90 kernel (72)
+  python tools/package_kernels.py --sm 90 --list kernels.txt   # exactly the kernels a list names (any family)
   pip install dist/cutlass_gemm_kernels_sm90-*.whl        # then the ops find the kernels there
 
 The kernels are compiled from the committed sources in generated/ (emitted when a source is missing)
@@ -11,6 +12,9 @@ folder holds each library with its metadata). `cutlass_gemm.runtime.build.lookup
 when the user's cache has none, after the usual checks (size and sha256, the same compile flags, the
 current source), so a machine with the package installed runs the ops without nvcc. The wheel is
 tagged py3-none-linux_x86_64; its version is the library's plus the nvcc release (e.g. 0.1.0+cu13.0).
+`--list` takes a kernel list (runtime/kernel_list.py: what $CUTLASS_GEMM_RECORD_KERNELS records while a model runs),
+so a deployment ships exactly the kernels its model loads, of every family (scaled GEMM, mixed-input, conv2d,
+blockwise), and its machines need no nvcc.
 """
 from __future__ import annotations
 
@@ -20,19 +24,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tqdm import tqdm  # noqa: E402
-
 import cutlass_gemm  # noqa: E402
 from cutlass_gemm.kernels import heuristics  # noqa: E402
 from cutlass_gemm.kernels.config import VARIANTS  # noqa: E402
-from cutlass_gemm.runtime import build, prebuilt  # noqa: E402
+from cutlass_gemm.kernels.families import config_from_name, family_of  # noqa: E402
+from cutlass_gemm.runtime import build, kernel_list, prebuilt  # noqa: E402
 
 PYPROJECT = """[build-system]
 requires = ["setuptools>=64"]
@@ -64,12 +65,10 @@ KERNELS = {names!r}
 '''
 
 
-def _source(cfg) -> str:
-    path = ROOT / "generated" / f"sm{cfg.sm}" / f"{cfg.name}.cu"
-    if path.is_file():
-        return path.read_text()
-    from cutlass_gemm.kernels.emit import emit_source
-    return emit_source(cfg)
+def _source(cfg):
+    """The committed generated/ source of `cfg` (any family), or None: then the build emits it."""
+    path = ROOT / "generated" / family_of(cfg).generated_subdir(cfg) / f"{cfg.name}.cu"
+    return path.read_text() if path.is_file() else None
 
 
 def main(argv=None) -> int:
@@ -77,28 +76,42 @@ def main(argv=None) -> int:
     p.add_argument("--sm", type=int, required=True, choices=heuristics.DEFAULT_SMS, help="kernel family")
     p.add_argument("--all", action="store_true", help="every generated kernel, not just the prebuilt set")
     p.add_argument("--variant", action="append", choices=VARIANTS, help="only these epilogue variants")
+    p.add_argument("--list", type=Path, action="append", default=[], metavar="FILE",
+                   help="exactly the kernels these list files name (repeatable; instead of the scaled-GEMM sets)")
     p.add_argument("--limit", type=int, default=0, help="only the first N kernels (smoke tests)")
     p.add_argument("--jobs", type=int, default=build.default_jobs(), help="parallel nvcc processes (default %(default)s)")
     p.add_argument("--out", type=Path, default=ROOT / "dist", help="folder for the wheel (default dist/)")
     args = p.parse_args(argv)
 
+    if args.list:
+        if args.all or args.variant:
+            p.error("--list names the kernels exactly: --all / --variant do not apply")
+        try:
+            names = list(dict.fromkeys(n for path in args.list for n in kernel_list.read_list(path)))
+        except ValueError as exc:
+            p.error(str(exc))
+        configs = [config_from_name(n) for n in names]
+        other = [c.name for c in configs if c.sm != args.sm]
+        if other:
+            p.error(f"--list names kernels of another SM than --sm {args.sm}: {', '.join(other)}")
+    else:
+        variants = tuple(args.variant or VARIANTS)
+        configs = (heuristics.default_configs if args.all else heuristics.prebuilt_configs)(args.sm, variants)
+    configs = configs[: args.limit] if args.limit else configs
+    if not configs:
+        p.error("no kernels to package")
     nvcc = build.nvcc_version()
     if nvcc is None:
         print("error: nvcc not found (set CUDA_HOME or put nvcc on PATH)", file=sys.stderr)
         return 2
-    variants = tuple(args.variant or VARIANTS)
-    configs = (heuristics.default_configs if args.all else heuristics.prebuilt_configs)(args.sm, variants)
-    configs = configs[: args.limit] if args.limit else configs
     with tempfile.TemporaryDirectory(prefix="cutlass_gemm_pkg_") as tmp:
         os.environ[build.CACHE_ENV] = str(Path(tmp) / "cache")  # a private cache: only these kernels
-        t0 = time.perf_counter()
-        with ThreadPoolExecutor(max(1, args.jobs)) as pool, tqdm(total=len(configs), desc="nvcc", unit="kernel") as bar:
-            def one(cfg):
-                path, _ = build.build(cfg, _source(cfg))
-                bar.update(1)
-                return path
-            paths = list(pool.map(one, configs))
-        print(f"compiled {len(paths)} kernels in {time.perf_counter() - t0:.0f} s with {args.jobs} jobs")
+        report = kernel_list.prebuild(configs, args.jobs, {c.name: t for c in configs if (t := _source(c))})
+        if not report.ok:
+            print(f"error: {report}", file=sys.stderr)
+            return 1
+        paths = [build.cache_entry(c).path for c in configs]
+        print(f"compiled {len(paths)} kernels in {report.seconds:.0f} s with {args.jobs} jobs")
 
         package = prebuilt.package_name(args.sm)
         stage = Path(tmp) / "stage"

@@ -42,6 +42,7 @@ import logging
 import re
 import shutil
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,9 +96,15 @@ def _generator_version(cfg) -> str:
     return family_of(cfg).generator_version()
 
 
+#: Emission runs one config at a time per process: the emitters drive cutlass_cppgen, whose tracing is not
+#: thread-safe. Compiles (the long part) still run side by side: build() holds this lock only while emitting.
+_EMIT_LOCK = threading.Lock()
+
+
 def _emit(cfg) -> str:
     """The source text of `cfg`, from its family's emitter."""
-    return family_of(cfg).emit(cfg)
+    with _EMIT_LOCK:
+        return family_of(cfg).emit(cfg)
 
 
 def generator_fingerprint(cfg=None) -> str:

@@ -339,3 +339,13 @@ def get_kernel(cfg: KernelConfig) -> KernelLibrary:
             lib = _library_class(cfg)(cfg, path)  # a fresh, verified build that does not load: report it
             _loaded[cfg] = lib
     return lib
+
+
+def _install_recorder() -> None:
+    # $CUTLASS_GEMM_RECORD_KERNELS: the names this process loads are added to that file at exit (kernel_list.py).
+    # Imported here, at the end, because kernel_list reads this module's registry.
+    from .kernel_list import install_recorder
+    install_recorder()
+
+
+_install_recorder()
