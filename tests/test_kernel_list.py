@@ -112,6 +112,7 @@ def test_prebuild_builds_each_kernel_once_in_parallel_and_reports_every_outcome(
         return Path("/nowhere"), (0.0 if cfg.name == GEMM else 12.5)
 
     monkeypatch.setattr(build, "build", fake_build)
+    monkeypatch.setattr(build, "lookup", lambda cfg, source=None: None)  # nothing the loader would find yet
     report = kernel_list.prebuild(names + [GEMM], jobs=3, sources={CONV: "// the committed text"}, progress=False)
     assert sorted(n for n, _ in calls) == sorted(names)  # the repeat is built once
     assert dict(calls)[CONV] == "// the committed text" and dict(calls)[GEMM] is None
@@ -120,6 +121,42 @@ def test_prebuild_builds_each_kernel_once_in_parallel_and_reports_every_outcome(
     assert [n for n, _ in report.built] == sorted(set(names) - {GEMM, MIXED})
     assert report.failed == [(MIXED, "nvcc said no")] and not report.ok
     assert f"FAILED {MIXED}: nvcc said no" in str(report)
+
+
+@pytest.mark.parametrize("packaged", [True, False])
+def test_prebuild_leaves_what_the_loader_already_finds_unless_told_otherwise(monkeypatch, packaged):
+    built = []
+    monkeypatch.setattr(build, "build", lambda cfg, source=None, announce=None: built.append(cfg.name) or
+                        (Path("/nowhere"), 9.0))
+    # MIXED: in an installed package of prebuilt kernels (or the cache): what build.lookup answers for it
+    monkeypatch.setattr(build, "lookup", lambda cfg, source=None: Path("/pkg/k.so") if cfg.name == MIXED else None)
+    report = kernel_list.prebuild([MIXED, GEMM], jobs=2, progress=False, packaged=packaged)
+    if packaged:
+        assert built == [GEMM] and report.cached == [MIXED]
+    else:  # tools/package_kernels.py: everything compiled into its own cache
+        assert sorted(built) == sorted([MIXED, GEMM]) and report.cached == []
+
+
+def test_demo_prebuilds_the_listed_kernels_of_the_gpu_kernel_family_only(monkeypatch, tmp_path):
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import demo
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    from cutlass_gemm.ops import gemm
+    from cutlass_gemm.runtime import extension
+    listed = tmp_path / "k.txt"
+    sm80 = heuristics.prebuilt_configs(80)[0].name
+    listed.write_text(f"{GEMM}\n{sm80}\n{CONV}\n")
+    asked = []
+    monkeypatch.setattr(demo.torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(extension, "load", lambda: object())
+    monkeypatch.setattr(kernel_list, "prebuild", lambda names, jobs: asked.append(list(names)) or
+                        kernel_list.PrebuildReport())
+    for sm, want in ((90, [GEMM, CONV]), (80, [sm80])):
+        monkeypatch.setattr(gemm, "kernel_sm", lambda index, sm=sm: sm)
+        assert demo.prebuild(listed, 2) is True
+        assert asked.pop() == want
 
 
 def test_generate_kernels_list_option_generates_the_listed_sources(tmp_path):

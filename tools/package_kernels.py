@@ -106,7 +106,8 @@ def main(argv=None) -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="cutlass_gemm_pkg_") as tmp:
         os.environ[build.CACHE_ENV] = str(Path(tmp) / "cache")  # a private cache: only these kernels
-        report = kernel_list.prebuild(configs, args.jobs, {c.name: t for c in configs if (t := _source(c))})
+        report = kernel_list.prebuild(configs, args.jobs, {c.name: t for c in configs if (t := _source(c))},
+                                      packaged=False)  # into the private cache, even what an installed wheel has
         if not report.ok:
             print(f"error: {report}", file=sys.stderr)
             return 1

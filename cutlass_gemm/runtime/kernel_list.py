@@ -147,13 +147,14 @@ class PrebuildReport:
 
 def prebuild(kernels: Sequence[Union[str, object]], jobs: Optional[int] = None,
              sources: Optional[Dict[str, str]] = None, progress: bool = True,
-             echo: Optional[Callable[[str], None]] = None) -> PrebuildReport:
-    """Build every kernel of `kernels` (names or configs, any family) that the cache lacks, `jobs` nvcc processes
-    at once (default: the CPUs this process may use), and report. `sources` maps a name to the .cu text to build
+             echo: Optional[Callable[[str], None]] = None, packaged: bool = True) -> PrebuildReport:
+    """Build every kernel of `kernels` (names or configs, any family) that neither the cache nor an installed package
+    of prebuilt kernels holds (what `build.lookup` finds, as the loader would), `jobs` nvcc processes at once (default: the CPUs this process may use), and report. `sources` maps a name to the .cu text to build
     from (the committed generated/ file); other kernels are emitted now (needs nvidia-cutlass). A failure is
     reported and the others go on; nothing is raised for one. Works without a GPU; the cache is the one the ops
     read ($CUTLASS_GEMM_CACHE_DIR), with its per-entry locks, so a concurrent process building the same kernel
-    waits for it instead of compiling it twice."""
+    waits for it instead of compiling it twice. `packaged=False`: a kernel only an installed package holds is compiled
+    into the cache all the same (tools/package_kernels.py packs what its own cache holds)."""
     configs = []
     for k in kernels:
         configs.append(config_from_name(k) if isinstance(k, str) else k)
@@ -167,7 +168,17 @@ def prebuild(kernels: Sequence[Union[str, object]], jobs: Optional[int] = None,
         bar = tqdm(total=len(configs), desc="nvcc", unit="kernel")
     say = echo or (bar.write if bar is not None else (lambda line: None))
     with ThreadPoolExecutor(max_workers=max(1, jobs or build.default_jobs())) as pool:
-        futures = {pool.submit(build.build, c, sources.get(c.name)): c for c in configs}
+        futures = {}
+        for c in configs:
+            # what the loader would find already (the cache, or an installed package of prebuilt kernels) is not
+            # compiled again into the cache
+            if packaged and build.lookup(c, sources.get(c.name)) is not None:
+                report.cached.append(c.name)
+                say(f"  cached  {c.name}")
+                if bar is not None:
+                    bar.update(1)
+                continue
+            futures[pool.submit(build.build, c, sources.get(c.name))] = c
         for fut in as_completed(futures):
             cfg = futures[fut]
             try:
