@@ -75,8 +75,9 @@ def read_list(path: PathLike) -> List[str]:
 
 def write_list(path: PathLike, names: Iterable[str], header: str = "", merge: bool = True) -> List[str]:
     """Write `names` to the list file `path` (merged with the names it already holds when `merge`), sorted; the
-    file is replaced atomically under a lock beside it. `header` lines become ``#`` comments (only when the file is
-    new or not merged: a merge keeps the existing header). Returns the names written."""
+    file is replaced atomically (temporary file and rename) under a file lock kept in the temp folder. `header`
+    lines become ``#`` comments (only when the file is new or not merged: a merge keeps the existing header).
+    Returns the names written."""
     path = Path(path)
     wanted = list(dict.fromkeys(names))
     parse_list("\n".join(wanted), "names")  # every name checked before the file is touched
@@ -149,12 +150,13 @@ def prebuild(kernels: Sequence[Union[str, object]], jobs: Optional[int] = None,
              sources: Optional[Dict[str, str]] = None, progress: bool = True,
              echo: Optional[Callable[[str], None]] = None, packaged: bool = True) -> PrebuildReport:
     """Build every kernel of `kernels` (names or configs, any family) that neither the cache nor an installed package
-    of prebuilt kernels holds (what `build.lookup` finds, as the loader would), `jobs` nvcc processes at once (default: the CPUs this process may use), and report. `sources` maps a name to the .cu text to build
-    from (the committed generated/ file); other kernels are emitted now (needs nvidia-cutlass). A failure is
-    reported and the others go on; nothing is raised for one. Works without a GPU; the cache is the one the ops
-    read ($CUTLASS_GEMM_CACHE_DIR), with its per-entry locks, so a concurrent process building the same kernel
-    waits for it instead of compiling it twice. `packaged=False`: a kernel only an installed package holds is compiled
-    into the cache all the same (tools/package_kernels.py packs what its own cache holds)."""
+    of prebuilt kernels holds (what `build.lookup` finds, as the loader would), `jobs` nvcc processes at once
+    (default: the CPUs this process may use), and report. `sources` maps a name to the .cu text to build from (the
+    committed generated/ file); other kernels are emitted now (needs nvidia-cutlass; one at a time, build._emit).
+    A failure is reported and the others go on; nothing is raised for one. Works without a GPU; the cache is the one
+    the ops read ($CUTLASS_GEMM_CACHE_DIR), with its per-entry locks, so a concurrent process building the same
+    kernel waits for it instead of compiling it twice. `packaged=False`: a kernel only an installed package holds is
+    compiled into the cache all the same (tools/package_kernels.py packs what its own cache holds)."""
     configs = []
     for k in kernels:
         configs.append(config_from_name(k) if isinstance(k, str) else k)
