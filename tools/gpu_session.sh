@@ -8,7 +8,8 @@
 #   CONV=1 also builds the 36 int8 implicit-GEMM conv kernels (tools/generate_kernels.py --conv --compile; the conv
 #   GPU tests, BENCH=conv and the demo's ResNet-50 use them; otherwise each is built on first use);
 #   SMS="90 80" also builds the SM80 family (with sm_90 machine code, CUTLASS_GEMM_SM80_ARCHS=80,90, which
-#   tests/test_sm80_on_sm90_gpu.py needs; SMS=80 builds only that family).
+#   tests/test_sm80_on_sm90_gpu.py needs; SMS=80 builds only that family); SMS="90 89" likewise the SM89 fp8 family
+#   (CUTLASS_GEMM_SM89_ARCHS=89,90; tests/test_sm89_on_sm90_gpu.py builds it itself too).
 # Kernels go to $CUTLASS_GEMM_CACHE_DIR (default /tmp/cutlass_gemm_cache).
 set -u
 OUT=${1:?output folder}; WHAT=${2:-all}; shift 2 || true
@@ -16,6 +17,7 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 export CUTLASS_GEMM_CACHE_DIR=${CUTLASS_GEMM_CACHE_DIR:-/tmp/cutlass_gemm_cache}
 export CUTLASS_GEMM_SM80_ARCHS=${CUTLASS_GEMM_SM80_ARCHS:-80,90}
+export CUTLASS_GEMM_SM89_ARCHS=${CUTLASS_GEMM_SM89_ARCHS:-89,90}
 [ -n "${EMPTY_CACHE:-}" ] && rm -rf "$CUTLASS_GEMM_CACHE_DIR"
 if [ -d .whl ] && ! python3 -c "import cutlass_cppgen" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \

@@ -5,7 +5,7 @@
 
 Tasks, in order: the torch extension (built beside everything else), every kernel the suite can be known to use
 (one pool of N nvcc jobs over the SM90 default set, the blockwise, mixed-input and conv sets from their committed
-sources in generated/, the SM80 family with sm_90 code, and the extra kernels the activation, stream-K and conv
+sources in generated/, the SM80 and SM89 families with sm_90 code, and the extra kernels the activation, stream-K and conv
 tests list), then every tests/*_gpu.py file: one pytest process per file, or per shard of a slow file
 (CUTLASS_GEMM_TEST_SHARD, tests/conftest.py), --per-gpu processes at once on each visible GPU, slowest first. A call stops starting tasks when its deadline
 (seconds from the call's start, default 570) is near; a finished task is marked in --state (default
@@ -40,7 +40,7 @@ def suite_kernels():
     import test_streamk_gpu
     from conv_kernels_needed import needed
 
-    configs = list(heuristics.default_configs(90)) + list(heuristics.default_configs(80))
+    configs = [c for sm in (90, 80, 89) for c in heuristics.default_configs(sm)]
     configs += [KernelConfig.from_name(n) for n in test_activation_gpu.KERNELS]
     configs += list(test_streamk_gpu.KERNELS)
     configs += list(blockwise.default_configs()) + list(mixed_input.default_configs())
@@ -205,6 +205,7 @@ def main(argv=None) -> int:
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args(argv)
     os.environ.setdefault("CUTLASS_GEMM_SM80_ARCHS", "80,90")  # the SM80 family runs on the H100 from sm_90 code
+    os.environ.setdefault("CUTLASS_GEMM_SM89_ARCHS", "89,90")  # so does the SM89 fp8 family
     kernels = suite_kernels()
     if args.list:
         print("\n".join(c.name for c, _ in kernels))

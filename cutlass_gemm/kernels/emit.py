@@ -88,6 +88,7 @@ def _cutlass_cppgen(sm: int):
             if name.startswith("cutlass_cppgen") and hasattr(mod, "device_cc"):
                 mod.device_cc = forced_cc
         cutlass_cppgen._nvcc_version = EMIT_NVCC_VERSION
+        _register_sm89()
         emit_streamk.allow_fp8_cooperative_streamk()
         activations.install_frontend_names()
         _cg = cutlass_cppgen
@@ -97,6 +98,24 @@ def _cutlass_cppgen(sm: int):
         _registries[sm] = OptionRegistry(sm)
     _cg._option_registry = _registries[sm]
     return _cg
+
+
+def _register_sm89() -> None:
+    """Let cutlass_cppgen 4.2 emit SM89 kernels. Its option registry is built from `_generator_ccs`, which has no 89,
+    although cutlass_library's GenerateSM89 (Ada fp8 mma.sync m16n8k32) is there and the CUTLASS 2 EVT serves SM89
+    as it serves SM80 (`cc_map[89] == 80`). Both modules that hold the list get 89 (one list object, checked)."""
+    from cutlass_cppgen import library_defaults
+    from cutlass_cppgen.op import op
+    for ccs in {id(library_defaults._generator_ccs): library_defaults._generator_ccs,
+                id(op._generator_ccs): op._generator_ccs}.values():
+        if 89 not in ccs:
+            ccs.insert(next(i for i, cc in enumerate(ccs) if cc > 89), 89)
+
+
+def evt_sm(sm: int) -> int:
+    """The SM whose EVT an `sm` kernel's epilogue is traced for: SM89's is SM80's CUTLASS 2 visitor tree (cutlass_cppgen
+    sets up the SM80 epilogue's stage count only when the trace itself targets 80)."""
+    return 80 if sm == 89 else sm
 
 
 def trace_epilogue(variant: str, scale_a: str, scale_b: str, out_dtype: str, sm: int, m: int = 128, n: int = 256,
@@ -152,6 +171,10 @@ def _tile_description(cfg: KernelConfig, plan):
             "epilogue_schedule": epi[cfg.schedule],
             # split-K and stream-K are both CUTLASS's stream-K scheduler; make_args picks the decomposition
             "tile_scheduler": TileSchedulerType.Default if cfg.scheduler == "persistent" else TileSchedulerType.StreamK})
+    # The tile may sit in another alignment's bucket (cutlass_library lists SM89's 128-row fp8 tiles only with
+    # 16-element output alignment): the tile description does not depend on the alignments, which construct() sets.
+    tds += [datatypes.td_from_profiler_op(o) for ops_ in plan.possible_operations.kernels_by_alignment.values()
+            for o in ops_]
     for td in tds:
         if list(td.threadblock_shape) == list(cfg.tile) and td.stages == cfg.stages:
             return td
@@ -305,7 +328,9 @@ def _emit_source(cfg: KernelConfig) -> str:
     plan = cg.op.Gemm(element_A=ab, element_B=ab, element_C=out, element_D=out, element_accumulator=acc,
                       layout_A=LayoutType.RowMajor, layout_B=LayoutType.ColumnMajor,
                       layout_C=LayoutType.RowMajor, cc=cfg.sm, kernel_cc=cfg.sm)
-    visitor = trace_epilogue(cfg.variant, cfg.scale_a, cfg.scale_b, cfg.out_dtype, cfg.sm, activation=cfg.activation)
+    visitor = trace_epilogue(cfg.variant, cfg.scale_a, cfg.scale_b, cfg.out_dtype, evt_sm(cfg.sm),
+                             activation=cfg.activation)
+    _cutlass_cppgen(cfg.sm)  # the trace may have targeted another SM (evt_sm)
     plan.epilogue_visitor = visitor
     td = _tile_description(cfg, plan)
     plan.tile_description = td

@@ -67,10 +67,29 @@ SELECTION: Dict[int, List[Tuple[Optional[int], TileChoice]]] = {
         (256, TileChoice((128, 128, 64), schedule="multistage", stages=5)),
         (None, TileChoice((256, 128, 64), schedule="multistage", stages=3)),
     ],
+    # SM89 (Ada: L4, L40S, RTX 40xx) fp8 e4m3, CUTLASS 2 multistage kernels over mma.sync m16n8k32 e4m3: tiles from
+    # cutlass_library's GenerateSM89_TensorOp_16832_fp8 list, stages that fit the 99 KB of shared memory a block may
+    # use there, the SM80 table's shape (small-M tile, 128 x 128 to 256 rows, 256 x 128 above). Not measured on an SM89
+    # GPU (none lent): what this library has run them on is an H100-class GPU from sm_90 machine code, for correctness.
+    # int8 on SM89 runs the SM80 family (family_sm).
+    89: [
+        (32, TileChoice((32, 128, 128), schedule="multistage", stages=4)),
+        (256, TileChoice((128, 128, 64), schedule="multistage", stages=4)),
+        (None, TileChoice((256, 128, 64), schedule="multistage", stages=3)),
+    ],
 }
 
-#: SMs with a default kernel set (SM89 joins when its fp8 kernels do).
+#: SMs with a default kernel set.
 DEFAULT_SMS = tuple(sorted(SELECTION))
+
+#: Per device kernel SM (ops.gemm.kernel_sm): input dtype -> the SM of the kernel family that serves it, where that
+#: is another family's (SM89 runs the SM80 int8 kernels; its own family is fp8 only).
+FAMILY_SM: Dict[int, Dict[str, int]] = {89: {"int8": 80}}
+
+
+def family_sm(sm: int, a_dtype: str) -> int:
+    """The kernel family (its SM) that serves `a_dtype` inputs on a device whose kernel SM is `sm`."""
+    return FAMILY_SM.get(sm, {}).get(a_dtype, sm)
 
 
 #: Per SM: (least CTAs, tile). When the last (largest) row's tile would cut a problem into fewer CTAs than
@@ -256,7 +275,7 @@ def make_config(sm: int, variant: str, out_dtype: str, choice: TileChoice, *, a_
 
 
 #: Input dtypes with a default kernel set, per SM; fp8 takes the symmetric (non-azp) epilogues only.
-INPUT_DTYPES_BY_SM = {90: ("int8", "e4m3"), 80: ("int8",)}
+INPUT_DTYPES_BY_SM = {90: ("int8", "e4m3"), 80: ("int8",), 89: ("e4m3",)}
 FP8_VARIANTS = ("scaled", "scaled_bias")
 #: (scale_a, scale_b) kinds built per input dtype. Dynamic per-token x per-channel serves every call
 #: (SM90 broadcasts a per-tensor scale in its epilogue; SM80 expands it to a vector, copy kernels); the second pair is the

@@ -46,12 +46,15 @@ _fast_ready = None  # the C++ fast path module once loaded (see fastpath.py)
 
 
 def kernel_sm(device_index: int) -> int:
-    """The kernel family that runs on a device: SM90 kernels on 9.0, SM80 kernels on 8.x."""
+    """The kernel SM of a device: 90 on 9.0; 89 on 8.9 (its fp8 kernels; int8 takes the SM80 family there,
+    heuristics.family_sm); 80 on the other 8.x."""
     sm = _device_sm.get(device_index)
     if sm is None:
         major, minor = torch.cuda.get_device_capability(device_index)
         if major == 9 and minor == 0:
             sm = 90
+        elif (major, minor) == (8, 9):
+            sm = 89
         elif major == 8:
             sm = 80  # sm_80 machine code runs on every 8.x GPU
         else:
@@ -94,8 +97,8 @@ def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, 
                                   SchedulerFallbackWarning, stacklevel=2)
             choice = table
     if a_dtype == "e4m3" and sm < 89:
-        raise UnsupportedDeviceError(f"fp8 (float8_e4m3fn) GEMMs need SM89+ kernels; this device runs the SM{sm} "
-                                     f"kernel family, which serves int8 only (capability matrix in the README)")
+        raise UnsupportedDeviceError(f"fp8 (float8_e4m3fn) GEMMs need SM89+ kernels (fp8 mma); this device runs the "
+                                     f"SM{sm} kernel family, which serves int8 only (capability matrix in the README)")
     key = (sm, variant, a_dtype, out_dtype, sa, sb, choice, activation)
     hit = _selected.get(key)
     if hit is not None:
@@ -161,7 +164,7 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
     key = (dev, variant, activation, a_dtype, out_dtype, sa, sb, m, n, k)
     plan = _plans.get(key)
     if plan is None:
-        sm = kernel_sm(dev)
+        sm = heuristics.family_sm(kernel_sm(dev), _IN_NAMES[a_dtype])
         choice = None
         if tuned and timing_args is not None:
             choice = _autotuned_choice(dev, sm, variant, a_dtype, out_dtype, sa, sb, m, n, k, timing_args)

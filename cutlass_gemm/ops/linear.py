@@ -67,7 +67,7 @@ _rows_cache: dict = {}  # (device, M, N, K, weight dtype, activation) -> rows; t
 def _rows_to_run(device_index: int, m: int, n: int, k: int, wdtype: torch.dtype, act_name: str) -> int:
     """The M the GEMM runs on: heuristics.padded_rows for the device's kernel family."""
     try:
-        sm = gemm.kernel_sm(device_index)
+        sm = heuristics.family_sm(gemm.kernel_sm(device_index), _IN[wdtype])
     except Exception:  # an unsupported device: no padding; the GEMM raises its typed error itself
         return m
     return heuristics.padded_rows(sm, m, n, _IN[wdtype], activation=act_name, k=k)

@@ -53,8 +53,8 @@ from ..kernels.families import family_of
 from ..errors import BuildError, BuildTimeoutError, CacheDirError
 from . import cache, prebuilt
 from .cache import BUILD_TIMEOUT_ENV, CACHE_ENV, LOCK_TIMEOUT_ENV, cache_root  # noqa: F401  (re-exported)
-from .nvcc import (BASE_FLAGS, SM80_ARCHS_ENV, arch_flags, compile_flags, compile_source, cuda_root,  # noqa: F401
-                   default_jobs, find_nvcc, sm80_targets)
+from .nvcc import (BASE_FLAGS, SM80_ARCHS_ENV, SM89_ARCHS_ENV, arch_flags, compile_flags, compile_source,  # noqa: F401
+                   cuda_root, default_jobs, family_targets, find_nvcc, sm80_targets)
 
 log = logging.getLogger("cutlass_gemm")
 

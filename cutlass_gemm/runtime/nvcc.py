@@ -44,19 +44,30 @@ _LINK_ONLY = ("-shared", "-cudart=shared")
 #: extensions: e.g. "80,86,90". The default, sm_80 SASS plus compute_80 PTX, runs on every 8.x GPU;
 #: adding 90 lets the SM80 kernels run on an H100 without a PTX JIT (how the GPU tests exercise them).
 SM80_ARCHS_ENV = "CUTLASS_GEMM_SM80_ARCHS"
+#: The same for the SM89 (Ada fp8) kernel family: sm_89 SASS plus compute_89 PTX by default; "89,90" adds sm_90
+#: machine code, with which the GPU tests run the family on an H100 / H200 (its mma.sync e4m3 exists there too).
+SM89_ARCHS_ENV = "CUTLASS_GEMM_SM89_ARCHS"
+#: family SM -> (its variable, the real architectures it may add)
+_FAMILY_ARCHS = {80: (SM80_ARCHS_ENV, (80, 86, 87, 89, 90)), 89: (SM89_ARCHS_ENV, (89, 90))}
+
+
+def family_targets(sm: int) -> Tuple[int, ...]:
+    """The real architectures the `sm` (80 or 89) kernel family is compiled for (sorted; always includes `sm`)."""
+    env, allowed = _FAMILY_ARCHS[sm]
+    text = os.environ.get(env, "").replace(";", ",").replace(" ", ",")
+    targets = {sm}
+    for item in filter(None, text.split(",")):
+        digits = item.replace(".", "")
+        if not digits.isdigit() or int(digits) not in allowed:
+            raise BuildError(f"{env}={os.environ[env]!r}: {item!r} is not an architecture the SM{sm} kernels "
+                             f"compile for ({', '.join(map(str, allowed))}, comma-separated)")
+        targets.add(int(digits))
+    return tuple(sorted(targets))
 
 
 def sm80_targets() -> Tuple[int, ...]:
     """The real architectures the SM80 family is compiled for (sorted; always includes 80)."""
-    text = os.environ.get(SM80_ARCHS_ENV, "").replace(";", ",").replace(" ", ",")
-    targets = {80}
-    for item in filter(None, text.split(",")):
-        digits = item.replace(".", "")
-        if not digits.isdigit() or int(digits) not in (80, 86, 87, 89, 90):
-            raise BuildError(f"{SM80_ARCHS_ENV}={os.environ[SM80_ARCHS_ENV]!r}: {item!r} is not an architecture "
-                             f"the SM80 kernels compile for (80, 86, 87, 89 or 90, comma-separated)")
-        targets.add(int(digits))
-    return tuple(sorted(targets))
+    return family_targets(80)
 
 
 def arch_flags(sm: int) -> Tuple[str, ...]:
@@ -64,7 +75,7 @@ def arch_flags(sm: int) -> Tuple[str, ...]:
     # newer GPUs can JIT them.
     if sm == 90:
         return ("-gencode=arch=compute_90a,code=sm_90a",)
-    real = ",".join(f"sm_{t}" for t in (sm80_targets() if sm == 80 else (sm,)))
+    real = ",".join(f"sm_{t}" for t in (family_targets(sm) if sm in _FAMILY_ARCHS else (sm,)))
     return (f"-gencode=arch=compute_{sm},code=[{real},compute_{sm}]",)
 
 
