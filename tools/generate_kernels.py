@@ -64,9 +64,9 @@ def main(argv=None) -> int:
                    help="the SM90 weight-only mixed-input family instead (generated/sm90_mixed; --compile builds "
                         "every kernel of it, or the --name ones)")
     p.add_argument("--conv", action="store_true",
-                   help="the SM90 int8 implicit-GEMM conv2d family instead (generated/sm90_conv; --compile builds "
-                        "every kernel of it, the --name ones, or with --resnet the 24 a bf16 ResNet-50 and its "
-                        "int8 chain select)")
+                   help="the int8 implicit-GEMM conv2d family instead (generated/sm90_conv, with --sm 80 "
+                        "generated/sm80_conv; --compile builds every kernel of it, the --name ones, or with --resnet "
+                        "the 24 (SM80: 12) a bf16 ResNet-50 and its int8 chain select)")
     p.add_argument("--resnet", action="store_true", help="with --conv --compile: only the ResNet-50 (bf16) kernels")
     p.add_argument("--blockwise", action="store_true",
                    help="the SM90 blockwise-scaled fp8 family instead (generated/sm90_blockwise; --compile builds "
@@ -174,20 +174,24 @@ def _mixed(args, p) -> int:
 
 def _conv(args, p) -> int:
     """--conv: generate (and with --compile build) the conv2d family; --name picks exact kernels."""
-    from cutlass_gemm.kernels.conv2d import GENERATED_SUBDIR, Conv2dConfig, default_configs, resnet_configs
+    from cutlass_gemm.kernels.conv2d import CONV_SMS, Conv2dConfig, default_configs, resnet_configs
     from cutlass_gemm.kernels.generate import generate_conv
     try:
         named = [Conv2dConfig.from_name(n) for n in args.name]
     except ValueError as exc:
         p.error(str(exc))
-    configs = named or default_configs()
+    sms = args.sm or [90]
+    if not set(sms) <= set(CONV_SMS):
+        p.error(f"--conv --sm takes {CONV_SMS}, got {sms}")
+    configs = named or [c for sm in sms for c in default_configs(sm)]
     paths = generate_conv(configs, args.out, prune=not named)
-    print(f"generated {len(paths)} conv2d kernel sources under {args.out / GENERATED_SUBDIR}")
+    folders = sorted({c.generated_subdir for c in configs})
+    print(f"generated {len(paths)} conv2d kernel sources under {args.out} ({', '.join(folders)})")
     if not args.compile:
         return 0
-    todo = named or (resnet_configs() if args.resnet else configs)
+    todo = named or ([c for sm in sms for c in resnet_configs(sm=sm)] if args.resnet else configs)
     todo = todo[: args.limit] if args.limit else todo
-    sources = {c.name: (args.out / GENERATED_SUBDIR / f"{c.name}.cu").read_text() for c in todo}
+    sources = {c.name: (args.out / c.generated_subdir / f"{c.name}.cu").read_text() for c in todo}
     return _compile(todo, sources, args.jobs)
 
 

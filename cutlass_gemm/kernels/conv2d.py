@@ -27,7 +27,12 @@ What the wheel offers, and why this is the family's shape (nvidia-cutlass 4.2):
   output tile) exists, so there is no `schedule` field; its epilogue schedule is `TmaWarpSpecialized`.
 - cutlass_cppgen 4.2's `op.Conv2d` emits CUTLASS 2 (SM80) implicit GEMMs with its own epilogue functors
   only (no EVT for conv), so the kernel types are written from a template, as the mixed-input family's are.
-- SM80 (the CUTLASS 2 mma.sync implicit GEMM) is not emitted yet: the op raises UnsupportedDeviceError there.
+- SM80 (session 57; A100, A10, L4, L40 and every other 8.x GPU): CUTLASS 2's implicit GEMM (mma.sync int8, cp.async
+  multistage, `DefaultConv2dFprop`'s optimized NHWC iterators) has no EVT epilogue for convolutions, so the kernel is
+  this library's (kernels/cxx/conv80_visitor.hpp, kernels/emit_conv80.py): CUTLASS's conv mainloop and its GEMM
+  epilogue with a visitor tree (EpilogueWithVisitorCallbacks + Sm80EVT, the same nodes as the SM90 EVT), which fits
+  because fprop's implicit-GEMM output over NHWC is the row-major (N*P*Q, Co) matrix a GEMM writes. Tile K is 64
+  int8 (CUTLASS's int8 conv tiles), stages as listed (no auto count before SM90), no cluster.
 
 What changes the binary, and so the name and cache key (fixed order, the name's order): SM, output
 dtype, activation, CTA tile (M = output pixels, N = output channels, K = 128 int8 = one 128-byte TMA row),
@@ -45,8 +50,10 @@ from .config import TemplateConfigMixin
 # 5: scalars read after the mainloop; 128-row tiles launched as programmatic dependents. 6: that stride spelled as
 # launcher_text.LATE_SCALAR_STRIDE, shared with the GEMMs (same type, text only)
 CONV_GENERATOR_VERSION = "6"
-#: The family's folder under generated/ (its own manifest).
+#: The family's folder under generated/ for SM90 (its own manifest; SM80's is sm80_conv: Conv2dConfig.generated_subdir).
 GENERATED_SUBDIR = "sm90_conv"
+#: SMs with conv kernels.
+CONV_SMS = (80, 90)
 
 OUT_DTYPES = ("bf16", "f16", "s8")
 #: Bytes per element of each output dtype (the TMA store's 16-byte rows set Co's alignment).
@@ -89,7 +96,11 @@ class Conv2dConfig(TemplateConfigMixin):
 
     #: kernels/families.py row (class attributes: not fields, so not in the name or equality)
     family = "conv2d"
-    generated_subdir = GENERATED_SUBDIR
+
+    @property
+    def generated_subdir(self) -> str:
+        """The folder under generated/: sm90_conv, sm80_conv."""
+        return f"sm{self.sm}_conv"
 
     def __post_init__(self):
         object.__setattr__(self, "tile", tuple(int(v) for v in self.tile))
@@ -101,14 +112,16 @@ class Conv2dConfig(TemplateConfigMixin):
         def bad(field: str, why: str):
             raise ValueError(f"Conv2dConfig.{field}: {why} (config {self!r})")
 
-        if self.sm != 90:
-            bad("sm", f"the implicit-GEMM conv family is emitted for SM90 only, got {self.sm}")
+        if self.sm not in CONV_SMS:
+            bad("sm", f"the implicit-GEMM conv family is emitted for {CONV_SMS}, got {self.sm}")
         if self.out_dtype not in OUT_DTYPES:
             bad("out_dtype", f"must be one of {OUT_DTYPES}, got {self.out_dtype!r}")
         if self.activation not in ACTIVATIONS:
             bad("activation", f"must be one of {ACTIVATIONS}, got {self.activation!r}")
         if len(self.tile) != 3 or any(v <= 0 for v in self.tile):
             bad("tile", f"must be three positive ints, got {self.tile}")
+        if self.sm == 80:
+            return self._validate_sm80(bad)
         tm, tn, tk = self.tile
         if tk not in TILE_KS:
             bad("tile", f"tile K must be one of {TILE_KS} (int8 elements: 64/128-byte TMA rows), got {tk}")
@@ -123,6 +136,23 @@ class Conv2dConfig(TemplateConfigMixin):
             bad("cluster", f"SM90 clusters are (m, n, 1) powers of two with m*n <= 4, got {self.cluster}")
         if self.stages != 0 and not 2 <= self.stages <= 8:
             bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
+
+    def _validate_sm80(self, bad) -> None:
+        """CUTLASS 2's multistage implicit GEMM: four warps of (tile M / 2) x (tile N / 2), 64-deep int8 K tiles."""
+        tm, tn, tk = self.tile
+        if tk != 64:
+            bad("tile", f"SM80 conv kernels take tile K 64 (int8), got {tk}")
+        if tm not in (64, 128, 256) or tn not in (64, 128, 256) or tm * tn > 128 * 256:
+            bad("tile", f"SM80 tile M and N are 64, 128 or 256 with M*N <= 128*256, got {self.tile}")
+        if self.cluster != (1, 1, 1):
+            bad("cluster", f"clusters need SM90, got {self.cluster}")
+        if not 2 <= self.stages <= 6:
+            bad("stages", f"SM80 multistage kernels take 2..6 stages (no automatic count), got {self.stages}")
+
+    @property
+    def warp_shape(self) -> Tuple[int, int, int]:
+        """SM80: each of the four warps' tile (half the CTA tile in M and N, its whole K)."""
+        return (self.tile[0] // 2, self.tile[1] // 2, self.tile[2])
 
     # ----------------------------------------------------------------- naming
     @property
@@ -164,6 +194,11 @@ TILE_TABLE = {
     ("narrow_n", 64): (128, 64, (2, 1, 1), 4), ("narrow_n", 128): (128, 64, (1, 1, 1), 0),
     ("small_m", 64): (64, 128, (1, 1, 1), 0), ("small_m", 128): (64, 128, (1, 1, 1), 0),
 }
+#: SM80: the same classes over CUTLASS 2 tiles (CUTLASS's SM80 int8 conv tests and profiler list run 128 x 128 x 64 with
+#: 64 x 64 warps; 64-row and 64-wide tiles for the small classes), 4 stages (64 KB of shared memory at 128 x 128,
+#: two CTAs per A100 SM). Not measured on an SM80 GPU (none lent); the kernels have run on an H200 from sm_90 code
+#: (tests/test_conv_int8_sm80_on_sm90_gpu.py).
+TILE_TABLE_80 = {"wide": (128, 128, 4), "narrow_n": (128, 64, 4), "small_m": (64, 128, 4)}
 #: GEMM M (output pixels) below which the 64-row tile is taken: fewer than ~2 waves of 128-row tiles.
 SMALL_M = 4096
 
@@ -178,22 +213,29 @@ def tile_k(ci: int) -> int:
     return 128 if ci % 128 == 0 else 64
 
 
-def select_config(out_dtype: str, activation: str, m: int, co: int, ci: int) -> Conv2dConfig:
-    """The kernel a conv with GEMM M = N*P*Q output pixels, `co` output and `ci` input channels takes."""
+def select_config(out_dtype: str, activation: str, m: int, co: int, ci: int, sm: int = 90) -> Conv2dConfig:
+    """The kernel a conv with GEMM M = N*P*Q output pixels, `co` output and `ci` input channels takes on `sm`."""
+    if sm == 80:
+        tm, tn, stages = TILE_TABLE_80[problem_class(m, co)]
+        return Conv2dConfig(sm=80, out_dtype=out_dtype, activation=activation, tile=(tm, tn, 64), stages=stages)
     tk = tile_k(ci)
     tm, tn, cluster, stages = TILE_TABLE[(problem_class(m, co), tk)]
     return Conv2dConfig(out_dtype=out_dtype, activation=activation, tile=(tm, tn, tk), cluster=cluster, stages=stages)
 
 
-def default_configs() -> List[Conv2dConfig]:
-    """Every TILE_TABLE entry x output dtype x activation: 6 x 3 x 3 = 54 kernels (tools/generate_kernels.py
-    --conv); the ResNet-50 set is `resnet_configs()`."""
+def default_configs(sm: int = 90) -> List[Conv2dConfig]:
+    """Every tile-table entry x output dtype x activation (tools/generate_kernels.py --conv [--sm 80]): SM90 6 x 3 x 3
+    = 54 kernels, SM80 3 x 3 x 3 = 27; the ResNet-50 set is `resnet_configs()`."""
+    if sm == 80:
+        return sorted((Conv2dConfig(sm=80, out_dtype=o, activation=a, tile=(tm, tn, 64), stages=st)
+                       for o in OUT_DTYPES for a in ACTIVATIONS for tm, tn, st in TILE_TABLE_80.values()),
+                      key=lambda c: c.name)
     return sorted((Conv2dConfig(out_dtype=o, activation=a, tile=(tm, tn, k), cluster=c, stages=st)
                    for o in OUT_DTYPES for a in ACTIVATIONS for (_, k), (tm, tn, c, st) in TILE_TABLE.items()),
                   key=lambda c: c.name)
 
 
-def resnet_configs(out_dtype: str = "bf16") -> List[Conv2dConfig]:
+def resnet_configs(out_dtype: str = "bf16", sm: int = 90) -> List[Conv2dConfig]:
     """The kernels a ResNet-50 in `out_dtype` can select (its convs fuse ReLU or nothing), with their int8-output
-    twins for an int8 chain (nn/chain.py): 24."""
-    return [c for c in default_configs() if c.out_dtype in (out_dtype, "s8") and c.activation in ("none", "relu")]
+    twins for an int8 chain (nn/chain.py): 24 on SM90, 12 on SM80."""
+    return [c for c in default_configs(sm) if c.out_dtype in (out_dtype, "s8") and c.activation in ("none", "relu")]

@@ -103,11 +103,15 @@ def generate_mixed(configs: Iterable, out_dir: Path, *, prune: bool = True) -> L
 
 
 def generate_conv(configs: Iterable, out_dir: Path, *, prune: bool = True) -> List[Path]:
-    """Emit int8 implicit-GEMM conv2d kernels (kernels/conv2d.py) into `out_dir/sm90_conv/`, as generate_mixed."""
-    from .conv2d import CONV_GENERATOR_VERSION, GENERATED_SUBDIR, Conv2dConfig
+    """Emit int8 implicit-GEMM conv2d kernels (kernels/conv2d.py) into `out_dir/sm90_conv/` and `out_dir/sm80_conv/`
+    (each SM's folder with its own manifest; only the folders of the SMs given are touched), as generate_mixed."""
+    from .conv2d import CONV_GENERATOR_VERSION, Conv2dConfig
     from .emit_conv import emit_conv_source
-    return _generate_family(configs, Path(out_dir) / GENERATED_SUBDIR, emit_conv_source, CONV_GENERATOR_VERSION,
-                            Conv2dConfig, prune)
+    by_dir: Dict[str, list] = {}
+    for cfg in configs:
+        by_dir.setdefault(cfg.generated_subdir, []).append(cfg)
+    return [path for sub in sorted(by_dir) for path in _generate_family(
+        by_dir[sub], Path(out_dir) / sub, emit_conv_source, CONV_GENERATOR_VERSION, Conv2dConfig, prune)]
 
 
 def generate_blockwise(configs: Iterable, out_dir: Path, *, prune: bool = True) -> List[Path]:

@@ -7,9 +7,9 @@ Two kernels serve it, chosen from the conv's parameters once, at construction:
 - a 1x1 / stride-1 / unpadded / undilated conv is a GEMM over pixel rows: the child `linear` is an
   `Int8Linear` over (Co, Ci) and forward runs it on the rows (any `act` of Int8Linear, per-pixel "dynamic",
   every epilogue activation; state `linear.*`), as before this layer served more;
-- any other conv runs the int8 implicit GEMM (ops/conv_igemm.py, SM90): the child `linear` is an
-  `Int8Linear` over (Co, Kh*Kw*Ci) whose weight rows are the filter in KRSC order — exactly the (Co, Kh, Kw, Ci)
-  memory the kernel reads, so forward views it with no copy. `act` is per tensor there ("dynamic" and
+- any other conv runs the int8 implicit GEMM (ops/conv_igemm.py; SM90, and SM80 kernels on 8.x since session 57):
+  the child `linear` is an `Int8Linear` over (Co, Kh*Kw*Ci) whose weight rows are the filter in KRSC order — exactly
+  the (Co, Kh, Kw, Ci) memory the kernel reads, so forward views it with no copy. `act` is per tensor there ("dynamic" and
   "dynamic_per_tensor": one scale computed on the device per call; "static": the calibrated scale),
   `activation` None / "relu" / "relu6". Static calibration observes the conv's input (its absmax is the
   im2col rows' absmax; `nn.calibrate` hooks convs too).

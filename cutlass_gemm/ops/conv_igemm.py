@@ -1,4 +1,4 @@
-"""W8A8 int8 convolution of any kernel size, stride, padding and dilation: CUTLASS's SM90 implicit GEMM.
+"""W8A8 int8 convolution of any kernel size, stride, padding and dilation: CUTLASS's SM90 / SM80 implicit GEMM.
 
     y = conv2d_int8_igemm(x_q, w_krsc, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype,
                           scale_out=None, scale_guard=None)
@@ -17,12 +17,14 @@ reciprocal of the output scale, bias float32, Co % 16 == 0 (16-byte int8 rows). 
 device tensor or None) makes the kernel read scale_x + 0 * scale_guard: scale_x for a finite guard, NaN for a
 non-finite one (an int8 chain's first activation scale, so that a NaN input stays NaN at the chain's end).
 
-CUDA tensors on an SM90 GPU run kernels/conv2d.py's kernel (tile by shape, built on first use, announced);
-CPU tensors run the float64 reference (this formula with F.conv2d); other GPUs raise UnsupportedDeviceError
-(no SM80 implicit GEMM yet). `conv2d_int8` (ops/conv.py) quantizes x and calls this op; `check_igemm` holds
+CUDA tensors on an SM90 GPU run kernels/conv2d.py's SM90 kernel, on SM80-SM89 GPUs its SM80 kernel (since
+session 57: CUTLASS 2's mainloop with a visitor epilogue; the SM of ops.gemm.kernel_sm, int8 family), the tile by
+shape, built on first use, announced; CPU tensors run the float64 reference (this formula with F.conv2d); other GPUs
+raise UnsupportedDeviceError. `conv2d_int8` (ops/conv.py) quantizes x and calls this op; `check_igemm` holds
 every rule, so a bad call raises a typed InvalidArgumentError naming the argument before any kernel:
 Ci % 64 (a K tile within one filter tap; pad the channels), Co % 8 (the TMA store), groups 1, stride 1..8, and the TMA
-im2col window limits (padding 0..127, dilation * (K - 1) < 128) — `igemm_unsupported_reason` says why.
+im2col window limits (padding 0..127, dilation * (K - 1) < 128) — `igemm_unsupported_reason` says why. The SM80
+kernels need none of the TMA limits; they keep them, so that a model converts alike on either GPU.
 """
 from __future__ import annotations
 
@@ -32,7 +34,8 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import InvalidArgumentError, UnsupportedConvError, UnsupportedDeviceError
-from ..kernels.conv2d import CI_ALIGN, CO_ALIGN, select_config
+from ..kernels import heuristics
+from ..kernels.conv2d import CI_ALIGN, CO_ALIGN, CONV_SMS, select_config
 from ..runtime import fastpath
 from .gemm import _eager_direct
 
@@ -224,15 +227,24 @@ def _make_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out
         return Plan(None, -1, (n, p, q, co), out_dtype, sizes + (p, q), 0)
     from ..runtime import loader
     dev = x.get_device()
-    major, minor = torch.cuda.get_device_capability(dev)
-    if (major, minor) != (9, 0):
-        raise UnsupportedDeviceError(f"the int8 implicit-GEMM convolution has SM90 kernels only, this GPU is "
-                                     f"SM{major}{minor} (1x1 convolutions run on the GEMMs everywhere)")
+    cfg = kernel_config(dev, _OUT[out_dtype], act or "none", n * p * q, co, ci)  # before any launch
     lib = ws = None
     if n * p * q * co:
-        lib = loader.get_kernel(select_config(_OUT[out_dtype], act or "none", n * p * q, co, ci))
+        lib = loader.get_kernel(cfg)
         ws = lib.workspace_size(*sizes)  # pure host arithmetic in the launcher: no device needed
     return Plan(lib, dev, (n, p, q, co), out_dtype, sizes + (p, q), ws or 0)
+
+
+def kernel_config(device_index: int, out_dtype: str, activation: str, m: int, co: int, ci: int):
+    """The conv kernel (kernels/conv2d.py config) a call with GEMM M = N*P*Q, `co` / `ci` channels takes on this
+    device: SM90 kernels on 9.0, SM80 ones on 8.x (ops.gemm.kernel_sm's int8 family); UnsupportedDeviceError
+    elsewhere."""
+    from . import gemm
+    sm = heuristics.family_sm(gemm.kernel_sm(device_index), "int8")  # raises below SM80
+    if sm not in CONV_SMS:
+        raise UnsupportedDeviceError(f"the int8 implicit-GEMM convolution has SM80 and SM90 kernels, this GPU runs "
+                                     f"the SM{sm} family")
+    return select_config(out_dtype, activation, m, co, ci, sm=sm)
 
 
 def get_plan(x, w, scale_x, w_scale, bias, stride, padding, dilation, act, out_dtype, scale_out=None,
