@@ -8,7 +8,8 @@ under this module's autouse fixture): every output element of the bf16 / fp16 ke
 shapes there (all three tiles, strides, padding, dilation, 1x1 / 3x3 / 5x3 / 7x7, every activation, bias or none),
 `conv2d_int8` from float input against the CPU path, typed errors and opcheck, the layer under
 torch.compile(fullgraph=True) and in a CUDA graph, the plan cache, the C++ eager entry, the int8-output kernels
-(within one step of the reference), the NaN guard. The last test checks that every kernel ran was an SM80 one and
+(within one step of the reference), the NaN guard, ResNet-50 quantized with each scheme and as an int8 chain (its
+1x1 convs and fc on the SM80 GEMMs). The last test checks that every kernel ran was an SM80 one and
 that every kernel of the SM80 set ran. Run with `pytest -m gpu` on an H100/H200."""
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -23,11 +24,13 @@ from cutlass_gemm.ops import conv_igemm
 from cutlass_gemm.ops import gemm as gemm_ops
 from cutlass_gemm.runtime import build, fastpath, kernel_list
 from test_conv_chain_gpu import (test_int8_output_kernel, test_int8_output_opcheck_on_gpu,  # noqa: F401
-                                 test_scale_guard_in_the_kernel)
-from test_conv_int8_gpu import (test_conv2d_int8_matches_the_cpu_path, test_eager_cpp_entry_serves_a_planned_signature,  # noqa: F401
+                                 test_resnet50_int8_chain, test_scale_guard_in_the_kernel)
+from test_conv_int8_gpu import (test_conv2d_int8_matches_the_cpu_path,  # noqa: F401
+                                test_eager_cpp_entry_serves_a_planned_signature,
                                 test_kernel_every_element_against_float64,
                                 test_layer_compile_fullgraph_and_cuda_graph_without_sync,
-                                test_plan_cache_new_data_and_graph_replay, test_typed_errors_before_launch_and_opcheck)
+                                test_plan_cache_new_data_and_graph_replay, test_resnet50_end_to_end,
+                                test_typed_errors_before_launch_and_opcheck)
 
 pytestmark = pytest.mark.gpu
 
