@@ -77,7 +77,8 @@ def test_names_round_trip_and_read_in_field_order():
         KernelConfig.from_name(cfgs[0].name)
 
 
-@pytest.mark.parametrize("change,field", [({"sm": 80}, "sm"), ({"act_dtype": "f32"}, "act_dtype"), ({"bits": 3}, "bits"),
+@pytest.mark.parametrize("change,field", [({"sm": 86}, "sm"), ({"sm": 80}, "bits"),
+                                          ({"sm": 80, "bits": 8, "schedule": "multistage"}, "tile"), ({"act_dtype": "f32"}, "act_dtype"), ({"bits": 3}, "bits"),
                                           ({"tile": (128, 128, 256)}, "tile"), ({"tile": (64, 128, 64)}, "tile"),
                                           ({"tile": (128, 24, 64)}, "tile"), ({"cluster": (1, 1, 2)}, "cluster"),
                                           ({"schedule": "multistage"}, "schedule"), ({"stages": 1}, "stages"),

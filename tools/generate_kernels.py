@@ -61,7 +61,8 @@ def main(argv=None) -> int:
                    help="also build the torch extension (C++ fast path + quantization kernels; needs CUDA torch "
                         "and a GPU: it is built for the GPUs it sees)")
     p.add_argument("--mixed", action="store_true",
-                   help="the SM90 weight-only mixed-input family instead (generated/sm90_mixed; --compile builds "
+                   help="the weight-only mixed-input family instead (generated/sm90_mixed, with --sm 80 the W8A16 "
+                        "upcast kernels in generated/sm80_mixed; --compile builds "
                         "every kernel of it, or the --name ones)")
     p.add_argument("--conv", action="store_true",
                    help="the int8 implicit-GEMM conv2d family instead (generated/sm90_conv, with --sm 80 "
@@ -158,17 +159,21 @@ def _named(args, p) -> int:
 def _mixed(args, p) -> int:
     """--mixed: generate (and with --compile build) the mixed-input family; --name picks exact kernels."""
     from cutlass_gemm.kernels.generate import generate_mixed
-    from cutlass_gemm.kernels.mixed_input import GENERATED_SUBDIR, MixedInputConfig, default_configs
+    from cutlass_gemm.kernels.mixed_input import MIXED_SMS, MixedInputConfig, default_configs
+    sms = args.sm or [90]
+    if not set(sms) <= set(MIXED_SMS):
+        p.error(f"--mixed --sm takes {MIXED_SMS}, got {sms}")
     try:
-        configs = [MixedInputConfig.from_name(n) for n in args.name] or default_configs()
+        configs = [MixedInputConfig.from_name(n) for n in args.name] or [c for sm in sms for c in default_configs(sm)]
     except ValueError as exc:
         p.error(str(exc))
     paths = generate_mixed(configs, args.out, prune=not args.name)
-    print(f"generated {len(paths)} mixed-input kernel sources under {args.out / GENERATED_SUBDIR}")
+    folders = sorted({c.generated_subdir for c in configs})
+    print(f"generated {len(paths)} mixed-input kernel sources under {args.out} ({', '.join(folders)})")
     if not args.compile:
         return 0
     todo = configs[: args.limit] if args.limit else configs
-    sources = {c.name: (args.out / GENERATED_SUBDIR / f"{c.name}.cu").read_text() for c in todo}
+    sources = {c.name: (args.out / c.generated_subdir / f"{c.name}.cu").read_text() for c in todo}
     return _compile(todo, sources, args.jobs)
 
 

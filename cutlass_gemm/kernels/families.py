@@ -46,7 +46,7 @@ FAMILIES: Dict[str, Family] = {
     "gemm": Family("gemm", ("emit", "emit_source"), ("config", "GENERATOR_VERSION"), _BASE_FILES),
     "mixed_input": Family("mixed_input", ("emit_mixed", "emit_mixed_source"),
                           ("mixed_input", "MIXED_GENERATOR_VERSION"),
-                          _BASE_FILES + ("mixed_input.py", "emit_mixed.py"),
+                          _BASE_FILES + ("mixed_input.py", "emit_mixed.py", "emit_mixed80.py"),
                           subdir=lambda cfg: cfg.generated_subdir),
     "conv2d": Family("conv2d", ("emit_conv", "emit_conv_source"), ("conv2d", "CONV_GENERATOR_VERSION"),
                      _BASE_FILES + ("conv2d.py", "emit_conv.py", "emit_conv80.py", "cxx/conv80_visitor.hpp"),

@@ -93,13 +93,22 @@ def read_manifest(sm_dir: Path) -> Dict[str, KernelConfig]:
 
 
 def generate_mixed(configs: Iterable, out_dir: Path, *, prune: bool = True) -> List[Path]:
-    """Emit mixed-input kernels (kernels/mixed_input.py) into `out_dir/sm90_mixed/` with their own manifest
+    """Emit mixed-input kernels (kernels/mixed_input.py) into `out_dir/sm90_mixed/` (SM80's: sm80_mixed/), each with its own manifest
     (the family's generator version), with the same rules as `generate`: name order, a file rewritten only
     when its text changed, and (with `prune`) sources the previous manifest listed and the set lacks removed."""
     from .emit_mixed import emit_mixed_source
-    from .mixed_input import GENERATED_SUBDIR, MIXED_GENERATOR_VERSION, MixedInputConfig
-    return _generate_family(configs, Path(out_dir) / GENERATED_SUBDIR, emit_mixed_source, MIXED_GENERATOR_VERSION,
-                            MixedInputConfig, prune)
+    from .mixed_input import MIXED_GENERATOR_VERSION, MixedInputConfig
+    return _by_subdir(configs, out_dir, emit_mixed_source, MIXED_GENERATOR_VERSION, MixedInputConfig, prune)
+
+
+def _by_subdir(configs: Iterable, out_dir: Path, emit, version: str, config_cls, prune: bool) -> List[Path]:
+    """_generate_family per folder of the configs given (one per SM: sm90_mixed / sm80_mixed, sm90_conv /
+    sm80_conv); folders of SMs not given are not touched."""
+    by_dir: Dict[str, list] = {}
+    for cfg in configs:
+        by_dir.setdefault(cfg.generated_subdir, []).append(cfg)
+    return [path for sub in sorted(by_dir)
+            for path in _generate_family(by_dir[sub], Path(out_dir) / sub, emit, version, config_cls, prune)]
 
 
 def generate_conv(configs: Iterable, out_dir: Path, *, prune: bool = True) -> List[Path]:
@@ -107,11 +116,7 @@ def generate_conv(configs: Iterable, out_dir: Path, *, prune: bool = True) -> Li
     (each SM's folder with its own manifest; only the folders of the SMs given are touched), as generate_mixed."""
     from .conv2d import CONV_GENERATOR_VERSION, Conv2dConfig
     from .emit_conv import emit_conv_source
-    by_dir: Dict[str, list] = {}
-    for cfg in configs:
-        by_dir.setdefault(cfg.generated_subdir, []).append(cfg)
-    return [path for sub in sorted(by_dir) for path in _generate_family(
-        by_dir[sub], Path(out_dir) / sub, emit_conv_source, CONV_GENERATOR_VERSION, Conv2dConfig, prune)]
+    return _by_subdir(configs, out_dir, emit_conv_source, CONV_GENERATOR_VERSION, Conv2dConfig, prune)
 
 
 def generate_blockwise(configs: Iterable, out_dir: Path, *, prune: bool = True) -> List[Path]:

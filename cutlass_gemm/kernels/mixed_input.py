@@ -25,6 +25,17 @@ from typing import List, Optional, Tuple
 
 from .config import TemplateConfigMixin
 
+#: SM80 (session 57): W8A16 per channel through CUTLASS 2's mixed-input upcast MMA (OpMultiplyAddMixedInputUpcast:
+#: the int8 weight, CUTLASS's B operand, converted to the activation dtype in registers before mma.sync; x is A), the
+#: per-channel scale and the bias applied in an EVT epilogue (kernels/emit_mixed80.py); the weight in layout
+#: "cutlass_upcast_sm80_v1" (plain (N, K) int8, quant/prepack.py). Its tile keeps this family's order (weight side,
+#: token side, K) although CUTLASS's threadblock is (tokens, weights, K) there.
+MIXED_SMS = (80, 90)
+#: The SM80 kernel for every M it serves (the rows above the small-M kernels): CUTLASS's SM80 f16 / bf16 x s8 list
+#: offers 128 x 128 x 64 and 128 x 64 x 64 threadblocks; not measured on an SM80 GPU.
+SM80_TILE = (128, 128, 64)
+SM80_STAGES = 4
+
 #: Bumped whenever the emitted source of an unchanged MixedInputConfig would change.
 MIXED_GENERATOR_VERSION = "5"  # 4: persistent kernels launched as programmatic dependents; 5: stream-K too
 #: The family's folder under generated/ (its own manifest: generate.py owns generated/sm<NN>/).
@@ -67,8 +78,11 @@ class MixedInputConfig(TemplateConfigMixin):
 
     #: how build.py / loader.py tell the families apart without importing every config type
     family = "mixed_input"
-    #: where the committed sources and their manifest live under generated/ (build.manifest_sha256)
-    generated_subdir = GENERATED_SUBDIR
+
+    @property
+    def generated_subdir(self) -> str:
+        """Where the committed sources and their manifest live under generated/: sm90_mixed, sm80_mixed."""
+        return f"sm{self.sm}_mixed"
 
     def __post_init__(self):
         object.__setattr__(self, "tile", tuple(int(v) for v in self.tile))
@@ -81,10 +95,17 @@ class MixedInputConfig(TemplateConfigMixin):
         def bad(field: str, why: str):
             raise ValueError(f"MixedInputConfig.{field}: {why} (config {self!r})")
 
-        if self.sm != 90:
-            bad("sm", f"the mixed-input (wgmma) collective needs SM90, got {self.sm}")
+        if self.sm not in MIXED_SMS:
+            bad("sm", f"the mixed-input family has kernels for {MIXED_SMS}, got {self.sm}")
         if self.act_dtype not in ACT_DTYPES:
             bad("act_dtype", f"must be one of {ACT_DTYPES}, got {self.act_dtype!r}")
+        if self.sm == 80:
+            if self.bits != 8 or self.zero_point:
+                bad("bits", "the SM80 upcast kernel takes symmetric int8 weights (W8A16 per channel)")
+            if (self.tile, self.cluster, self.schedule, self.scheduler) != (SM80_TILE, (1, 1, 1), "multistage",
+                                                                         "persistent") or not 3 <= self.stages <= 5:
+                bad("tile", f"SM80 takes tile {SM80_TILE}, no cluster, schedule 'multistage', 3..5 stages")
+            return
         if self.bits not in WEIGHT_BITS:
             bad("bits", f"must be one of {WEIGHT_BITS}, got {self.bits!r}")
         if self.schedule not in SCHEDULES:
@@ -226,10 +247,18 @@ def _config(act_dtype: str, bits: int, zero_point: bool, kernel: tuple, wide_k: 
                             schedule=schedule, scheduler=scheduler)
 
 
-def default_configs() -> List[MixedInputConfig]:
+def sm80_config(act_dtype: str) -> MixedInputConfig:
+    """The SM80 W8A16 upcast kernel for activations of `act_dtype`."""
+    return MixedInputConfig(sm=80, act_dtype=act_dtype, bits=8, tile=SM80_TILE, schedule="multistage",
+                            stages=SM80_STAGES)
+
+
+def default_configs(sm: int = 90) -> List[MixedInputConfig]:
     """Every kernel the selection can pick, in every format: 2 dtypes x sym/zp x the rows of SELECTION, WIDE_N_ROWS
     and SMALL_N_ROW, and for rows with the 128-wide K tile their 64-wide form (group 64) too (the GPU tests' and
-    `tools/generate_kernels.py --mixed`'s set)."""
+    `tools/generate_kernels.py --mixed`'s set). SM80: the upcast kernel in both dtypes."""
+    if sm == 80:
+        return [sm80_config(a) for a in sorted(ACT_DTYPES)]
     out = set()
     rows = SELECTION + WIDE_N_ROWS + tuple((b, None) + SMALL_N_ROW for b in WEIGHT_BITS)
     for a in ACT_DTYPES:

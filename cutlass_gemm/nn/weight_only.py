@@ -23,8 +23,13 @@ CUTLASS's mixed-input GEMM (layout "cutlass_mixed_sm90_v1", buffers `qweight_mix
 M <= 64 keeps the small-M kernel and larger M the dequantize fallback). M <= 16 keeps the small-M kernel, so both copies are needed: the packed
 weight and its scales take twice the memory (int4 8192 x 8192 g128: 2 x 34 MB instead of 34 MB, still half of
 bf16's 134 MB). H100 figures: docs/weight_only.md.
+Large M on SM80-SM89 (`large_m_backend="cutlass_upcast"`, session 57; W8A16 per channel, symmetric): the layer also
+keeps the weight as plain (N, K) int8 (layout "cutlass_upcast_sm80_v1", buffers `qweight_upcast`, `scales_upcast`),
+and calls with more rows than the small-M kernels take run CUTLASS 2's mixed-input upcast GEMM with the scale in its
+epilogue instead of the dequantize fallback (the int8 weight stored twice: 2 x 67 MB at 8192 x 8192).
 `from_float` and `quantize_model` default to "auto": "cutlass_mixed" when the current CUDA device is an
-SM90 GPU and the group size is one it takes, else "dequant" (one copy; `__init__`, `from_packed` and the
+SM90 GPU and the group size is one it takes, "cutlass_upcast" on an SM80-SM89 GPU for symmetric per-channel int8,
+else "dequant" (one copy; `__init__`, `from_packed` and the
 checkpoint importers default to "dequant"). The resolved choice is in `large_m_backend` and `extra_repr`;
 a state_dict loads into a layer built with the same choice.
 
@@ -43,23 +48,30 @@ from torch import nn
 
 from ._buffers import HALF as _HALF, BufferReader, QuantizedBuffers
 from ..errors import InvalidArgumentError
-from ..ops.weight_only import layer_fast_call, layer_rows, mixed_fast_call, mixed_usable, weight_only_mm
-from ..quant.prepack import LAYOUT, LAYOUT_MIXED, PackedWeight, prepack, unpack, unservable_reason as _layout_reason
+from ..ops.weight_only import layer_fast_call, layer_rows, mixed_fast_call, mixed_usable, upcast_usable, weight_only_mm
+from ..quant.prepack import LAYOUT, LAYOUT_MIXED, LAYOUT_UPCAST, PackedWeight, prepack, unpack, \
+    unservable_reason as _layout_reason
 from ..quant.prepack_mixed import MIXED_GROUP_SIZES, prepack_mixed
+from ..quant.prepack_upcast import prepack_upcast
 from ..quant.weight_only import BITS, GROUP_SIZES, from_awq, from_gptq, quantize_weight_only
 
 # stored value of a zero weight, symmetric formats: every field holds 2^(bits-1)
 _SYM_ZERO_WORD = {4: -0x77777778, 8: -0x7F7F7F80}  # 0x88888888, 0x80808080 as int32
-LARGE_M_BACKENDS = ("dequant", "cutlass_mixed")
+LARGE_M_BACKENDS = ("dequant", "cutlass_mixed", "cutlass_upcast")
 
 
-def resolve_large_m_backend(choice: str, group_size: Optional[int]) -> str:
+def resolve_large_m_backend(choice: str, group_size: Optional[int], bits: int = 4, zero_point: bool = False) -> str:
     """"auto" -> "cutlass_mixed" when the current CUDA device is SM90 and `group_size` is one the mixed-input
-    kernel takes, else "dequant"; any other value is returned as given (checked by the constructor)."""
+    kernel takes; "cutlass_upcast" on an SM80-SM89 device for symmetric per-channel int8 (W8A16); else "dequant".
+    Any other value is returned as given (checked by the constructor)."""
     if choice != "auto":
         return choice
-    sm90 = torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0)
-    return "cutlass_mixed" if sm90 and (group_size is None or group_size in MIXED_GROUP_SIZES) else "dequant"
+    if not torch.cuda.is_available():
+        return "dequant"
+    if torch.cuda.get_device_capability() == (9, 0):
+        return "cutlass_mixed" if group_size is None or group_size in MIXED_GROUP_SIZES else "dequant"
+    dev = torch.device("cuda", torch.cuda.current_device())
+    return "cutlass_upcast" if upcast_usable(dev) and (bits, group_size, zero_point) == (8, None, False) else "dequant"
 
 
 def weight_only_unservable_reason(in_features: int, out_features: int, group_size: Optional[int] = None) -> Optional[str]:
@@ -71,7 +83,8 @@ def weight_only_unservable_reason(in_features: int, out_features: int, group_siz
 
 
 #: What forward reads, from the buffer dict (_buffers.BufferReader says why).
-_STATE = BufferReader("qweight", "scales", "zeros", "bias", "perm", "qweight_mixed", "scales_mixed", "zeros_mixed")
+_STATE = BufferReader("qweight", "scales", "zeros", "bias", "perm", "qweight_mixed", "scales_mixed", "zeros_mixed",
+                      "qweight_upcast", "scales_upcast")
 
 
 class WeightOnlyLinear(QuantizedBuffers):
@@ -102,6 +115,9 @@ class WeightOnlyLinear(QuantizedBuffers):
         if large_m_backend == "cutlass_mixed" and group_size is not None and group_size not in MIXED_GROUP_SIZES:
             raise InvalidArgumentError("group_size", f"large_m_backend='cutlass_mixed' takes group sizes "
                                                      f"{MIXED_GROUP_SIZES} or per channel, got {group_size}")
+        if large_m_backend == "cutlass_upcast" and (bits, group_size, zero_point) != (8, None, False):
+            raise InvalidArgumentError("large_m_backend", "'cutlass_upcast' takes symmetric per-channel int8 weights "
+                                                          "(bits=8, group_size=None, zero_point=False)")
         self.large_m_backend = large_m_backend
         self.in_features, self.out_features, self.dtype = int(in_features), int(out_features), dtype
         self.bits, self.group_size, self.zero_point, self.act_order = bits, group_size, bool(zero_point), bool(act_order)
@@ -120,6 +136,9 @@ class WeightOnlyLinear(QuantizedBuffers):
         self.register_buffer("scales_mixed", torch.ones(groups, n, dtype=dtype, device=device) if mixed else None)
         self.register_buffer("zeros_mixed", torch.zeros(groups, n, dtype=dtype, device=device)
                              if mixed and zero_point else None)
+        upcast = large_m_backend == "cutlass_upcast"  # layout "cutlass_upcast_sm80_v1": plain (N, K) int8 q
+        self.register_buffer("qweight_upcast", torch.zeros(n, k, dtype=torch.int8, device=device) if upcast else None)
+        self.register_buffer("scales_upcast", torch.ones(1, n, dtype=dtype, device=device) if upcast else None)
 
     # ---------------------------------------------------------------------------- constructors
     def _fill(self, packed: PackedWeight, bias: Optional[torch.Tensor]) -> "WeightOnlyLinear":
@@ -133,6 +152,10 @@ class WeightOnlyLinear(QuantizedBuffers):
                 self.perm.copy_(packed.perm.to(dev))
             if self.bias is not None:
                 self.bias.copy_(bias.detach().to(device=dev, dtype=self.dtype))
+            if self.qweight_upcast is not None:  # the same weight, exactly, in the SM80 upcast layout
+                upcast = prepack_upcast(unpack(packed))
+                self.qweight_upcast.copy_(upcast.qweight.to(dev))
+                self.scales_upcast.copy_(upcast.scales.to(dev))
             if self.qweight_mixed is not None:  # the same weight, exactly, in the mixed-input layout
                 mixed = prepack_mixed(unpack(packed))
                 self.qweight_mixed.copy_(mixed.qweight.to(dev))
@@ -168,7 +191,7 @@ class WeightOnlyLinear(QuantizedBuffers):
         # built first: it rejects shapes the kernel cannot serve before any quantization work
         layer = cls(linear.in_features, linear.out_features, linear.bias is not None, bits=bits,
                     group_size=group_size, zero_point=zero_point, dtype=dtype, device=w.device,
-                    large_m_backend=resolve_large_m_backend(large_m_backend, group_size))
+                    large_m_backend=resolve_large_m_backend(large_m_backend, group_size, bits, zero_point))
         wq = quantize_weight_only(w, bits, group_size, zero_point=zero_point, scale_dtype=dtype)
         return layer._fill(prepack(wq), linear.bias)
 
@@ -204,11 +227,27 @@ class WeightOnlyLinear(QuantizedBuffers):
         return PackedWeight(self.qweight_mixed, self.scales_mixed, self.zeros_mixed, self.perm, LAYOUT_MIXED,
                             self.bits, self.group_size, self.out_features, self.in_features)
 
+    @property
+    def packed_upcast(self) -> Optional[PackedWeight]:
+        """The SM80 upcast copy as a PackedWeight (no copy), or None without large_m_backend="cutlass_upcast"."""
+        if self.qweight_upcast is None:
+            return None
+        return PackedWeight(self.qweight_upcast, self.scales_upcast, None, self.perm, LAYOUT_UPCAST, 8, None,
+                            self.out_features, self.in_features)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (..., in_features) -> (..., out_features) in x's dtype: one `weight_only_mm` call (on the
         mixed-input copy from M = ops.weight_only.mixed_from_m(bits, N, K) on CUDA when the layer has one)."""
-        qweight, scales, zeros, bias, perm, qweight_mixed, scales_mixed, zeros_mixed = _STATE(self)
+        qweight, scales, zeros, bias, perm, qweight_mixed, scales_mixed, zeros_mixed, qweight_upcast, scales_upcast = \
+            _STATE(self)
         n, k = self.out_features, self.in_features
+        if qweight_upcast is not None and x.is_cuda:  # SM80-SM89 W8A16 above the small-M kernels' rows
+            rows = x.numel() // k if k else 0
+            if rows > layer_rows(self.bits, n, k)[1] and upcast_usable(x.device):
+                xd = x if x.dtype == self.dtype else x.to(self.dtype)
+                y = weight_only_mm(xd, qweight_upcast, scales_upcast, None, bias, perm, layout=LAYOUT_UPCAST, bits=8,
+                                   group_size=0, n=n)
+                return y if y.dtype == x.dtype else y.to(x.dtype)
         # rows from which the mixed-input copy's kernel is the faster one (ops.weight_only.mixed_from_m); up to
         # small_m_limit rows the small-M kernel still serves where the mixed kernel cannot run (not SM90, opted out)
         rows = x.numel() // k if k else 0
@@ -241,4 +280,5 @@ class WeightOnlyLinear(QuantizedBuffers):
         return (f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, "
                 f"bits={self.bits}, group_size={g}, zero_point={self.zero_point}, act_order={self.act_order}, "
                 f"dtype={self.dtype}, layout={LAYOUT!r}"
-                + ("" if self.qweight_mixed is None else f", large_m_backend={self.large_m_backend!r}"))
+                + ("" if self.qweight_mixed is None and self.qweight_upcast is None
+                   else f", large_m_backend={self.large_m_backend!r}"))

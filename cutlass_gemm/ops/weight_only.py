@@ -23,6 +23,10 @@ Backends (`weight_only_backend(m, packed)` says which one a call of M rows takes
   per channel) on an SM90 GPU (every selectable kernel checked against float64 on the H100, session14).
   CUTLASS_GEMM_WO_MIXED_INPUT=0 switches it off; elsewhere, or switched off, such a weight takes the dequantize fallback at every M (torch ops,
   with a WeightOnlyFallbackWarning).
+- "cutlass_upcast_sm80" (session 57): a symmetric per-channel int8 weight in layout "cutlass_upcast_sm80_v1"
+  (`prepack(wq, "cutlass_upcast_sm80")`; `WeightOnlyLinear(..., large_m_backend="cutlass_upcast")` keeps such a copy
+  for M above `small_m_limit(N, K)`) runs CUTLASS 2's mixed-input upcast GEMM (kernels/emit_mixed80.py) on SM80-SM89;
+  elsewhere, or switched off by the same variable, the dequantize fallback (torch ops, announced).
 
 Act-order weights (`packed.perm`) gather the activations first (`x[..., perm]`, one small gather
 kernel). Scales stored in the other 16-bit dtype than x are converted per call (a small extra kernel;
@@ -40,9 +44,10 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import InvalidArgumentError
-from ..quant.prepack import LAYOUT, LAYOUT_MIXED, PackedWeight, check_packed, dequantize_packed, unpack
+from ..quant.prepack import LAYOUT, LAYOUT_MIXED, LAYOUT_UPCAST, PackedWeight, check_packed, dequantize_packed, unpack
 from ..quant.prepack_mixed import check_mixed_tensors, dequantize_mixed, zero_term
-from ..kernels.mixed_input import select_config
+from ..quant.prepack_upcast import check_upcast
+from ..kernels.mixed_input import select_config, sm80_config
 from ..runtime import extension, fastpath, loader
 from . import wo_heuristics
 from .gemm import _eager_direct
@@ -73,6 +78,10 @@ def _check_call(x, qweight, scales, zeros, bias, perm, layout, bits, group_size,
     k = x.shape[-1]
     if layout == LAYOUT_MIXED:
         check_mixed_tensors(qweight, scales, zeros, layout=layout, bits=bits, group_size=group_size or None, n=n, k=k)
+    elif layout == LAYOUT_UPCAST:
+        if bits != 8 or group_size:
+            raise InvalidArgumentError("bits", f"{LAYOUT_UPCAST} holds int8 per-channel weights (bits 8, group 0)")
+        check_upcast(qweight, scales, zeros, n, k)
     else:
         check_packed(qweight, scales, zeros, layout=layout, bits=bits, group_size=group_size or None, n=n, k=k)
     if qweight.device != x.device:
@@ -118,24 +127,45 @@ def mixed_usable(device: torch.device) -> bool:
         _is_sm90(device.index if device.index is not None else torch.cuda.current_device())
 
 
+@torch.compiler.assume_constant_result
+def upcast_usable(device: torch.device) -> bool:
+    """Whether the SM80 W8A16 upcast kernel serves calls on `device`: a GPU whose int8 kernel family is SM80's
+    (SM80-SM89; ops.gemm.kernel_sm), not opted out with CUTLASS_GEMM_WO_MIXED_INPUT=0."""
+    if not (mixed_input_enabled() and device.type == "cuda"):
+        return False
+    from ..kernels.heuristics import family_sm
+    from .gemm import kernel_sm
+    try:
+        return family_sm(kernel_sm(device.index if device.index is not None else torch.cuda.current_device()),
+                         "int8") == 80
+    except Exception:  # a GPU no kernel family serves
+        return False
+
+
 def weight_only_backend(m: int, packed: PackedWeight, mixed: Optional[PackedWeight] = None) -> str:
     """Which implementation a call with `m` rows (the product of x's leading dims) on `packed`'s device
-    takes: "mma_small_m", "cutlass_mixed_sm90", "dequant_fallback" or "cpu_reference" (see the module
-    docstring). `mixed`: a "cutlass_mixed_sm90_v1" copy of the same weight that serves M >= `mixed_from_m(bits, N, K)`
-    (what `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")` holds). On CUDA this loads (first use:
-    builds) the extension."""
+    takes: "mma_small_m", "cutlass_mixed_sm90", "cutlass_upcast_sm80", "dequant_fallback" or "cpu_reference" (see
+    the module docstring). `mixed`: a large-M copy of the same weight, "cutlass_mixed_sm90_v1" (serves M >=
+    `mixed_from_m(bits, N, K)` on SM90; `WeightOnlyLinear(..., large_m_backend="cutlass_mixed")`) or
+    "cutlass_upcast_sm80_v1" (serves M above `small_m_limit(N, K)` on SM80-SM89; large_m_backend="cutlass_upcast").
+    On CUDA this loads (first use: builds) the extension."""
     for name, p in (("packed", packed), ("mixed", mixed)):
         if not isinstance(p, PackedWeight) and (p is not None or name == "packed"):
             raise InvalidArgumentError(name, f"must be a PackedWeight, got {type(p).__name__}")
-    if mixed is not None and mixed.layout != LAYOUT_MIXED:
-        raise InvalidArgumentError("mixed", f"layout must be {LAYOUT_MIXED!r}, got {mixed.layout!r}")
+    if mixed is not None and mixed.layout not in (LAYOUT_MIXED, LAYOUT_UPCAST):
+        raise InvalidArgumentError("mixed", f"layout must be {LAYOUT_MIXED!r} or {LAYOUT_UPCAST!r}, got {mixed.layout!r}")
     if not isinstance(m, int) or isinstance(m, bool) or m < 0:
         raise InvalidArgumentError("m", f"must be an int >= 0, got {m!r}")
     if not packed.qweight.is_cuda:
         return "cpu_reference"
     if packed.layout == LAYOUT_MIXED:
         return "cutlass_mixed_sm90" if mixed_usable(packed.device) else "dequant_fallback"
-    if mixed is not None and m >= mixed_from_m(packed.bits, packed.n, packed.k) and mixed_usable(mixed.device):
+    if packed.layout == LAYOUT_UPCAST:
+        return "cutlass_upcast_sm80" if upcast_usable(packed.device) else "dequant_fallback"
+    if mixed is not None and mixed.layout == LAYOUT_UPCAST:
+        if m > small_m_limit(packed.n, packed.k) and upcast_usable(mixed.device):
+            return "cutlass_upcast_sm80"
+    elif mixed is not None and m >= mixed_from_m(packed.bits, packed.n, packed.k) and mixed_usable(mixed.device):
         return "cutlass_mixed_sm90"
     if m <= small_m_limit(packed.n, packed.k) and extension.load() is not None:
         return "mma_small_m"
@@ -178,6 +208,8 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
     lead = tuple(x.shape[:-1])
     if layout == LAYOUT_MIXED and x.is_cuda:
         return _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n).reshape(lead + (n,))
+    if layout == LAYOUT_UPCAST and x.is_cuda:
+        return _impl_upcast(x2, qweight, scales, bias, perm, n).reshape(lead + (n,))
     if not x.is_cuda:
         wq = unpack(_packed(qweight, scales, zeros, perm, layout, bits, group_size, n, k))
         y = x2.to(torch.float32) @ wq.dequantize(torch.float32).t()
@@ -236,12 +268,32 @@ def _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n):
     return launch_mixed(cfg, x2, qweight, scales, zeros, bias, group_size, n)
 
 
+def _impl_upcast(x2, qweight, scales, bias, perm, n):
+    """CUDA call on a "cutlass_upcast_sm80_v1" weight: the SM80 upcast kernel on SM80-SM89, else the dequantize
+    fallback (torch ops, announced)."""
+    m, k = x2.shape
+    if perm is not None:
+        x2 = x2.index_select(1, perm)
+    if scales.dtype != x2.dtype:
+        scales = scales.to(x2.dtype)
+    if m == 0:
+        return x2.new_empty((0, n))
+    if not upcast_usable(x2.device):
+        warnings.warn(f"cutlass_gemm weight_only_mm: a {LAYOUT_UPCAST} weight off an SM80-SM89 GPU or with "
+                      f"{MIXED_INPUT_ENV}=0: dequantizing the int8 weight to {x2.dtype} and calling F.linear (slow, "
+                      f"documented fallback; see weight_only_backend)", WeightOnlyFallbackWarning, stacklevel=4)
+        return F.linear(x2, (qweight.to(torch.float32) * scales.reshape(n, 1).to(torch.float32)).to(x2.dtype), bias)
+    cfg = sm80_config("bf16" if x2.dtype == torch.bfloat16 else "f16")
+    return launch_mixed(cfg, x2, qweight, scales, None, bias, 0, n, register_fast=False)
+
+
 def launch_mixed(cfg, x2: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[Tensor], bias: Optional[Tensor],
-                 group_size: int, n: int) -> Tensor:
+                 group_size: int, n: int, register_fast: bool = True) -> Tensor:
     """Run the mixed-input kernel `cfg` (a MixedInputConfig of x2's dtype and the weight's format) on checked
     arguments: x2 (M, K) with M > 0, a "cutlass_mixed_sm90_v1" weight, scales in x2's dtype, no perm. The
     op's path after its checks and its kernel choice; tools/bench_mixed_sweep.py times every candidate
-    kernel through it."""
+    kernel through it. The SM80 upcast kernel takes the same ABI on a "cutlass_upcast_sm80_v1" weight
+    (`register_fast=False`: the C++ layer entry knows the SM90 layout only)."""
     m, k = x2.shape
     lib = loader.get_kernel(cfg)
     if not _rows_aligned(x2):  # TMA reads 16-byte aligned rows
@@ -261,7 +313,7 @@ def launch_mixed(cfg, x2: Tensor, qweight: Tensor, scales: Tensor, zeros: Option
         lib.launch(qweight.data_ptr(), x2.data_ptr(), out.data_ptr(), scales.data_ptr(), ptr(zt), ptr(bias), m, n, k,
                    x2.stride(0) if m > 1 else k, n, group, ws.data_ptr(), ws_bytes,
                    torch._C._cuda_getCurrentRawStream(idx))
-    if zeros is None:  # the C++ layer entry (mixed_fast_call) serves this shape from now on
+    if zeros is None and register_fast:  # the C++ layer entry (mixed_fast_call) serves this shape from now on
         fast = fastpath.module()
         if fast is not None:
             fast.register_mixed_plan(idx, cfg.bits, x2.dtype, m, n, k, group_size or 0, lib.function_address,

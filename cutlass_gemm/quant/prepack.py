@@ -39,7 +39,9 @@ Tensor = torch.Tensor
 LAYOUT = "wo_mma_sm80_v1"
 #: the SM90 mixed-input (large-M) kernel's layout: quant/prepack_mixed.py
 LAYOUT_MIXED = "cutlass_mixed_sm90_v1"
-LAYOUTS = (LAYOUT, LAYOUT_MIXED)
+#: the SM80 W8A16 upcast (large-M) kernel's layout: quant/prepack_upcast.py
+LAYOUT_UPCAST = "cutlass_upcast_sm80_v1"
+LAYOUTS = (LAYOUT, LAYOUT_MIXED, LAYOUT_UPCAST)
 N_ALIGN = 32
 K_ALIGN = 64
 _INT4_ORDER = (0, 2, 4, 6, 1, 3, 5, 7)  # element held by nibble p of an int4 word
@@ -139,15 +141,19 @@ def _check_wq(wq: WeightOnlyQuant) -> None:
 
 # ------------------------------------------------------------------------------------ pack / unpack
 def prepack(wq: WeightOnlyQuant, layout: str = "mma_sm80", *, device=None) -> PackedWeight:
-    """Reorder `wq` into `layout`: "mma_sm80" (the small-M mma kernel) or "cutlass_mixed_sm90" (the SM90
-    large-M mixed-input kernel, `prepack_mixed.prepack_mixed`); the versioned name is recorded. Runs with
+    """Reorder `wq` into `layout`: "mma_sm80" (the small-M mma kernel), "cutlass_mixed_sm90" (the SM90
+    large-M mixed-input kernel, `prepack_mixed.prepack_mixed`) or "cutlass_upcast_sm80" (the SM80 W8A16 large-M
+    kernel, `prepack_upcast.prepack_upcast`); the versioned name is recorded. Runs with
     torch ops on `wq`'s device (then moved to `device` if given)."""
     if layout in ("cutlass_mixed_sm90", LAYOUT_MIXED):
         from .prepack_mixed import prepack_mixed
         return prepack_mixed(wq, device=device)
+    if layout in ("cutlass_upcast_sm80", LAYOUT_UPCAST):
+        from .prepack_upcast import prepack_upcast
+        return prepack_upcast(wq, device=device)
     if layout not in ("mma_sm80", LAYOUT):
-        raise InvalidArgumentError("layout", f"must be 'mma_sm80' ({LAYOUT}) or 'cutlass_mixed_sm90' "
-                                             f"({LAYOUT_MIXED}), got {layout!r}")
+        raise InvalidArgumentError("layout", f"must be 'mma_sm80' ({LAYOUT}), 'cutlass_mixed_sm90' ({LAYOUT_MIXED}) or "
+                                             f"'cutlass_upcast_sm80' ({LAYOUT_UPCAST}), got {layout!r}")
     _check_wq(wq)
     n, k = wq.q.shape
     bits, dev = wq.bits, wq.q.device
@@ -176,6 +182,9 @@ def unpack(packed: PackedWeight) -> WeightOnlyQuant:
     if isinstance(packed, PackedWeight) and packed.layout == LAYOUT_MIXED:
         from .prepack_mixed import unpack_mixed
         return unpack_mixed(packed)
+    if isinstance(packed, PackedWeight) and packed.layout == LAYOUT_UPCAST:
+        from .prepack_upcast import unpack_upcast
+        return unpack_upcast(packed)
     check_packed(packed.qweight, packed.scales, packed.zeros, layout=packed.layout, bits=packed.bits,
                  group_size=packed.group_size, n=packed.n, k=packed.k)
     n, k, bits = packed.n, packed.k, packed.bits

@@ -1,0 +1,130 @@
+"""Emit the SM80 W8A16 kernel of the mixed-input family (kernels/mixed_input.py, sm=80) through cutlass_cppgen.
+
+CUTLASS 2's mixed-input upcast GEMM (cutlass_library's GenerateSM80_TensorOp_16816_mixed_input_upcast_b:
+`OpMultiplyAddMixedInputUpcast`, the int8 B operand converted to the 16-bit activation type in registers before
+mma.sync m16n8k16, float32 accumulation) with an EVT epilogue traced like the scaled GEMMs' (kernels/emit.py):
+
+    out (M, N) = x (M, K) @ q^T * scale[n] + bias[n]      (x row-major = A, q (N, K) int8 row-major = column-major B)
+
+The per-channel scale factors out of the K sum, so it is applied once per output in float32 (the small-M kernels
+round each dequantized weight to the activation dtype instead: the two agree to that rounding). A null bias reads as
+zeros. The C ABI is the family's (emit_mixed.py: `cg_mixed_launch`, `cg_mixed_workspace_size`), so
+ops/weight_only.launch_mixed calls it as it calls the SM90 kernels; `zeros` must be null and `group_size` K (per
+channel): anything else is refused with code 1 before any launch. No workspace, plain launches (no PDL before SM90).
+"""
+from __future__ import annotations
+
+import re
+
+from .emit import _COMMON_PRELUDE, _cutlass_cppgen, cutlass_version
+from .emit_evt import evt_initializer
+from .launcher_text import LAUNCHER_ABI_VERSION
+from .mixed_input import MIXED_GENERATOR_VERSION, MixedInputConfig
+
+
+def _scale_bias(accum, scale_b, bias):
+    D = accum * scale_b + bias
+    return D
+
+
+def _types(cfg: MixedInputConfig):
+    """(kernel source text, EVT dag) from cutlass_cppgen."""
+    cg = _cutlass_cppgen(80)
+    import torch
+    from cutlass_cppgen import DataType, LayoutType
+    from cutlass_cppgen.utils import datatypes
+    act = {"bf16": DataType.bf16, "f16": DataType.f16}[cfg.act_dtype]
+    tdt = {"bf16": torch.bfloat16, "f16": torch.float16}[cfg.act_dtype]
+    plan = cg.op.Gemm(element_A=act, element_B=DataType.s8, element_C=act, element_D=act,
+                      element_accumulator=DataType.f32, layout_A=LayoutType.RowMajor,
+                      layout_B=LayoutType.ColumnMajor, layout_C=LayoutType.RowMajor, cc=80, kernel_cc=80)
+    m, n = 128, 256  # example shapes: they only tell broadcasts apart
+    examples = {"accum": cg.Tensor(element=torch.float32, shape=(m, n), layout_tag=LayoutType.RowMajor),
+                "scale_b": torch.zeros((1, n), dtype=tdt), "bias": torch.zeros((1, n), dtype=tdt),
+                "D": torch.zeros((m, n), dtype=tdt)}
+    visitor = cg.epilogue.trace(_scale_bias, examples)
+    plan.epilogue_visitor = visitor
+    # CUTLASS's (M, N, K) is (tokens, weights, K): the family's tile is (weights, tokens, K)
+    want = [cfg.tile[1], cfg.tile[0], cfg.tile[2]]
+    tds = [datatypes.td_from_profiler_op(o) for o in plan.possible_operations.operations(8, 16, 8, None)]
+    td = next((t for t in tds if list(t.threadblock_shape) == want and t.stages == cfg.stages), None)
+    if td is None:
+        offered = sorted({(tuple(t.threadblock_shape), t.stages) for t in tds})
+        raise ValueError(f"MixedInputConfig.tile: SM80 upcast offers (threadblock, stages) in {offered}")
+    plan.tile_description = td
+    op = plan.construct(tile_description=td, alignment_A=8, alignment_B=16, alignment_C=8)
+    module = op.rt_module
+    kernel_src = module.emit()  # first: emitting adds the epilogue's includes to the emitter's list
+    includes = "".join(f'#include "{inc}"\n' for inc in module.emitter.includes)
+    return includes + kernel_src, visitor.dag_ir
+
+
+def _launcher(cfg: MixedInputConfig, dag_ir) -> str:
+    evt = evt_initializer(dag_ir, "D", 80)
+    return f"""
+// ---- C-ABI launcher (cutlass_gemm, mixed-input family, SM80 upcast) -------------------------
+CG_EXPORT int cg_abi_version() {{ return {LAUNCHER_ABI_VERSION}; }}
+CG_EXPORT char const* cg_kernel_name() {{ return "{cfg.name}"; }}
+CG_EXPORT char const* cg_last_error() {{ return cg_error_text; }}
+
+namespace {{
+typename Gemm::Arguments make_args(void const* x, void const* w, void* d, void const* scale_b, void const* bias,
+                                   int64_t m, int64_t n, int64_t k, int64_t ldx, int64_t ldd) {{
+  using ElementOut = typename Gemm::ElementC;
+  using StrideD = cute::Stride<int64_t, cute::Int<1>, cute::Int<0>>;
+  StrideD stride_d{{}}; cute::get<0>(stride_d) = ldd;
+  return typename Gemm::Arguments(
+      cutlass::gemm::GemmUniversalMode::kGemm,
+      {{static_cast<int>(m), static_cast<int>(n), static_cast<int>(k)}}, 1,
+      typename Gemm::EpilogueOutputOp::Params{evt},
+      x, w, nullptr, nullptr, 0, 0, 0, 0, ldx, k, 0, 0);
+}}
+}}  // namespace
+
+CG_EXPORT size_t cg_mixed_workspace_size(int64_t m, int64_t n, int64_t k, int64_t group_size) {{
+  (void)group_size;
+  return Gemm::get_workspace_size(make_args(nullptr, nullptr, nullptr, nullptr, nullptr, m, n, k, k, n));
+}}
+
+CG_EXPORT int cg_mixed_launch(void const* w, void const* x, void* out, void const* scales, void const* zeros,
+                              void const* bias, int64_t m, int64_t n, int64_t k, int64_t ldx, int64_t ldo,
+                              int64_t group_size, void* workspace, size_t workspace_bytes, void* stream_handle) {{
+  if (zeros != nullptr || (group_size != 0 && group_size != k))
+    return cg_fail(1, "format", "the SM80 upcast kernel takes symmetric per-channel weights (no zeros, group = K)");
+  auto args = make_args(x, w, out, scales, bias, m, n, k, ldx, ldo);
+  Gemm gemm;
+  cutlass::Status status = gemm.can_implement(args);
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(1, "can_implement", cutlass::cutlassGetStatusString(status));
+  if (Gemm::get_workspace_size(args) > workspace_bytes)
+    return cg_fail(2, "workspace", "the workspace passed is smaller than cg_mixed_workspace_size()");
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+  status = gemm.initialize(args, workspace, stream);
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(3, "initialize", cutlass::cutlassGetStatusString(status));
+  status = gemm.run(stream);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return cg_fail(4, "launch", cudaGetErrorString(err));
+  if (status != cutlass::Status::kSuccess)
+    return cg_fail(4, "run", cutlass::cutlassGetStatusString(status));
+  return 0;
+}}
+"""
+
+
+def emit_mixed80_source(cfg: MixedInputConfig) -> str:
+    """The complete .cu text of the SM80 upcast kernel `cfg` (deterministic)."""
+    kernel_src, dag_ir = _types(cfg)
+    match = re.search(r"struct (\w+_type) :", kernel_src)
+    if not match:
+        raise RuntimeError("cutlass_cppgen output has no named kernel type")
+    fields = "\n".join(f"//   {k} = {v}" for k, v in cfg.to_dict().items())
+    header = (f"// Generated by cutlass_gemm (mixed-input generator {MIXED_GENERATOR_VERSION}, nvidia-cutlass "
+              f"{cutlass_version()}). Do not edit.\n// Kernel {cfg.name}\n{fields}\n")
+    gemm = f"""
+namespace {{
+using Gemm = cutlass::gemm::device::GemmUniversalAdapter<{match.group(1)}>;
+}}  // namespace
+"""
+    text = header + _COMMON_PRELUDE + kernel_src + gemm + _launcher(cfg, dag_ir)
+    return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"
