@@ -44,6 +44,7 @@ def suite_kernels():
     configs += [KernelConfig.from_name(n) for n in test_activation_gpu.KERNELS]
     configs += list(test_streamk_gpu.KERNELS)
     configs += list(blockwise.default_configs()) + list(mixed_input.default_configs())
+    configs += list(mixed_input.default_configs(80))
     configs += list(conv2d.default_configs()) + list(conv2d.default_configs(80))
     configs += [conv2d.Conv2dConfig.from_name(n) for n in sorted(needed("tests"))]
     seen, out = set(), []
