@@ -210,15 +210,15 @@ CG_EXPORT int cg_launch(void const* a, void const* b, void* d,
     return cg_fail(1, "scale_flags", "this kernel reads that scale as a vector; broadcast the per-tensor scale first");
 """
 
-_LAUNCH_FUNCTIONS = _ENTRY_POINTS + """\
-  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
-                        scale_flags);
+#: The SM80 launchers' body after `args` (CUTLASS 2's device adapter); WORKSPACE_FN names the entry point that sizes
+#: the workspace (the mixed-input family's SM80 kernels share it, kernels/emit_mixed80.py).
+SM80_RUN = """\
   Gemm gemm;
   cutlass::Status status = gemm.can_implement(args);
   if (status != cutlass::Status::kSuccess)
     return cg_fail(1, "can_implement", cutlass::cutlassGetStatusString(status));
   if (Gemm::get_workspace_size(args) > workspace_bytes)
-    return cg_fail(2, "workspace", "the workspace passed is smaller than cg_workspace_size()");
+    return cg_fail(2, "workspace", "the workspace passed is smaller than WORKSPACE_FN()");
   cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
   status = gemm.initialize(args, workspace, stream);
   if (status != cutlass::Status::kSuccess)
@@ -231,6 +231,11 @@ _LAUNCH_FUNCTIONS = _ENTRY_POINTS + """\
   return 0;
 }
 """
+
+_LAUNCH_FUNCTIONS = _ENTRY_POINTS + """\
+  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
+                        scale_flags);
+""" + SM80_RUN.replace("WORKSPACE_FN", "cg_workspace_size")
 
 
 def programmatic_launch(cfg: KernelConfig) -> bool:

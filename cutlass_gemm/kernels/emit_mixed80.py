@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import re
 
-from .emit import _COMMON_PRELUDE, _cutlass_cppgen, cutlass_version
+from .emit import _COMMON_PRELUDE, SM80_RUN, _cutlass_cppgen, cutlass_version
 from .emit_evt import evt_initializer
 from .launcher_text import LAUNCHER_ABI_VERSION
 from .mixed_input import MIXED_GENERATOR_VERSION, MixedInputConfig
+
+
+#: CUTLASS 2's device-adapter body after `args`, shared with the scaled GEMMs' SM80 launcher (kernels/emit.py).
+_RUN = SM80_RUN.replace("WORKSPACE_FN", "cg_mixed_workspace_size")
 
 
 def _scale_bias(accum, scale_b, bias):
@@ -92,24 +96,7 @@ CG_EXPORT int cg_mixed_launch(void const* w, void const* x, void* out, void cons
   if (zeros != nullptr || (group_size != 0 && group_size != k))
     return cg_fail(1, "format", "the SM80 upcast kernel takes symmetric per-channel weights (no zeros, group = K)");
   auto args = make_args(x, w, out, scales, bias, m, n, k, ldx, ldo);
-  Gemm gemm;
-  cutlass::Status status = gemm.can_implement(args);
-  if (status != cutlass::Status::kSuccess)
-    return cg_fail(1, "can_implement", cutlass::cutlassGetStatusString(status));
-  if (Gemm::get_workspace_size(args) > workspace_bytes)
-    return cg_fail(2, "workspace", "the workspace passed is smaller than cg_mixed_workspace_size()");
-  cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
-  status = gemm.initialize(args, workspace, stream);
-  if (status != cutlass::Status::kSuccess)
-    return cg_fail(3, "initialize", cutlass::cutlassGetStatusString(status));
-  status = gemm.run(stream);
-  cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) return cg_fail(4, "launch", cudaGetErrorString(err));
-  if (status != cutlass::Status::kSuccess)
-    return cg_fail(4, "run", cutlass::cutlassGetStatusString(status));
-  return 0;
-}}
-"""
+{_RUN}"""
 
 
 def emit_mixed80_source(cfg: MixedInputConfig) -> str:
