@@ -50,6 +50,8 @@ def test_select_kernel_on_sm89_names_the_sm89_fp8_kernel_and_refuses_fp8_on_sm80
     lib, sa, sb = ops.select_kernel(89, "scaled_bias", "e4m3", "bf16", "token", "channel", 200, n=4096, k=4096)
     assert lib.config.name == "sm89_e4m3_bf16_scaled_bias_token_channel_t128x128x64_c1x1x1_multistage_s4_a16x16x8"
     assert (sa, sb) == ("token", "channel")
+    lib, _, _ = ops.select_kernel(89, "scaled_bias", "int8", "bf16", "token", "channel", 200, n=4096, k=4096)
+    assert lib.config.sm == 80 and lib.config.a_dtype == "int8"  # a device's kernel SM is mapped to the int8 family
     with pytest.raises(UnsupportedDeviceError, match="SM89"):
         ops.select_kernel(80, "scaled", "e4m3", "bf16", "token", "channel", 16)
 

@@ -82,7 +82,9 @@ def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, 
     otherwise the per-token/per-channel kernel serves: on SM90 it broadcasts a per-tensor scale itself (a
     dynamic stride in its epilogue), on SM80 the scalar is first expanded to a vector (a copy). A stream-K /
     split-K choice of the table that cannot be had falls back to the data-parallel tile, with a
-    SchedulerFallbackWarning."""
+    SchedulerFallbackWarning. `sm` may be a device's kernel SM: heuristics.family_sm maps it to the family that serves
+    `a_dtype` (int8 on SM89: SM80's)."""
+    sm = heuristics.family_sm(sm, a_dtype)
     if choice is None:
         choice = heuristics.choose_tile(sm, m, n, a_dtype, k)
         table = heuristics.choose_tile(sm, m, n, "", k)  # without the input type: no SPLIT row applies
