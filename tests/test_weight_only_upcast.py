@@ -111,3 +111,11 @@ def test_sm80_kernel_configs_and_committed_sources(tmp_path):
     assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in fresh.iterdir())
     stale = [p.name for p in fresh.iterdir() if (committed / p.name).read_bytes() != p.read_bytes()]
     assert not stale, f"stale generated sources {stale}: run tools/generate_kernels.py --mixed --sm 80"
+
+
+def test_opcheck_on_the_upcast_layout():
+    packed = prepack(_wq(seed=3), "cutlass_upcast_sm80")
+    x = torch.randn(4, 160).bfloat16()
+    torch.library.opcheck(torch.ops.cutlass_gemm.weight_only_mm.default,
+                          (x, packed.qweight, packed.scales, None, torch.randn(96).bfloat16(), None),
+                          dict(layout=LAYOUT_UPCAST, bits=8, group_size=0, n=96))
