@@ -262,6 +262,22 @@ def _sm90_launch_functions(cfg: KernelConfig) -> str:
             + _SM90_DEVICE_LOOKUP + make_args + sm90_run_args(sk.adapter))
 
 
+def sm80_arguments(evt: str, a: str, b: str, lda: str, ldb: str) -> str:
+    """make_args' body for a CUTLASS 2 GemmUniversal with an EVT epilogue (`evt`: its brace initializer; D row-major
+    with leading dimension `ldd`); the C++ names of the operands and their leading dimensions as given. The scaled
+    GEMMs' SM80 launcher and the SM80 upcast kernels' (kernels/emit_mixed80.py) share it."""
+    return f"""\
+  using ElementOut = typename Gemm::ElementC;
+  using StrideD = cute::Stride<int64_t, cute::Int<1>, cute::Int<0>>;
+  StrideD stride_d{{}}; cute::get<0>(stride_d) = ldd;
+  return typename Gemm::Arguments(
+      cutlass::gemm::GemmUniversalMode::kGemm,
+      {{static_cast<int>(m), static_cast<int>(n), static_cast<int>(k)}}, 1,
+      typename Gemm::EpilogueOutputOp::Params{evt},
+      {a}, {b}, nullptr, nullptr, 0, 0, 0, 0, {lda}, {ldb}, 0, 0);
+"""
+
+
 def _launcher(cfg: KernelConfig, dag_ir) -> str:
     if cfg.sm >= 90:
         root = dag_ir.get_all_inputs("D")[0]
@@ -285,17 +301,7 @@ def _launcher(cfg: KernelConfig, dag_ir) -> str:
        nullptr, stride_d, static_cast<ElementOut*>(d), stride_d}}}};
 {emit_streamk.scheduler_args(cfg)}"""
     else:
-        evt = evt_initializer(dag_ir, "D", cfg.sm)
-        body = f"""\
-  using ElementOut = typename Gemm::ElementC;
-  using StrideD = cute::Stride<int64_t, cute::Int<1>, cute::Int<0>>;
-  StrideD stride_d{{}}; cute::get<0>(stride_d) = ldd;
-  return typename Gemm::Arguments(
-      cutlass::gemm::GemmUniversalMode::kGemm,
-      {{static_cast<int>(m), static_cast<int>(n), static_cast<int>(k)}}, 1,
-      typename Gemm::EpilogueOutputOp::Params{evt},
-      a, b, nullptr, nullptr, 0, 0, 0, 0, lda, ldb, 0, 0);
-"""
+        body = sm80_arguments(evt_initializer(dag_ir, "D", cfg.sm), "a", "b", "lda", "ldb")
     return f"""
 // ---- C-ABI launcher (cutlass_gemm) ----------------------------------------------------------
 CG_EXPORT int cg_abi_version() {{ return {GEMM_LAUNCHER_ABI_VERSION}; }}

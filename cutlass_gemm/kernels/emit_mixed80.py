@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .emit import _COMMON_PRELUDE, SM80_RUN, _cutlass_cppgen, cutlass_version
+from .emit import _COMMON_PRELUDE, SM80_RUN, _cutlass_cppgen, cutlass_version, sm80_arguments
 from .emit_evt import evt_initializer
 from .launcher_text import LAUNCHER_ABI_VERSION
 from .mixed_input import MIXED_GENERATOR_VERSION, MixedInputConfig
@@ -74,15 +74,7 @@ CG_EXPORT char const* cg_last_error() {{ return cg_error_text; }}
 namespace {{
 typename Gemm::Arguments make_args(void const* x, void const* w, void* d, void const* scale_b, void const* bias,
                                    int64_t m, int64_t n, int64_t k, int64_t ldx, int64_t ldd) {{
-  using ElementOut = typename Gemm::ElementC;
-  using StrideD = cute::Stride<int64_t, cute::Int<1>, cute::Int<0>>;
-  StrideD stride_d{{}}; cute::get<0>(stride_d) = ldd;
-  return typename Gemm::Arguments(
-      cutlass::gemm::GemmUniversalMode::kGemm,
-      {{static_cast<int>(m), static_cast<int>(n), static_cast<int>(k)}}, 1,
-      typename Gemm::EpilogueOutputOp::Params{evt},
-      x, w, nullptr, nullptr, 0, 0, 0, 0, ldx, k, 0, 0);
-}}
+{sm80_arguments(evt, "x", "w", "ldx", "k")}}}
 }}  // namespace
 
 CG_EXPORT size_t cg_mixed_workspace_size(int64_t m, int64_t n, int64_t k, int64_t group_size) {{
