@@ -248,6 +248,6 @@ def test_opcheck_through_the_gemv(fp8):
     kw = {} if utils is None else {"test_utils": utils}
     torch.library.opcheck(torch.ops.cutlass_gemm.scaled_mm.default, args, **kw)
     torch.library.opcheck(torch.ops.cutlass_gemm.scaled_mm_out.default, (out,) + args, **kw)
-    plan = ops._plans.get((torch.cuda.current_device(), "scaled_bias", "none", a.dtype, torch.bfloat16, "token",
-                           "tensor", m, n, k))
+    plan = ops._plans.get(ops.plan_key(torch.cuda.current_device(), "scaled_bias", a.dtype, torch.bfloat16, "token",
+                                        "tensor", m, n, k))
     assert plan is not None and isinstance(plan[1], gemv.GemvKernel)

@@ -88,7 +88,7 @@ def test_one_row_with_a_scalar_scale_a_takes_the_per_token_kernel(variant):
         out = torch.full((1, n), float("nan"), dtype=torch.bfloat16, device="cuda")
         run_op(variant, p, out)
         check(out, reference64(p), f"{variant} M=1 scalar scale_a, call {call}")
-    plan = ops._plans.get((torch.cuda.current_device(), variant, "none", torch.int8, torch.bfloat16, "token", "channel", 1, n))
+    plan = ops._plans.get(ops.plan_key(torch.cuda.current_device(), variant, torch.int8, torch.bfloat16, "token", "channel", 1, n, k))
     assert plan is not None and plan[1].config.scale_a == "token" and not plan[2]
 
 
@@ -138,8 +138,8 @@ def test_fp8_wide_layers_take_their_tile(variant, out_dtype):
             out = torch.full((m, n), float("nan"), dtype=out_dtype, device="cuda")
             run_op(variant, p, out)
             check(out, reference64(p), f"fp8 wide {variant} {(m, n, k)} call {call}", abs_frac=1e-2)
-        plan = ops._plans[(torch.cuda.current_device(), variant, "none", torch.float8_e4m3fn, out_dtype, "token",
-                           "channel", m, n)]
+        plan = ops._plans[ops.plan_key(torch.cuda.current_device(), variant, torch.float8_e4m3fn, out_dtype, "token",
+                                         "channel", m, n, k)]
         config = plan[1].config
         if heuristics.gemv_serves(90, m, n, "e4m3", variant):
             assert not hasattr(config, "tile"), f"M = {m}: {config.name} serves, not the decode GEMV"
@@ -292,7 +292,7 @@ def test_per_tensor_scales_broadcast_in_the_kernel(fp8):
                 assert len(names) == 1, f"m={m} scalar_a={scalar_a} scalar_b={scalar_b} call {call}: {names}"
                 outs.append(out)
             sa, sb = ("tensor" if scalar_a else "token"), ("tensor" if scalar_b else "channel")
-            plan = ops._plans[(dev, "scaled_bias", "none", p["a"].dtype, torch.bfloat16, sa, sb, m, n)]
+            plan = ops._plans[ops.plan_key(dev, "scaled_bias", p["a"].dtype, torch.bfloat16, sa, sb, m, n, k)]
             launch, lib, expand_a, expand_b, _, flags = plan
             want = ((SCALE_A_SCALAR if scalar_a and lib.config.scale_a == "token" else 0)
                     | (SCALE_B_SCALAR if scalar_b and lib.config.scale_b == "channel" else 0))

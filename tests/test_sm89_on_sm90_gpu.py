@@ -106,7 +106,7 @@ def test_int8_on_an_sm89_device_runs_the_sm80_family(sm89_family):
     out = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
     run_op("scaled_bias", p, out)
     check(out, reference64(p), "int8 on SM89")
-    lib = ops._plans[(sm89_family, "scaled_bias", "none", torch.int8, torch.bfloat16, "token", "channel", m, n, k)][1]
+    lib = ops._plans[ops.plan_key(sm89_family, "scaled_bias", torch.int8, torch.bfloat16, "token", "channel", m, n, k)][1]
     assert lib.config.sm == 80 and lib.config.a_dtype == "int8"
 
 

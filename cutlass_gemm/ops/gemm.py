@@ -16,8 +16,8 @@ function). A zero-point call without a bias runs a kernel that has no bias input
 `scaled_mm_out` / `scaled_mm_azp_out` write into a given (M, N) tensor `out` (first argument).
 
 CUDA tensors run the CUTLASS kernels on the current stream of the tensors' device (at M <= 16 on SM90, the
-extension's W8A8 GEMV where `heuristics.GEMV` says: kernels/gemv.py); CPU tensors run a float64 reference
-(slow, for tests and CPU-only code). Every argument is validated before any launch; problems raise InvalidArgumentError naming the argument.
+extension's W8A8 GEMV where `heuristics.GEMV` says: kernels/gemv.py); CPU tensors run a float64 reference (slow,
+for tests and CPU-only code). Every argument is validated before any launch (InvalidArgumentError naming it).
 """
 from __future__ import annotations
 
@@ -154,16 +154,26 @@ def _scale_handling(lib, sa: str, sb: str, want_a: str, want_b: str) -> Tuple[bo
     return bool(expand & SCALE_A_SCALAR), bool(expand & SCALE_B_SCALAR), flags & served
 
 
+def plan_key(dev: int, variant: str, a_dtype: torch.dtype, out_dtype: torch.dtype, sa: str, sb: str, m: int, n: int,
+             k: int, activation: str = "none") -> tuple:
+    """A call's key in `_plans` (tests look plans up by it); N and K in it: tiles depend on them (heuristics.WAVES)."""
+    return (dev, variant, activation, a_dtype, out_dtype, _row_scale_a(m, sa, sb), sb, m, n, k)
+
+
+def _row_scale_a(m: int, sa: str, sb: str) -> str:
+    """One row with a per-tensor scale_a plans as per-token: its per-token scale is the scalar, which the prebuilt
+    kernels take."""
+    return "token" if m == 1 and sa == "tensor" and sb == "channel" else sa
+
+
 def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=None, activation="none"):
     """(ctypes launch function, kernel, expand scale_a?, expand scale_b?, needs a workspace?, scale_flags) for a
     call; memoised. Stream-K / split-K kernels (heuristics.SPLIT) need a workspace, whose size depends on K too:
     it is asked of the kernel on every call (a host computation, no device call) and taken from torch's
     caching allocator on the current stream (so it is CUDA-graph safe and never a cudaMalloc per call)."""
-    if m == 1 and sa == "tensor" and sb == "channel":
-        sa = "token"  # one row: its per-token scale is the scalar itself, and the prebuilt kernels take it
+    sa = _row_scale_a(m, sa, sb)
+    key = plan_key(dev, variant, a_dtype, out_dtype, sa, sb, m, n, k, activation)
     tuned = autotune.enabled()
-    # N and K are in the key because the tile depends on them (heuristics.NARROW, heuristics.WAVES).
-    key = (dev, variant, activation, a_dtype, out_dtype, sa, sb, m, n, k)
     plan = _plans.get(key)
     if plan is None:
         sm = heuristics.family_sm(kernel_sm(dev), _IN_NAMES[a_dtype])
