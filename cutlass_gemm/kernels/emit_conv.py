@@ -36,6 +36,9 @@ sizes: the launcher refuses (code 6) a call whose p, q differ from CUTLASS's own
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Tuple
+
 from .conv2d import CONV_GENERATOR_VERSION, Conv2dConfig
 from .emit import cutlass_version
 from .launcher_text import (LATE_SCALAR_STRIDE, LATE_SCALAR_VALUE, PROGRAMMATIC_DEFINE, _COMMON_PRELUDE,
@@ -104,59 +107,102 @@ template <class T, int N> struct ReLU6<cutlass::Array<T, N>> {
 """
 
 
-def _evt(cfg: Conv2dConfig) -> str:
-    """The EVT types: ScaleW * Acc, * ScaleX, + Bias, then the activation (if any) converting to D; an int8 output
-    keeps float32 through the activation and ends with * ScaleOut converting to int8."""
+@dataclass(frozen=True)
+class EvtSpelling:
+    """One SM's C++ names for the conv epilogue's visitor tree (`conv_evt`): the nodes and their order are the same
+    on SM90 (CUTLASS 3's Sm90EVT) and SM80 (CUTLASS 2's Sm80EVT visitors, emit_conv80.py); only these differ."""
+
+    prelude: str             # text before the tree's first node
+    acc_fetch: str           # the accumulator node
+    scalar_stride_decl: str  # text between the accumulator and the scalar nodes
+    scalar_stride: str       # the scalar broadcasts' stride type
+    scalar_broadcast: str    # template: Sm90ScalarBroadcast / VisitorScalarBroadcast
+    row_broadcast: str       # the per-channel broadcast type, {} for its element type
+    evt: str                 # tree node template: Sm90EVT / Sm80EVT
+    compute: str             # compute node template: Sm90Compute / VisitorCompute
+    late_scalar: str         # each scalar's batch-stride argument ("": the type's static stride)
+    root: str                # the name of the tree's value (the epilogue's EVT type when store_node is "")
+    node_notes: bool = False  # trailing comments on ScaleX and Bias (the SM80 text has never had them)
+    store_node: str = ""     # the node storing D over the value ("": the epilogue stores it itself)
+    store_args: str = ""     # its arguments
+
+
+def conv_evt(cfg: Conv2dConfig, sp: EvtSpelling) -> Tuple[str, str]:
+    """(the EVT types, the brace initializer of their arguments) in `sp`'s spelling: ScaleW * Acc, * ScaleX,
+    + Bias, then the activation (if any) converting to D; an int8 output keeps float32 through the activation and
+    ends with * ScaleOut converting to int8. An argument tuple lists its children's arguments first, then the
+    node's own."""
     quant = cfg.out_dtype == "s8"
     add_out = "float" if cfg.activation != "none" or quant else "ElementOut"
     act_out = "float" if quant else "ElementOut"
-    text = f"""
-using namespace cutlass::epilogue::fusion;
-constexpr auto RN = cutlass::FloatRoundStyle::round_to_nearest;
-using Accum = Sm90AccFetch;
+    row = sp.row_broadcast
+
+    def node(op: str, out: str, *children: str) -> str:
+        return f"{sp.evt}<{sp.compute}<{op}, {out}, float, RN>, {', '.join(children)}>"
+
+    notes = ("  // scale_x + 0 * guard", "  // null: zeros") if sp.node_notes else ("", "")
+    types = f"""
+{sp.prelude}using Accum = {sp.acc_fetch};
+{sp.scalar_stride_decl}using ScaleX = {sp.scalar_broadcast}<float, {sp.scalar_stride}, 2, cg_act::GuardScale>;{notes[0]}
+using ScaleW = {row.format("float")};
+using Bias = {row.format("ElementBias")};{notes[1]}
+using EVTScaleW = {node("cutlass::multiplies", "float", "ScaleW", "Accum")};
+using EVTScaleX = {node("cutlass::multiplies", "float", "ScaleX", "EVTScaleW")};
+using EVTBias = {node("cutlass::plus", add_out, "EVTScaleX", "Bias")};
+"""
+    late_x = ", ".join([sp.late_scalar] * 2) if sp.late_scalar else ""
+    scale_w = "{static_cast<float const*>(scale_w)}"
+    scale_x = f"{{{{}}, {{static_cast<float const*>(scale_x), static_cast<float const*>(scale_guard)}}, {{{late_x}}}}}"
+    bias = "{static_cast<ElementBias const*>(bias)}"
+    mul_w = f"{{{scale_w}, {{}}, {{}}}}"
+    mul_x = f"{{{scale_x}, {mul_w}, {{}}}}"
+    add = f"{{{mul_x}, {bias}, {{}}}}"
+    if cfg.activation == "none":
+        types += "using EVTAct = EVTBias;\n"
+        value = add
+    else:
+        fn = {"relu": "cg_act::ReLU", "relu6": "cg_act::ReLU6"}[cfg.activation]
+        types += f"using EVTAct = {node(fn, act_out, 'EVTBias')};\n"
+        value = f"{{{add}, {{}}}}"
+    if quant:
+        types += (f"using ScaleOut = {sp.scalar_broadcast}<float, {sp.scalar_stride}, 1, cutlass::multiplies>;\n"
+                  f"using {sp.root} = {node('cutlass::multiplies', 'ElementOut', 'ScaleOut', 'EVTAct')};\n")
+        scale_out = f"{{{{}}, {{static_cast<float const*>(scale_out)}}, {{{sp.late_scalar}}}}}"
+        value = f"{{{scale_out}, {value}, {{}}}}"
+    else:
+        types += f"using {sp.root} = EVTAct;\n"
+    if sp.store_node:
+        types += f"using StoreD = {sp.store_node};\nusing EVTD = {sp.evt}<StoreD, {sp.root}>;\n"
+        value = f"{{{value}, {sp.store_args}}}"
+    return types, value
+
+
+#: The SM90 spelling: CUTLASS 3's fusion nodes; the epilogue's collective stores D.
+SM90_EVT = EvtSpelling(
+    prelude="using namespace cutlass::epilogue::fusion;\n"
+            "constexpr auto RN = cutlass::FloatRoundStyle::round_to_nearest;\n",
+    acc_fetch="Sm90AccFetch",
+    scalar_stride_decl=f"""\
 // The scalars take a dynamic batch stride (1; the conv's one batch index is 0, so the element read is the same):
 // with it CUTLASS's scalar broadcast reads its pointer in the consumer's store callbacks, after the mainloop, not
 // in its constructor at kernel start. That is what lets the kernel start as a programmatic dependent: every global
 // read then comes after CUTLASS's griddepcontrol.wait (the producer's, before its first load).
 using ScalarStride = {LATE_SCALAR_STRIDE};
-using ScaleX = Sm90ScalarBroadcast<float, ScalarStride, 2, cg_act::GuardScale>;  // scale_x + 0 * guard
-using ScaleW = Sm90RowBroadcast<0, TileShape, float, float, Stride<_0, _1, _0>>;
-using Bias = Sm90RowBroadcast<0, TileShape, ElementBias, float, Stride<_0, _1, _0>>;  // null: zeros
-using EVTScaleW = Sm90EVT<Sm90Compute<cutlass::multiplies, float, float, RN>, ScaleW, Accum>;
-using EVTScaleX = Sm90EVT<Sm90Compute<cutlass::multiplies, float, float, RN>, ScaleX, EVTScaleW>;
-using EVTBias = Sm90EVT<Sm90Compute<cutlass::plus, {add_out}, float, RN>, EVTScaleX, Bias>;
-"""
-    if cfg.activation == "none":
-        text += "using EVTAct = EVTBias;\n"
-    else:
-        fn = {"relu": "cg_act::ReLU", "relu6": "cg_act::ReLU6"}[cfg.activation]
-        text += f"using EVTAct = Sm90EVT<Sm90Compute<{fn}, {act_out}, float, RN>, EVTBias>;\n"
-    if not quant:
-        return text + "using EVT = EVTAct;\n"
-    return text + """using ScaleOut = Sm90ScalarBroadcast<float, ScalarStride, 1, cutlass::multiplies>;
-using EVT = Sm90EVT<Sm90Compute<cutlass::multiplies, ElementOut, float, RN>, ScaleOut, EVTAct>;
-"""
-
-
-def _evt_args(cfg: Conv2dConfig) -> str:
-    """Brace initializer of EVT::Arguments (children's arguments first, then the node's own)."""
-    scale_w = "{static_cast<float const*>(scale_w)}"
-    scale_x = ("{{}, {static_cast<float const*>(scale_x), static_cast<float const*>(scale_guard)}, "
-               "{kLateScalar, kLateScalar}}")
-    bias = "{static_cast<ElementBias const*>(bias)}"
-    mul_w = f"{{{scale_w}, {{}}, {{}}}}"
-    mul_x = f"{{{scale_x}, {mul_w}, {{}}}}"
-    add = f"{{{mul_x}, {bias}, {{}}}}"
-    act = add if cfg.activation == "none" else f"{{{add}, {{}}}}"
-    if cfg.out_dtype != "s8":
-        return act
-    scale_out = "{{}, {static_cast<float const*>(scale_out)}, {kLateScalar}}"
-    return f"{{{scale_out}, {act}, {{}}}}"
+""",
+    scalar_stride="ScalarStride",
+    scalar_broadcast="Sm90ScalarBroadcast",
+    row_broadcast="Sm90RowBroadcast<0, TileShape, {}, float, Stride<_0, _1, _0>>",
+    evt="Sm90EVT",
+    compute="Sm90Compute",
+    late_scalar="kLateScalar",
+    root="EVT",
+    node_notes=True,
+)
 
 
 def programmatic_launch(cfg: Conv2dConfig) -> bool:
     """Whether `cfg`'s kernel is launched as a programmatic dependent (PDL; launcher_text.sm90_device_setup): the
-    kernels with 128-row tiles. Every conv kernel could be (its scalars are read after the mainloop, _evt), but the
+    kernels with 128-row tiles. Every conv kernel could be (its scalars are read after the mainloop, SM90_EVT), but the
     64-row tiles measured slower so on the H200 (session44/call2: ResNet-50's two 3x3 convs at 7x7 outputs, batch
     32, the only rows on such a tile, 3-7% slower in alternation with plain launches; 128-row tiles 3-7% faster at
     56x56..14x14)."""
@@ -189,7 +235,7 @@ using LayoutOut = cutlass::layout::TensorNHWC;
 using StrideD = cutlass::detail::TagToStrideC_t<LayoutOut>;
 constexpr int kAlignIn = 16;   // 16 bytes of int8 per TMA row: C % 16 == 0
 constexpr int kAlignOut = 16 / int(sizeof(ElementOut));   // 16 bytes: K % 8 == 0 (bf16/fp16), K % 16 (int8)
-{_evt(cfg)}
+{conv_evt(cfg, SM90_EVT)[0]}
 using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
     cutlass::epilogue::collective::EpilogueTileAuto, int32_t, float,
@@ -266,7 +312,7 @@ typename Gemm::Arguments make_args(void const* x, void const* wt, void* out, voi
   args.mode = cutlass::gemm::GemmUniversalMode::kGemm;
   args.problem_shape = problem;
   args.mainloop = {{static_cast<int8_t const*>(x), static_cast<int8_t const*>(wt)}};
-  args.epilogue = {{{_evt_args(cfg)},
+  args.epilogue = {{{conv_evt(cfg, SM90_EVT)[1]},
                    nullptr, stride_d, static_cast<ElementOut*>(out), stride_d}};
   return args;
 }}

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from .conv2d import CONV_GENERATOR_VERSION, Conv2dConfig
 from .emit import cutlass_version
-from .emit_conv import _ACT_FUNCTORS, _OUT_TYPES, _SIZE_ARGS, _SIZE_PARAMS, CONV_LAUNCHER_ABI_VERSION
+from .emit_conv import (_ACT_FUNCTORS, _OUT_TYPES, _SIZE_ARGS, _SIZE_PARAMS, CONV_LAUNCHER_ABI_VERSION,
+                        EvtSpelling, conv_evt)
 from .launcher_text import _COMMON_PRELUDE
 
 _KERNEL_HPP = Path(__file__).with_name("cxx") / "conv80_visitor.hpp"
@@ -45,47 +46,23 @@ _INCLUDES = """\
 """
 
 
-def _evt(cfg: Conv2dConfig) -> str:
-    """The visitor tree (CUTLASS 2 names), the SM90 conv EVT's nodes in its order."""
-    quant = cfg.out_dtype == "s8"
-    add_out = "float" if cfg.activation != "none" or quant else "ElementOut"
-    act_out = "float" if quant else "ElementOut"
-    text = f"""
-using Accum = VisitorAccFetch;
-using ScaleX = VisitorScalarBroadcast<float, cute::Stride<cute::_0, cute::_0, cute::_0>, 2, cg_act::GuardScale>;
-using ScaleW = VisitorRowBroadcast<OutputTileThreadMap, float, cute::Stride<cute::_0, cute::_1, cute::_0>>;
-using Bias = VisitorRowBroadcast<OutputTileThreadMap, ElementBias, cute::Stride<cute::_0, cute::_1, cute::_0>>;
-using EVTScaleW = Sm80EVT<VisitorCompute<cutlass::multiplies, float, float, RN>, ScaleW, Accum>;
-using EVTScaleX = Sm80EVT<VisitorCompute<cutlass::multiplies, float, float, RN>, ScaleX, EVTScaleW>;
-using EVTBias = Sm80EVT<VisitorCompute<cutlass::plus, {add_out}, float, RN>, EVTScaleX, Bias>;
-"""
-    if cfg.activation == "none":
-        text += "using EVTAct = EVTBias;\n"
-    else:
-        fn = {"relu": "cg_act::ReLU", "relu6": "cg_act::ReLU6"}[cfg.activation]
-        text += f"using EVTAct = Sm80EVT<VisitorCompute<{fn}, {act_out}, float, RN>, EVTBias>;\n"
-    if quant:
-        text += """using ScaleOut = VisitorScalarBroadcast<float, cute::Stride<cute::_0, cute::_0, cute::_0>, 1, cutlass::multiplies>;
-using EVTValue = Sm80EVT<VisitorCompute<cutlass::multiplies, ElementOut, float, RN>, ScaleOut, EVTAct>;
-"""
-    else:
-        text += "using EVTValue = EVTAct;\n"
-    return text + """using StoreD = VisitorAuxStore<OutputTileThreadMap, ElementOut, RN, cute::Stride<int64_t, cute::_1, cute::_0>>;
-using EVTD = Sm80EVT<StoreD, EVTValue>;
-"""
-
-
-def _evt_args(cfg: Conv2dConfig) -> str:
-    """Brace initializer of EVTD's arguments (children's first, then the node's own)."""
-    scale_x = "{{}, {static_cast<float const*>(scale_x), static_cast<float const*>(scale_guard)}, {}}"
-    mul_w = "{{static_cast<float const*>(scale_w)}, {}, {}}"
-    mul_x = f"{{{scale_x}, {mul_w}, {{}}}}"
-    add = f"{{{mul_x}, {{static_cast<ElementBias const*>(bias)}}, {{}}}}"
-    value = add if cfg.activation == "none" else f"{{{add}, {{}}}}"
-    if cfg.out_dtype == "s8":
-        scale_out = "{{}, {static_cast<float const*>(scale_out)}, {}}"
-        value = f"{{{scale_out}, {value}, {{}}}}"
-    return f"{{{value}, {{static_cast<ElementOut*>(out), stride_d}}}}"
+#: The visitor tree in CUTLASS 2's spelling (emit_conv.conv_evt: the SM90 conv EVT's nodes in its order): static
+#: scalar strides (no programmatic launch before SM90), and a last node storing D (the visitor epilogue stores nothing
+#: itself).
+SM80_EVT = EvtSpelling(
+    prelude="",
+    acc_fetch="VisitorAccFetch",
+    scalar_stride_decl="",
+    scalar_stride="cute::Stride<cute::_0, cute::_0, cute::_0>",
+    scalar_broadcast="VisitorScalarBroadcast",
+    row_broadcast="VisitorRowBroadcast<OutputTileThreadMap, {}, cute::Stride<cute::_0, cute::_1, cute::_0>>",
+    evt="Sm80EVT",
+    compute="VisitorCompute",
+    late_scalar="",
+    root="EVTValue",
+    store_node="VisitorAuxStore<OutputTileThreadMap, ElementOut, RN, cute::Stride<int64_t, cute::_1, cute::_0>>",
+    store_args="{static_cast<ElementOut*>(out), stride_d}",
+)
 
 
 def _kernel_types(cfg: Conv2dConfig) -> str:
@@ -108,7 +85,7 @@ constexpr int kAlignIn = 16;                                   // 16-byte cp.asy
 // map no rows): K % 8 == 0
 constexpr int kAlignOut = 8;
 using OutputTileThreadMap = OutputTileThreadLayout<TileShape, WarpShape, ElementOut, kAlignOut, 1>;
-{_evt(cfg)}
+{conv_evt(cfg, SM80_EVT)[0]}
 // Only the base kernels' Mma and Epilogue types are used; their thread-level functor is never instantiated on device.
 using BaseOp = cutlass::epilogue::thread::LinearCombination<ElementOut, kAlignOut, int32_t, float>;
 using GemmBase = typename cutlass::gemm::kernel::DefaultGemmUniversal<
@@ -157,7 +134,7 @@ typename Kernel::FusionCallbacks::Arguments make_epilogue(void* out, void const*
   (void)scale_out;  // read by int8-output kernels only
   cute::Stride<int64_t, cute::_1, cute::_0> stride_d{{}};
   cute::get<0>(stride_d) = k;  // NHWC output: the (N*P*Q, K) matrix's rows are K apart
-  return {_evt_args(cfg)};
+  return {conv_evt(cfg, SM80_EVT)[1]};
 }}
 
 // Shared memory above 48 KB needs the attribute once per device.
