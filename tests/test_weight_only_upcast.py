@@ -1,6 +1,7 @@
 """W8A16 on SM80-SM89 at large M: the layout "cutlass_upcast_sm80_v1", the SM80 kernel of the mixed-input family
 (CUTLASS 2's upcast GEMM), the op's routing and WeightOnlyLinear(large_m_backend="cutlass_upcast"), on the CPU.
 The kernel runs in tests/test_weight_only_upcast_sm80_on_sm90_gpu.py."""
+import inspect
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from cutlass_gemm.ops import gemm as gemm_ops
 from cutlass_gemm.ops import weight_only as wo
 from cutlass_gemm.quant import quantize_weight_only
 from cutlass_gemm.quant.prepack import LAYOUT_UPCAST, dequantize_packed, prepack, unpack
+from cutlass_gemm.runtime import extension
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -119,3 +121,40 @@ def test_opcheck_on_the_upcast_layout():
     torch.library.opcheck(torch.ops.cutlass_gemm.weight_only_mm.default,
                           (x, packed.qweight, packed.scales, None, torch.randn(96).bfloat16(), None),
                           dict(layout=LAYOUT_UPCAST, bits=8, group_size=0, n=96))
+
+
+class _CudaLooking(torch.Tensor):
+    """A CPU tensor whose `is_cuda` says True: the op's CUDA branches run here, off every GPU (so the fallbacks),
+    with no torch-function override (which would add Python frames to the stack the warnings count)."""
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @property
+    def is_cuda(self):
+        return True
+
+
+def test_the_fallback_warnings_name_one_frame_on_every_layout(monkeypatch):
+    """The three dequantize fallbacks (the standard layout with no extension, the SM90 mixed-input layout off SM90,
+    the SM80 upcast layout off SM80-SM89) share one warning helper; each names the frame it named before. Through the
+    dispatcher that is weight_only_mm's own torch.ops line: torch's OpOverloadPacket.__call__ is a Python frame the
+    stacklevels do not count, so it is one short of the user's line (pinned here: a change of it must be deliberate).
+    weight_only_mm's eager path on the mixed-input layout names the user's line under weight_only_linear."""
+    monkeypatch.setattr(extension, "load", lambda: None)
+    src, start = inspect.getsourcelines(wo.weight_only_mm)
+    ops_line = start + next(i for i, line in enumerate(src) if "torch.ops.cutlass_gemm.weight_only_mm(" in line)
+    x = torch.randn(80, 256, generator=torch.Generator().manual_seed(4)).bfloat16().as_subclass(_CudaLooking)
+    for fmt, bits, group, why in (("mma_sm80", 4, 128, "M = 80 > "), ("cutlass_mixed_sm90", 4, 128, "off an SM90 GPU"),
+                                  ("cutlass_upcast_sm80", 8, None, "off an SM80-SM89 GPU")):
+        packed = prepack(_wq(128, 256, bits, group), fmt)
+        with pytest.warns(wo.WeightOnlyFallbackWarning, match=why) as rec:
+            y = wo.weight_only_linear(x, packed)
+        assert [(w.filename, w.lineno) for w in rec] == [(wo.__file__, ops_line)], fmt
+        assert str(rec[0].message).endswith(f"dequantizing the int{bits} weight to torch.bfloat16 and calling F.linear "
+                                            "(slow, documented fallback; see weight_only_backend)")
+        assert y.shape == (80, 128) and y.dtype == torch.bfloat16
+    monkeypatch.setattr(wo, "_eager_direct", lambda a: True)
+    packed = prepack(_wq(128, 256, 4, 128), "cutlass_mixed_sm90")
+    with pytest.warns(wo.WeightOnlyFallbackWarning, match="off an SM90 GPU") as rec:
+        line = inspect.currentframe().f_lineno + 1
+        wo.weight_only_linear(x, packed)
+    assert [(w.filename, w.lineno) for w in rec] == [(__file__, line)]

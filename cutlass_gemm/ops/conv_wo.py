@@ -42,7 +42,8 @@ from ..runtime import extension
 from . import wo_heuristics
 from .conv import Pair, _pair, conv_padding
 from .gemm import _eager_direct
-from .weight_only import WeightOnlyFallbackWarning, _aligned
+from .weight_only import WeightOnlyFallbackWarning
+from .wo_mixed import _aligned
 
 Tensor = torch.Tensor
 _HALF = (torch.float16, torch.bfloat16)

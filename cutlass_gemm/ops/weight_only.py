@@ -35,7 +35,6 @@ checked before any kernel runs; problems raise `InvalidArgumentError` naming the
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import warnings
 from typing import Optional, Tuple
@@ -45,12 +44,13 @@ import torch.nn.functional as F
 
 from ..errors import InvalidArgumentError
 from ..quant.prepack import LAYOUT, LAYOUT_MIXED, LAYOUT_UPCAST, PackedWeight, check_packed, dequantize_packed, unpack
-from ..quant.prepack_mixed import check_mixed_tensors, dequantize_mixed, zero_term
+from ..quant.prepack_mixed import check_mixed_tensors, dequantize_mixed
 from ..quant.prepack_upcast import check_upcast
 from ..kernels.mixed_input import select_config, sm80_config
-from ..runtime import extension, fastpath, loader
+from ..runtime import extension, fastpath
 from . import wo_heuristics
 from .gemm import _eager_direct
+from .wo_mixed import _aligned, _rows_aligned, launch_mixed  # launch_mixed: also imported from here by tools, tests
 
 Tensor = torch.Tensor
 SMALL_M_MAX = 64
@@ -191,25 +191,14 @@ def layer_rows(bits: int, n: int, k: int) -> Tuple[int, int]:
     return mixed_from_m(bits, n, k), small_m_limit(n, k)
 
 
-def _rows_aligned(x2: Tensor) -> bool:
-    return x2.data_ptr() % 16 == 0 and (x2.shape[0] <= 1 or x2.stride(0) % 8 == 0)
-
-
-def _aligned(t: Optional[Tensor], nbytes: int) -> Optional[Tensor]:
-    """`t`, or a fresh copy where a view's offset breaks the kernel's `nbytes`-byte loads (host check)."""
-    return t if t is None or t.data_ptr() % nbytes == 0 else t.clone()
-
-
 def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n):
     _check_call(x, qweight, scales, zeros, bias, perm, layout, bits, group_size, n)
     k = x.shape[-1]
     x2 = x.reshape(-1, k)
     m = x2.shape[0]
     lead = tuple(x.shape[:-1])
-    if layout == LAYOUT_MIXED and x.is_cuda:
-        return _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n).reshape(lead + (n,))
-    if layout == LAYOUT_UPCAST and x.is_cuda:
-        return _impl_upcast(x2, qweight, scales, bias, perm, n).reshape(lead + (n,))
+    if layout in (LAYOUT_MIXED, LAYOUT_UPCAST) and x.is_cuda:
+        return _impl_large(x2, qweight, scales, zeros, bias, perm, layout, bits, group_size, n).reshape(lead + (n,))
     if not x.is_cuda:
         wq = unpack(_packed(qweight, scales, zeros, perm, layout, bits, group_size, n, k))
         y = x2.to(torch.float32) @ wq.dequantize(torch.float32).t()
@@ -228,9 +217,7 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
     elif m == 0:
         y = x2.new_empty((0, n))
     else:
-        warnings.warn(f"cutlass_gemm weight_only_mm: M = {m} > {limit} (or no compiled extension): "
-                      f"dequantizing the int{bits} weight to {x.dtype} and calling F.linear (slow, documented "
-                      f"fallback; see weight_only_backend)", WeightOnlyFallbackWarning, stacklevel=3)
+        _warn_fallback(f"M = {m} > {limit} (or no compiled extension)", bits, x.dtype, stacklevel=3)
         if ext is not None:  # one kernel writes the dense weight (wo_dequant.cuh), then cuBLAS
             w = ext.wo_dequant(_aligned(qweight, 16), scales, zeros, bits, group_size, n, k)
         else:  # no extension: the same values with torch ops (slower)
@@ -248,9 +235,10 @@ def _small_m(ext, x2, qweight, scales, zeros, bias, bits, group_size, n):
     return ext.wo_gemm(x2, qweight, scales, zeros, bias, bits, group_size, n, 0, variant)
 
 
-def _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n):
-    """CUDA call on a "cutlass_mixed_sm90_v1" weight: the mixed-input kernel when opted in on SM90, else
-    the dequantize fallback (torch ops: no extension kernel reads this layout)."""
+def _impl_large(x2, qweight, scales, zeros, bias, perm, layout, bits, group_size, n):
+    """CUDA call on a large-M layout: a "cutlass_mixed_sm90_v1" weight runs the SM90 mixed-input kernel when opted
+    in on SM90, a "cutlass_upcast_sm80_v1" weight the SM80 upcast kernel on SM80-SM89; else the dequantize fallback
+    (torch ops: no extension kernel reads these layouts), announced."""
     m, k = x2.shape
     if perm is not None:
         x2 = x2.index_select(1, perm)
@@ -258,67 +246,30 @@ def _impl_mixed(x2, qweight, scales, zeros, bias, perm, bits, group_size, n):
         scales = scales.to(x2.dtype)
     if m == 0:
         return x2.new_empty((0, n))
-    if not mixed_usable(x2.device):
-        warnings.warn(f"cutlass_gemm weight_only_mm: a {LAYOUT_MIXED} weight off an SM90 GPU or with "
-                      f"{MIXED_INPUT_ENV}=0: dequantizing the int{bits} weight to {x2.dtype} and calling F.linear (slow, documented "
-                      f"fallback; see weight_only_backend)", WeightOnlyFallbackWarning, stacklevel=4)
-        packed = _packed(qweight, scales, zeros, None, LAYOUT_MIXED, bits, group_size, n, k)
-        return F.linear(x2, dequantize_mixed(packed, x2.dtype), bias)
-    cfg = select_config("bf16" if x2.dtype == torch.bfloat16 else "f16", bits, zeros is not None, m, n, k, group_size)
-    return launch_mixed(cfg, x2, qweight, scales, zeros, bias, group_size, n)
-
-
-def _impl_upcast(x2, qweight, scales, bias, perm, n):
-    """CUDA call on a "cutlass_upcast_sm80_v1" weight: the SM80 upcast kernel on SM80-SM89, else the dequantize
-    fallback (torch ops, announced)."""
-    m, k = x2.shape
-    if perm is not None:
-        x2 = x2.index_select(1, perm)
-    if scales.dtype != x2.dtype:
-        scales = scales.to(x2.dtype)
-    if m == 0:
-        return x2.new_empty((0, n))
-    if not upcast_usable(x2.device):
-        warnings.warn(f"cutlass_gemm weight_only_mm: a {LAYOUT_UPCAST} weight off an SM80-SM89 GPU or with "
-                      f"{MIXED_INPUT_ENV}=0: dequantizing the int8 weight to {x2.dtype} and calling F.linear (slow, "
-                      f"documented fallback; see weight_only_backend)", WeightOnlyFallbackWarning, stacklevel=4)
+    act_dtype = "bf16" if x2.dtype == torch.bfloat16 else "f16"
+    # stacklevel 4, as the two functions this one replaced had: through the dispatcher it names weight_only_mm's
+    # torch.ops line (_impl_large < _impl < torch's OpOverloadPacket.__call__ < weight_only_mm), like _impl's own 3;
+    # from weight_only_mm's eager path, its caller's caller (the user's line under weight_only_linear)
+    if layout == LAYOUT_UPCAST:  # symmetric per-channel int8 (_check_call): no zeros, bits 8
+        if upcast_usable(x2.device):
+            return launch_mixed(sm80_config(act_dtype), x2, qweight, scales, None, bias, 0, n, register_fast=False)
+        _warn_fallback(f"a {LAYOUT_UPCAST} weight off an SM80-SM89 GPU or with {MIXED_INPUT_ENV}=0", bits, x2.dtype,
+                       stacklevel=4)
         return F.linear(x2, (qweight.to(torch.float32) * scales.reshape(n, 1).to(torch.float32)).to(x2.dtype), bias)
-    cfg = sm80_config("bf16" if x2.dtype == torch.bfloat16 else "f16")
-    return launch_mixed(cfg, x2, qweight, scales, None, bias, 0, n, register_fast=False)
+    if mixed_usable(x2.device):
+        cfg = select_config(act_dtype, bits, zeros is not None, m, n, k, group_size)
+        return launch_mixed(cfg, x2, qweight, scales, zeros, bias, group_size, n)
+    _warn_fallback(f"a {LAYOUT_MIXED} weight off an SM90 GPU or with {MIXED_INPUT_ENV}=0", bits, x2.dtype, stacklevel=4)
+    packed = _packed(qweight, scales, zeros, None, LAYOUT_MIXED, bits, group_size, n, k)
+    return F.linear(x2, dequantize_mixed(packed, x2.dtype), bias)
 
 
-def launch_mixed(cfg, x2: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[Tensor], bias: Optional[Tensor],
-                 group_size: int, n: int, register_fast: bool = True) -> Tensor:
-    """Run the mixed-input kernel `cfg` (a MixedInputConfig of x2's dtype and the weight's format) on checked
-    arguments: x2 (M, K) with M > 0, a "cutlass_mixed_sm90_v1" weight, scales in x2's dtype, no perm. The
-    op's path after its checks and its kernel choice; tools/bench_mixed_sweep.py times every candidate
-    kernel through it. The SM80 upcast kernel takes the same ABI on a "cutlass_upcast_sm80_v1" weight
-    (`register_fast=False`: the C++ layer entry knows the SM90 layout only)."""
-    m, k = x2.shape
-    lib = loader.get_kernel(cfg)
-    if not _rows_aligned(x2):  # TMA reads 16-byte aligned rows
-        x2 = x2.clone(memory_format=torch.contiguous_format)
-    zt = None if zeros is None else zero_term(scales, zeros, x2.dtype)
-    qweight, scales, bias = _aligned(qweight, 16), _aligned(scales, 16), _aligned(bias, 16)
-    out = torch.empty((m, n), dtype=x2.dtype, device=x2.device)
-    group = group_size or k
-    idx = x2.device.index
-    # The launcher sizes the workspace and runs on the current device: make x's current only when it is not
-    # (the guard's enter/exit is host time on every call otherwise); torch's raw current-stream accessor
-    # builds no Stream object.
-    with (contextlib.nullcontext() if torch.cuda.current_device() == idx else torch.cuda.device(idx)):
-        ws_bytes = lib.workspace_size(m, n, k, group)
-        ws = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=x2.device)
-        ptr = (lambda t: None if t is None else t.data_ptr())
-        lib.launch(qweight.data_ptr(), x2.data_ptr(), out.data_ptr(), scales.data_ptr(), ptr(zt), ptr(bias), m, n, k,
-                   x2.stride(0) if m > 1 else k, n, group, ws.data_ptr(), ws_bytes,
-                   torch._C._cuda_getCurrentRawStream(idx))
-    if zeros is None and register_fast:  # the C++ layer entry (mixed_fast_call) serves this shape from now on
-        fast = fastpath.module()
-        if fast is not None:
-            fast.register_mixed_plan(idx, cfg.bits, x2.dtype, m, n, k, group_size or 0, lib.function_address,
-                                     lib.workspace_address)
-    return out
+def _warn_fallback(why: str, bits: int, dtype: torch.dtype, stacklevel: int) -> None:
+    """Announce the dequantize-then-F.linear fallback. `stacklevel` counts from the caller, as `warnings.warn`'s
+    would there: this frame is added here, so the warning names the same line as a `warnings.warn` in the caller."""
+    warnings.warn(f"cutlass_gemm weight_only_mm: {why}: dequantizing the int{bits} weight to {dtype} and calling "
+                  f"F.linear (slow, documented fallback; see weight_only_backend)", WeightOnlyFallbackWarning,
+                  stacklevel=stacklevel + 1)
 
 
 # ------------------------------------------------------------------------------------ registration
@@ -348,7 +299,7 @@ def weight_only_mm(x: Tensor, qweight: Tensor, scales: Tensor, zeros: Optional[T
         # eager prefill on the mixed-input copy: the op's own implementation after the one check above, without
         # the dispatcher round trip and its second check
         k = x.shape[-1]
-        return _impl_mixed(x.reshape(-1, k), qweight, scales, zeros, bias, perm, bits, group_size or 0,
+        return _impl_large(x.reshape(-1, k), qweight, scales, zeros, bias, perm, layout, bits, group_size or 0,
                            n).reshape(tuple(x.shape[:-1]) + (n,))
     if layout == LAYOUT and perm is None and x.is_cuda and scales.dtype == x.dtype and _eager_direct(x):
         # The eager hot path (decode): the checked arguments straight to the kernel, without the dispatcher
