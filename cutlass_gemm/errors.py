@@ -51,3 +51,36 @@ class CudaRuntimeNotFoundError(CutlassGemmError, RuntimeError):
 
 class KernelLaunchError(CutlassGemmError, RuntimeError):
     """The kernel's launcher reported a failure (CUTLASS status or CUDA error)."""
+
+
+def warn_user(message: str, category: type = UserWarning) -> None:
+    """`warnings.warn` naming the user's line: the first frame outside this package and torch.
+
+    A fixed `stacklevel` names the user's line on one call path only: the dispatcher (torch.ops ... __call__),
+    torch.compile and the library's own layers add a varying number of frames. Python's default filter shows a
+    warning once per location, so naming the library's line would also show it once per process instead of once
+    per call site of the user's code. (Python 3.12's `skip_file_prefixes` does this walk; 3.10-3.11 lack it.)"""
+    import sys
+    import warnings
+    level, frame = 2, sys._getframe(1)  # stacklevel 2 names our caller's frame
+    while frame is not None and frame.f_code.co_filename.startswith(_internal_prefixes()):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level if frame is not None else 2)
+
+
+def _internal_prefixes() -> tuple:
+    """Folder prefixes of the frames warn_user skips: this package's and torch's (cached on first use)."""
+    global _PREFIXES
+    if _PREFIXES is None:
+        import os
+        import torch
+        _PREFIXES = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (torch, _this_package()))
+    return _PREFIXES
+
+
+def _this_package():
+    import importlib
+    return importlib.import_module(__name__.rpartition(".")[0])
+
+
+_PREFIXES = None

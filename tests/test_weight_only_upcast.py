@@ -133,28 +133,22 @@ class _CudaLooking(torch.Tensor):
         return True
 
 
-def test_the_fallback_warnings_name_one_frame_on_every_layout(monkeypatch):
+def test_the_fallback_warnings_name_the_callers_line_on_every_layout(monkeypatch):
     """The three dequantize fallbacks (the standard layout with no extension, the SM90 mixed-input layout off SM90,
-    the SM80 upcast layout off SM80-SM89) share one warning helper; each names the frame it named before. Through the
-    dispatcher that is weight_only_mm's own torch.ops line: torch's OpOverloadPacket.__call__ is a Python frame the
-    stacklevels do not count, so it is one short of the user's line (pinned here: a change of it must be deliberate).
-    weight_only_mm's eager path on the mixed-input layout names the user's line under weight_only_linear."""
+    the SM80 upcast layout off SM80-SM89) name the line of the code that called the library (errors.warn_user), on
+    the dispatcher path (torch's OpOverloadPacket.__call__ between) and on weight_only_mm's eager path alike, so that
+    Python's once-per-location filter shows one warning per call site of the user's code."""
     monkeypatch.setattr(extension, "load", lambda: None)
-    src, start = inspect.getsourcelines(wo.weight_only_mm)
-    ops_line = start + next(i for i, line in enumerate(src) if "torch.ops.cutlass_gemm.weight_only_mm(" in line)
     x = torch.randn(80, 256, generator=torch.Generator().manual_seed(4)).bfloat16().as_subclass(_CudaLooking)
     for fmt, bits, group, why in (("mma_sm80", 4, 128, "M = 80 > "), ("cutlass_mixed_sm90", 4, 128, "off an SM90 GPU"),
                                   ("cutlass_upcast_sm80", 8, None, "off an SM80-SM89 GPU")):
         packed = prepack(_wq(128, 256, bits, group), fmt)
-        with pytest.warns(wo.WeightOnlyFallbackWarning, match=why) as rec:
-            y = wo.weight_only_linear(x, packed)
-        assert [(w.filename, w.lineno) for w in rec] == [(wo.__file__, ops_line)], fmt
-        assert str(rec[0].message).endswith(f"dequantizing the int{bits} weight to torch.bfloat16 and calling F.linear "
-                                            "(slow, documented fallback; see weight_only_backend)")
-        assert y.shape == (80, 128) and y.dtype == torch.bfloat16
-    monkeypatch.setattr(wo, "_eager_direct", lambda a: True)
-    packed = prepack(_wq(128, 256, 4, 128), "cutlass_mixed_sm90")
-    with pytest.warns(wo.WeightOnlyFallbackWarning, match="off an SM90 GPU") as rec:
-        line = inspect.currentframe().f_lineno + 1
-        wo.weight_only_linear(x, packed)
-    assert [(w.filename, w.lineno) for w in rec] == [(__file__, line)]
+        for eager in (False, True):  # the dispatcher, then weight_only_mm's eager branches
+            monkeypatch.setattr(wo, "_eager_direct", lambda a, eager=eager: eager)
+            with pytest.warns(wo.WeightOnlyFallbackWarning, match=why) as rec:
+                line = inspect.currentframe().f_lineno + 1
+                y = wo.weight_only_linear(x, packed)
+            assert [(w.filename, w.lineno) for w in rec] == [(__file__, line)], (fmt, eager)
+            assert str(rec[0].message).endswith(f"dequantizing the int{bits} weight to torch.bfloat16 and calling "
+                                                "F.linear (slow, documented fallback; see weight_only_backend)")
+            assert y.shape == (80, 128) and y.dtype == torch.bfloat16

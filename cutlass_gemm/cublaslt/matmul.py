@@ -42,13 +42,12 @@ operand alignment); the workspace (32 MiB) per (device, stream); work runs on to
 from __future__ import annotations
 
 import threading
-import warnings
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
 import torch
 
-from cutlass_gemm.errors import InvalidArgumentError
+from cutlass_gemm.errors import InvalidArgumentError, warn_user
 
 from . import _matmul_plans, layouts
 from ._context import handle, on_device
@@ -244,8 +243,8 @@ def _record(key: tuple, path: str, reason: Optional[str] = None, warn: Optional[
         if first:
             _warned.add((key, path))
     if first:
-        warnings.warn(f"cuBLASLt int8_matmul on cuda:{key[0]}: {warn} (see "
-                      f"cutlass_gemm.cublaslt.matmul.matmul_backend)", CublasLtFallbackWarning, stacklevel=4)
+        warn_user(f"cuBLASLt int8_matmul on cuda:{key[0]}: {warn} (see "
+                  f"cutlass_gemm.cublaslt.matmul.matmul_backend)", CublasLtFallbackWarning)
 
 
 def matmul_backend(out_dtype: torch.dtype = torch.int32, alpha: str = "none", device=None,

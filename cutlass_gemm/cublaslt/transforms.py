@@ -35,12 +35,11 @@ from __future__ import annotations
 
 import ctypes
 import threading
-import warnings
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
-from cutlass_gemm.errors import InvalidArgumentError
+from cutlass_gemm.errors import InvalidArgumentError, warn_user
 
 from . import _gather, _lib, layouts
 from ._context import handle, stream_ptr
@@ -127,7 +126,7 @@ def _warn_once(key: tuple, message: str) -> None:
         if key in _warned:
             return
         _warned.add(key)
-    warnings.warn(message, CublasLtFallbackWarning, stacklevel=4)
+    warn_user(message, CublasLtFallbackWarning)
 
 
 _Execute = Callable[[_Candidate, CudaDataType, int, int], Tuple[int, Optional[torch.Tensor]]]

@@ -29,12 +29,11 @@ Every argument is checked before any kernel runs; problems raise `InvalidArgumen
 from __future__ import annotations
 
 import os
-import warnings
 from typing import Optional, Tuple
 
 import torch
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, warn_user
 from ..kernels import activations, gemv
 from ..kernels.blockwise import BLOCK
 from ..kernels.blockwise_heuristics import S8_MIN_M, relayout_sfa
@@ -197,9 +196,8 @@ def _impl(a, b, scale_a, scale_b, bias, out_dtype, activation, block_size):
         return _blockwise_op.launch(a, b.stride(0) if b.shape[0] > 1 else k, b, sa, sb, bias, out_dtype, act, m,
                                     b.shape[0], k, major, "s8")
     if ext is None:
-        warnings.warn("cutlass_gemm scaled_mm_blockwise_int8: no compiled extension; running the torch reference "
-                      "(slow, documented fallback; see blockwise_int8_backend)", BlockwiseInt8FallbackWarning,
-                      stacklevel=3)
+        warn_user("cutlass_gemm scaled_mm_blockwise_int8: no compiled extension; running the torch reference "
+                  "(slow, documented fallback; see blockwise_int8_backend)", BlockwiseInt8FallbackWarning)
         return reference(a, b, scale_a, scale_b, bias, out_dtype, act, block_size, torch.float32)
     return ext.bi8_gemm(_aligned_rows(a), _aligned_rows(b), scale_a, scale_b, bias, out_dtype, block_size,
                         activations.EXT_CODES[act], 0)

@@ -29,13 +29,12 @@ torch.compile(fullgraph=True) and in CUDA graphs.
 from __future__ import annotations
 
 import functools
-import warnings
 from typing import List, Optional, Sequence, Tuple, Union
 
 import torch
 import torch.nn.functional as F
 
-from ..errors import InvalidArgumentError, UnsupportedConvError
+from ..errors import InvalidArgumentError, UnsupportedConvError, warn_user
 from ..quant.conv_weight import CHANNEL_ALIGN, conv_packed_k, conv_weight_from_matrix
 from ..quant.prepack import LAYOUT, PackedWeight, check_packed, dequantize_packed
 from ..runtime import extension
@@ -168,9 +167,9 @@ def _impl(x, qweight, scales, zeros, bias, *, bits, group_size, n, geometry):
                            bits, group_size, n, list(geometry), 0, wo_heuristics.conv_variant(rows, n, k))
     if backend == "dequant_cudnn":  # the measured route for large work (wo_heuristics.CONV_IGEMM_MAX_MNK)
         return _reference(x, qweight, scales, zeros, bias, bits, group_size, n, geometry, k, x.dtype)
-    warnings.warn(f"cutlass_gemm conv2d_weight_only: {rows} output pixels (or no compiled extension): dequantizing the "
-                  f"int{bits} weight to {x.dtype} and calling F.conv2d (slow, documented fallback; see "
-                  f"weight_only_conv_backend)", WeightOnlyFallbackWarning, stacklevel=3)
+    warn_user(f"cutlass_gemm conv2d_weight_only: {rows} output pixels (or no compiled extension): dequantizing the "
+              f"int{bits} weight to {x.dtype} and calling F.conv2d (slow, documented fallback; see "
+              f"weight_only_conv_backend)", WeightOnlyFallbackWarning)
     return _reference(x, qweight, scales, zeros, bias, bits, group_size, n, geometry, k, x.dtype)
 
 

@@ -21,7 +21,6 @@ for tests and CPU-only code). Every argument is validated before any launch (Inv
 """
 from __future__ import annotations
 
-import warnings
 from typing import Dict, Tuple
 
 import torch
@@ -30,7 +29,7 @@ from ..kernels import activations, heuristics
 from ..kernels.epilogues import SCALE_A_SCALAR, SCALE_B_SCALAR
 from ..kernels.gemv import GemvConfig
 from ..runtime import autotune, fastpath, gemv, loader
-from ..errors import KernelNotBuiltError, UnsupportedDeviceError
+from ..errors import KernelNotBuiltError, UnsupportedDeviceError, warn_user
 # the checks live in _gemm_args.py; K_ALIGN, N_ALIGN, SIZE_LIMIT and the checks stay importable from here
 from ._gemm_args import (K_ALIGN, N_ALIGN, SIZE_LIMIT, _IN_NAMES, _OUT_NAMES, _fast_layout, _overlap,  # noqa: F401
                          check_pointers, validate)
@@ -95,8 +94,8 @@ def select_kernel(sm: int, variant: str, a_dtype: str, out_dtype: str, sa: str, 
                     return select_kernel(sm, variant, a_dtype, out_dtype, sa, sb, m, choice, activation, n, k)
                 except KernelNotBuiltError as exc:
                     _split_unavailable.add(split_key)
-                    warnings.warn(f"{exc}; the table's tile serves such problems instead",
-                                  SchedulerFallbackWarning, stacklevel=2)
+                    warn_user(f"{exc}; the table's tile serves such problems instead",
+                              SchedulerFallbackWarning)
             choice = table
     if a_dtype == "e4m3" and sm < 89:
         raise UnsupportedDeviceError(f"fp8 (float8_e4m3fn) GEMMs need SM89+ kernels (fp8 mma); this device runs the "

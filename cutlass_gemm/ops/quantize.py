@@ -25,13 +25,12 @@ rows of the output (ops/linear.py).
 """
 from __future__ import annotations
 
-import warnings
 from typing import Optional, Tuple
 
 import torch
 
 from .. import quant as _ref
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, warn_user
 from ..runtime import extension
 from .gemm import _eager_direct  # eager plain tensors skip the dispatcher's 5-10 us (gemm's rule)
 
@@ -105,8 +104,7 @@ def _shaped(x: Tensor, pad_rows: int, q: Tensor, *per_row: Tensor):
 def _ext():
     ext = extension.load()
     if ext is None:
-        warnings.warn("cutlass_gemm: quantization kernels unavailable; using the torch reference (slow, syncs)",
-                      stacklevel=3)
+        warn_user("cutlass_gemm: quantization kernels unavailable; using the torch reference (slow, syncs)")
     return ext
 
 

@@ -36,13 +36,12 @@ checked before any kernel runs; problems raise `InvalidArgumentError` naming the
 from __future__ import annotations
 
 import functools
-import warnings
 from typing import Optional, Tuple
 
 import torch
 import torch.nn.functional as F
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, warn_user
 from ..quant.prepack import LAYOUT, LAYOUT_MIXED, LAYOUT_UPCAST, PackedWeight, check_packed, dequantize_packed, unpack
 from ..quant.prepack_mixed import check_mixed_tensors, dequantize_mixed
 from ..quant.prepack_upcast import check_upcast
@@ -217,7 +216,7 @@ def _impl(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n)
     elif m == 0:
         y = x2.new_empty((0, n))
     else:
-        _warn_fallback(f"M = {m} > {limit} (or no compiled extension)", bits, x.dtype, stacklevel=3)
+        _warn_fallback(f"M = {m} > {limit} (or no compiled extension)", bits, x.dtype)
         if ext is not None:  # one kernel writes the dense weight (wo_dequant.cuh), then cuBLAS
             w = ext.wo_dequant(_aligned(qweight, 16), scales, zeros, bits, group_size, n, k)
         else:  # no extension: the same values with torch ops (slower)
@@ -247,29 +246,23 @@ def _impl_large(x2, qweight, scales, zeros, bias, perm, layout, bits, group_size
     if m == 0:
         return x2.new_empty((0, n))
     act_dtype = "bf16" if x2.dtype == torch.bfloat16 else "f16"
-    # stacklevel 4, as the two functions this one replaced had: through the dispatcher it names weight_only_mm's
-    # torch.ops line (_impl_large < _impl < torch's OpOverloadPacket.__call__ < weight_only_mm), like _impl's own 3;
-    # from weight_only_mm's eager path, its caller's caller (the user's line under weight_only_linear)
     if layout == LAYOUT_UPCAST:  # symmetric per-channel int8 (_check_call): no zeros, bits 8
         if upcast_usable(x2.device):
             return launch_mixed(sm80_config(act_dtype), x2, qweight, scales, None, bias, 0, n, register_fast=False)
-        _warn_fallback(f"a {LAYOUT_UPCAST} weight off an SM80-SM89 GPU or with {MIXED_INPUT_ENV}=0", bits, x2.dtype,
-                       stacklevel=4)
+        _warn_fallback(f"a {LAYOUT_UPCAST} weight off an SM80-SM89 GPU or with {MIXED_INPUT_ENV}=0", bits, x2.dtype)
         return F.linear(x2, (qweight.to(torch.float32) * scales.reshape(n, 1).to(torch.float32)).to(x2.dtype), bias)
     if mixed_usable(x2.device):
         cfg = select_config(act_dtype, bits, zeros is not None, m, n, k, group_size)
         return launch_mixed(cfg, x2, qweight, scales, zeros, bias, group_size, n)
-    _warn_fallback(f"a {LAYOUT_MIXED} weight off an SM90 GPU or with {MIXED_INPUT_ENV}=0", bits, x2.dtype, stacklevel=4)
+    _warn_fallback(f"a {LAYOUT_MIXED} weight off an SM90 GPU or with {MIXED_INPUT_ENV}=0", bits, x2.dtype)
     packed = _packed(qweight, scales, zeros, None, LAYOUT_MIXED, bits, group_size, n, k)
     return F.linear(x2, dequantize_mixed(packed, x2.dtype), bias)
 
 
-def _warn_fallback(why: str, bits: int, dtype: torch.dtype, stacklevel: int) -> None:
-    """Announce the dequantize-then-F.linear fallback. `stacklevel` counts from the caller, as `warnings.warn`'s
-    would there: this frame is added here, so the warning names the same line as a `warnings.warn` in the caller."""
-    warnings.warn(f"cutlass_gemm weight_only_mm: {why}: dequantizing the int{bits} weight to {dtype} and calling "
-                  f"F.linear (slow, documented fallback; see weight_only_backend)", WeightOnlyFallbackWarning,
-                  stacklevel=stacklevel + 1)
+def _warn_fallback(why: str, bits: int, dtype: torch.dtype) -> None:
+    """Announce the dequantize-then-F.linear fallback, naming the user's line (errors.warn_user)."""
+    warn_user(f"cutlass_gemm weight_only_mm: {why}: dequantizing the int{bits} weight to {dtype} and calling "
+              f"F.linear (slow, documented fallback; see weight_only_backend)", WeightOnlyFallbackWarning)
 
 
 # ------------------------------------------------------------------------------------ registration

@@ -23,12 +23,11 @@ import socket
 import tempfile
 import threading
 import time
-import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, Iterator, Optional, Tuple
 
-from ..errors import BuildTimeoutError, CacheDirError
+from ..errors import BuildTimeoutError, CacheDirError, warn_user
 
 CACHE_ENV = "CUTLASS_GEMM_CACHE_DIR"
 LOCK_TIMEOUT_ENV = "CUTLASS_GEMM_LOCK_TIMEOUT"
@@ -201,15 +200,15 @@ def quarantine(artifact: Path, reason: str) -> Optional[Path]:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        warnings.warn(f"cutlass_gemm: kernel library {artifact} is bad ({reason}) and could not be moved "
-                      f"aside ({exc}); it is not used", RuntimeWarning, stacklevel=3)
+        warn_user(f"cutlass_gemm: kernel library {artifact} is bad ({reason}) and could not be moved "
+                  f"aside ({exc}); it is not used", RuntimeWarning)
         return None
     try:
         os.replace(metadata_path(artifact), target.with_name(target.name + ".json"))
     except OSError:
         pass
-    warnings.warn(f"cutlass_gemm: kernel library {artifact.name} failed verification ({reason}); moved to "
-                  f"{target} and not loaded", RuntimeWarning, stacklevel=3)
+    warn_user(f"cutlass_gemm: kernel library {artifact.name} failed verification ({reason}); moved to "
+              f"{target} and not loaded", RuntimeWarning)
     return target
 
 

@@ -13,10 +13,10 @@ import hashlib
 import importlib.util
 import sys
 import threading
-import warnings
 from pathlib import Path
 from typing import List, Optional
 
+from ..errors import warn_user
 from . import build
 
 CSRC = Path(__file__).resolve().parent / "csrc"
@@ -109,8 +109,8 @@ def load() -> Optional[object]:
             if torch.cuda.is_available() and torch.version.cuda is not None:
                 _module = build_extension()
         except Exception as exc:  # the torch reference paths still serve every call
-            warnings.warn(f"cutlass_gemm: torch extension unavailable ({exc}); quantization runs the slower "
-                          f"torch reference and GEMM calls take the Python path")
+            warn_user(f"cutlass_gemm: torch extension unavailable ({exc}); quantization runs the slower "
+                      f"torch reference and GEMM calls take the Python path")
             _module = None
         _tried = True
     return _module
