@@ -35,6 +35,18 @@ def test_markers_are_plain_file_names_and_distinct(tmp_path):
     paths = {gpu_suite.marker(tmp_path, task) for task in tasks}
     assert len(paths) == len(tasks)
     assert all(p.parent == tmp_path and re.fullmatch(r"[\w.]+\.done", p.name) for p in paths)
+    ran = {gpu_suite.marker(tmp_path, task, "ran") for task in tasks}
+    assert len(ran) == len(tasks) and not ran & paths
+
+
+def test_the_kernels_the_tests_loaded_last_time_are_built_ahead():
+    """The recorded list (tools/suite_kernels_loaded.txt) names kernels, each of which parses, and suite_kernels()
+    holds every one of them beside the default sets, each once."""
+    from cutlass_gemm.runtime.kernel_list import read_list
+    recorded = read_list(gpu_suite.LOADED_LIST)
+    names = [cfg.name for cfg, _ in gpu_suite.suite_kernels()]
+    assert recorded and len(names) == len(set(names))
+    assert set(recorded) <= set(names)
 
 
 def _collected(shard):
