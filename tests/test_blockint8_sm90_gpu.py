@@ -13,7 +13,8 @@ import pytest
 import torch
 
 from cutlass_gemm import quantize_per_group, scaled_mm_blockwise_int8
-from cutlass_gemm.kernels.blockwise_heuristics import S8_MIN_M, layer_sfa_major, relayout_sfa, select_config
+from cutlass_gemm.kernels.blockwise_heuristics import (S8_MIN_M, default_configs, layer_sfa_major, relayout_sfa,
+                                                       select_config)
 from cutlass_gemm.nn import Int8BlockLinear
 from cutlass_gemm.nn import block_linear as block_linear_module
 from cutlass_gemm.ops import blockwise as bops
@@ -80,6 +81,21 @@ def test_per_atom_and_overlapped_kernels_give_the_same_bits():
         finally:
             bops._plans.clear()
     assert torch.equal(y, y_ovl)
+
+
+@pytest.mark.parametrize("cfg", [c for c in default_configs() if c.ab == "s8"], ids=lambda c: c.name)
+def test_every_default_kernel_every_element(cfg):
+    """Each int8 kernel of the blockwise family's default set forced for the call, on the output dtype, activation
+    and scale_a layout it was built for (session 58's suite run: 5 of them ran in no test)."""
+    out_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[cfg.out_dtype]
+    act = None if cfg.activation == "none" else cfg.activation
+    with mock.patch.object(bops, "select_config", lambda *a_, **kw: cfg):
+        bops._plans.clear()
+        try:
+            for m, n, k in ((300, 136, 640), (1024, 4104, 768)):  # M % 4 == 0 for the column-major scale_a
+                _run(m, n, k, out_dtype, activation=act, seed=m + k, major=cfg.sfa_major)
+        finally:
+            bops._plans.clear()
 
 
 def test_opcheck_on_the_cutlass_route():
@@ -206,6 +222,7 @@ def kernels_needed():
               *(pick("bf16", m, 520, 1024, major=layer_sfa_major(m, "s8")) for m in (a * b for a, b in LAYER_LEADS)),
               select_config("bf16", 1029, ab="s8", n=4104).replace(tile=(128, 128, 128), cluster=(2, 1, 1),
                                                                   mainloop="overlap").name}
+    names |= {c.name for c in default_configs() if c.ab == "s8"}  # test_every_default_kernel_every_element
     return sorted(names)
 
 

@@ -152,6 +152,29 @@ def test_each_candidate_kernel_every_element(name):
             assert torch.equal(y, twin), f"{name} {m}x{n}x{k}: differs from {twin_cfg.name}"
 
 
+@pytest.mark.parametrize("cfg", [c for c in default_configs() if c.ab == "e4m3"], ids=lambda c: c.name)
+def test_every_default_kernel_every_element(cfg):
+    """Each fp8 kernel of the family's default set forced for the call, on the output dtype, activation and scale_a
+    layout it was built for, at a pingpong-sized and a many-tile shape (session 58's suite run: 12 of them, fp16 and
+    activation kernels at some tiles, ran in no test). The activation bound is test_every_activation_vs_float64's."""
+    out_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[cfg.out_dtype]
+    act = None if cfg.activation == "none" else cfg.activation
+    for m, n, k in ((200, 392, 384), (2048, 1152, 640)):  # M % 4 == 0: the column-major scale_a's TMA layout
+        c, (aq, wq, b) = _case(m, n, k, seed=m + k, out_dtype=out_dtype)
+        if cfg.sfa_major == "mn":
+            c["scale_a"] = c["scale_a"].t().contiguous().t()
+        _poison(m * n, out_dtype)
+        y = _with_kernel(cfg, lambda: cutlass_gemm.scaled_mm_blockwise(**c, out_dtype=out_dtype, activation=act))
+        assert y.dtype == out_dtype
+        pre, bound = _bounds(aq, wq, b, out_dtype)
+        if act is None:
+            _check(y, pre, bound, f"{cfg.name} {m}x{n}x{k}")
+        else:
+            ref = activations.torch_activation(act)(pre).double()
+            u = 2.0 ** -8 if out_dtype == torch.bfloat16 else 2.0 ** -11
+            _check(y, ref, 1.2 * bound + 2.0 ** -9 * pre.abs() + u * ref.abs(), f"{cfg.name} {m}x{n}x{k}")
+
+
 @pytest.mark.parametrize("m", (600, 602))
 def test_row_major_scale_a_relaid_at_deep_k(m):
     """From K = 4096 and M = 512 (M % 4 == 0) the op copies a row-major scale_a to column-major and runs that kernel
@@ -304,6 +327,7 @@ def kernels_needed():
     names |= {pick(96, 256, 512), pick(51, 264, 512, "silu"), pick(37, 136, 384, "relu6"), pick(5, 128, 256)}
     names.add(heuristics.make_config(90, "scaled", "bf16", heuristics.choose_tile(90, 96, 256, "e4m3"), a_dtype="e4m3",
                                      scale_a="token", scale_b="channel").name)  # the outlier test's per-token GEMM
+    names |= {c.name for c in default_configs() if c.ab == "e4m3"}  # test_every_default_kernel_every_element
     return sorted(names)
 
 

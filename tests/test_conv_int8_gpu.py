@@ -7,11 +7,11 @@ match bit for bit), non-finite input -> NaN, a misaligned view -> typed error be
 Int8Conv2d under torch.compile(fullgraph=True), CUDA-graph capture with no host sync, the plan cache on new data
 and in a graph, and a ResNet-50 (random weights; torchvision's if installed, else tools/resnet50.py) quantized by
 quantize_model with each scheme that quantizes its k x k convs: relative error vs fp32, CUDA-graph replay = eager.
-Run with `pytest -m gpu`. Written on the CPU machine; not yet run on a GPU.
+Run with `pytest -m gpu`.
 
-Kernels (tools/generate_kernels.py --conv --compile builds all 54 of `default_configs()`; these tests select
-21 of them, each built on first use otherwise, ~1-2 min of nvcc each on a 16-core host; the list:
-`python3 tools/conv_kernels_needed.py tests`).
+Kernels (tools/generate_kernels.py --conv --compile builds all 54 of `default_configs()`; the shape tests select
+21 of them, and test_every_kernel_of_the_family_against_float64 forces each of the 54 (added in session 58, not yet
+run on a GPU), each built on first use otherwise, ~1-2 min of nvcc each on a 16-core host).
 """
 import copy
 import sys
@@ -87,6 +87,61 @@ def test_kernel_every_element_against_float64(case, out_dtype):
         y = conv2d_int8_igemm(xq, wq, sx, sw, b, stride, padding, dilation, activation, out_dtype)
         assert y.shape == ref.shape and y.dtype == out_dtype and y.is_contiguous()
         _check(y, ref, f"{case} {activation} {out_dtype}")
+
+
+#: two geometries for every kernel of a family: 3x3 / stride 1 / padding 1, and 5x3 / stride (2, 1); Co 144: a
+#: partial N tile at every tile width, Co % 16 == 0 for the int8 output
+EVERY_KERNEL_CASES = [(2, 15, 13, 144, (3, 3), (1, 1), (1, 1)), (3, 17, 19, 144, (5, 3), (2, 1), (2, 1))]
+
+
+def test_every_kernel_of_the_family_against_float64(monkeypatch):
+    """Each kernel of the device's conv family (`conv2d.default_configs`: every tile x bf16 / fp16 / int8 output x
+    none / relu / relu6; session 58's suite run found 28 of them run by no test, as selection reaches only some),
+    forced for the call (kernel_config patched; the plan made and launched directly, past the plan caches): bf16 /
+    fp16 outputs within a rounding of float64, int8 outputs within one step of the reference's rounding and
+    saturation. Ci 128 for the 128-deep K tiles, 64 for the others (tile_k's pairing)."""
+    from cutlass_gemm.kernels import conv2d
+    from cutlass_gemm.ops import conv_igemm
+    _sm90()
+    family = conv_igemm.kernel_config(torch.cuda.current_device(), "bf16", "none", 1000, 64, 64).sm
+    configs = conv2d.default_configs(family)
+    for cfg in configs:
+        monkeypatch.setattr(conv_igemm, "kernel_config", lambda *args, cfg=cfg: cfg)
+        ci = cfg.tile[2]
+        act = None if cfg.activation == "none" else cfg.activation
+        for n, h, w, co, k, stride, padding in EVERY_KERNEL_CASES:
+            g = torch.Generator(device="cuda").manual_seed(n * h + co)
+            xq = torch.randint(-128, 128, (n, h, w, ci), dtype=torch.int8, device="cuda", generator=g)
+            wq = torch.randint(-127, 128, (co, *k, ci), dtype=torch.int8, device="cuda", generator=g)
+            sx = torch.rand(1, device="cuda", generator=g) * 1e-2 + 1e-3
+            sw = torch.rand(co, device="cuda", generator=g) * 1e-2 + 1e-3
+            bias = torch.randn(co, device="cuda", generator=g) * 4
+            args = (xq.cpu(), wq.cpu(), sx.cpu(), sw.cpu(), bias.cpu(), stride, padding, (1, 1), act)
+            what = f"{cfg.name} {(n, h, w, ci, co, k, stride, padding)}"
+            if cfg.out_dtype == "s8":
+                inv = (140.0 / reference(*args, torch.float64).abs().amax()).float().reshape(1)  # some saturate
+                ref = reference(*args, torch.int8, inv)
+                out_dtype, b, scale_out = torch.int8, bias, inv.cuda()
+            else:
+                out_dtype = torch.bfloat16 if cfg.out_dtype == "bf16" else torch.float16
+                b, scale_out = bias.to(out_dtype), None
+                ref = reference(*args[:4], b.cpu(), *args[5:], torch.float64)
+            if out_dtype == torch.int8:  # 90 in every byte: unwritten elements would be off the reference
+                pz = torch.full((ref.numel(),), 0x5A, dtype=torch.uint8, device="cuda")
+                del pz
+            else:
+                _poison(ref.numel(), out_dtype)
+            plan = conv_igemm._make_plan(xq, wq, sx, sw, b, stride, padding, (1, 1), act, out_dtype, scale_out)
+            assert plan.lib.config.name == cfg.name
+            y = conv_igemm._launch(plan, xq, wq, sx, sw, b, scale_out)
+            assert y.shape == ref.shape and y.dtype == out_dtype, what
+            if out_dtype == torch.int8:
+                diff = (y.cpu().int() - ref.int()).abs()
+                assert diff.max().item() <= 1, f"{what}: max int8 difference {diff.max().item()}"
+                assert diff.float().mean().item() < 1e-3, f"{what}: {int((diff > 0).sum())} elements one step off"
+            else:
+                _check(y, ref, what)
+    print(f"SM{family}: {len(configs)} conv kernels, each against float64")
 
 
 @pytest.mark.parametrize("channels_last", [False, True])

@@ -27,6 +27,7 @@ from test_conv_chain_gpu import (test_int8_output_kernel, test_int8_output_opche
                                  test_resnet50_int8_chain, test_scale_guard_in_the_kernel)
 from test_conv_int8_gpu import (test_conv2d_int8_matches_the_cpu_path,  # noqa: F401
                                 test_eager_cpp_entry_serves_a_planned_signature,
+                                test_every_kernel_of_the_family_against_float64,
                                 test_kernel_every_element_against_float64,
                                 test_layer_compile_fullgraph_and_cuda_graph_without_sync,
                                 test_plan_cache_new_data_and_graph_replay, test_resnet50_end_to_end,
