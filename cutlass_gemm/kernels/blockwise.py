@@ -94,30 +94,17 @@ class BlockwiseConfig(TemplateConfigMixin):
     #: the folder of the committed sources and their manifest under generated/
     generated_subdir = GENERATED_SUBDIR
 
-    def __post_init__(self):
-        object.__setattr__(self, "tile", tuple(int(v) for v in self.tile))
-        object.__setattr__(self, "cluster", tuple(int(v) for v in self.cluster))
-        self.validate()
-
     def validate(self) -> None:
-        """ValueError naming the field unless the collective can build this kernel."""
-        def bad(field: str, why: str):
-            raise ValueError(f"BlockwiseConfig.{field}: {why} (config {self!r})")
-
+        """InvalidArgumentError (a ValueError) naming the field unless the collective can build this kernel."""
+        bad = self.bad
         if self.sm != 90:
             bad("sm", f"the FP8 blockwise (wgmma) mainloop needs SM90, got {self.sm}")
-        if self.ab not in AB_TYPES:
-            bad("ab", f"must be one of {AB_TYPES}, got {self.ab!r}")
-        if self.out_dtype not in OUT_DTYPES:
-            bad("out_dtype", f"must be one of {OUT_DTYPES}, got {self.out_dtype!r}")
-        if self.activation not in ACTIVATIONS:
-            bad("activation", f"must be one of {ACTIVATIONS}, got {self.activation!r}")
-        if self.sfa_major not in SFA_MAJORS:
-            bad("sfa_major", f"must be one of {SFA_MAJORS}, got {self.sfa_major!r}")
-        if self.schedule not in SCHEDULES:
-            bad("schedule", f"must be one of {SCHEDULES}, got {self.schedule!r}")
-        if self.scheduler not in SCHEDULERS:
-            bad("scheduler", f"must be one of {SCHEDULERS}, got {self.scheduler!r}")
+        self.check_one_of("ab", AB_TYPES)
+        self.check_one_of("out_dtype", OUT_DTYPES)
+        self.check_one_of("activation", ACTIVATIONS)
+        self.check_one_of("sfa_major", SFA_MAJORS)
+        self.check_one_of("schedule", SCHEDULES)
+        self.check_one_of("scheduler", SCHEDULERS)
         if self.scheduler == "streamk" and self.schedule != "cooperative":
             bad("scheduler", "CUTLASS's SM90 stream-K scheduler runs the cooperative schedule only")
         if len(self.tile) != 3 or any(v <= 0 for v in self.tile):
@@ -135,8 +122,7 @@ class BlockwiseConfig(TemplateConfigMixin):
             bad("cluster", f"SM90 clusters are (m, n, 1) powers of two with m*n <= 8, got {self.cluster}")
         if self.stages != 0 and not 2 <= self.stages <= 8:
             bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
-        if self.mainloop not in MAINLOOPS:
-            bad("mainloop", f"must be one of {MAINLOOPS}, got {self.mainloop!r}")
+        self.check_one_of("mainloop", MAINLOOPS)
         if self.ab == "s8" and self.mainloop == "cutlass":
             # CUTLASS's builder takes fp8 operands only: the int8 mainloops (int32 temporaries, per-column scales)
             # are the overlapped and per-atom forms of kernels/cxx/blockwise_int8.hpp

@@ -9,7 +9,7 @@ import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Tuple
+from typing import NoReturn, Tuple
 
 from ..errors import InvalidArgumentError
 
@@ -49,8 +49,33 @@ def _is_pow2(x: int) -> bool:
     return x > 0 and (x & (x - 1)) == 0
 
 
+class ConfigChecks:
+    """Construction and validation every family's frozen dataclass config shares (KernelConfig and the template
+    families' configs): `tile` and `cluster` arrive as lists from JSON manifests and become int tuples before
+    `validate()` runs, so equality, hashing and names hold; a bad field raises InvalidArgumentError (a ValueError,
+    so callers that catch ValueError still do) naming "<Class>.<field>"."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tile", tuple(int(v) for v in self.tile))
+        object.__setattr__(self, "cluster", tuple(int(v) for v in self.cluster))
+        self.validate()
+
+    def validate(self) -> None:
+        """The family's rules: `bad(field, why)` unless CUTLASS (or this library's template) can build the kernel."""
+        raise NotImplementedError
+
+    def bad(self, field: str, why: str) -> NoReturn:
+        raise InvalidArgumentError(f"{type(self).__name__}.{field}", f"{why} (config {self!r})")
+
+    def check_one_of(self, field: str, allowed) -> None:
+        """`bad(field, ...)` unless the field's value is in `allowed`."""
+        value = getattr(self, field)
+        if value not in allowed:
+            self.bad(field, f"must be one of {allowed}, got {value!r}")
+
+
 @dataclass(frozen=True)
-class KernelConfig:
+class KernelConfig(ConfigChecks):
     """A fused quantized GEMM: D(M,N) = epilogue(A(M,K) row-major @ B(K,N) column-major).
 
     `tile` is the tile computed by one CTA (threadblock), `cluster` the SM90 thread-block cluster
@@ -78,36 +103,19 @@ class KernelConfig:
     scheduler: str = "persistent"
     splits: int = 1
 
-    def __post_init__(self):
-        # Tuples from JSON arrive as lists; normalise before validating so equality and hashing hold.
-        object.__setattr__(self, "tile", tuple(int(v) for v in self.tile))
-        object.__setattr__(self, "cluster", tuple(int(v) for v in self.cluster))
-        self.validate()
-
     # ----------------------------------------------------------------- validation
     def validate(self) -> None:
-        def bad(field: str, why: str):
-            # InvalidArgumentError is a ValueError: callers that caught ValueError still do
-            raise InvalidArgumentError(f"KernelConfig.{field}", f"{why} (config {self!r})")
-
-        if self.sm not in SUPPORTED_SMS:
-            bad("sm", f"must be one of {SUPPORTED_SMS}, got {self.sm}")
-        if self.a_dtype not in INPUT_DTYPES:
-            bad("a_dtype", f"must be one of {INPUT_DTYPES}, got {self.a_dtype!r}")
+        bad = self.bad
+        self.check_one_of("sm", SUPPORTED_SMS)
+        self.check_one_of("a_dtype", INPUT_DTYPES)
         if self.a_dtype == "e4m3" and self.sm < 89:
             bad("a_dtype", f"fp8 e4m3 needs SM89 or newer, got sm={self.sm}")
-        if self.out_dtype not in OUTPUT_DTYPES:
-            bad("out_dtype", f"must be one of {OUTPUT_DTYPES}, got {self.out_dtype!r}")
-        if self.variant not in VARIANTS:
-            bad("variant", f"must be one of {VARIANTS}, got {self.variant!r}")
-        if self.activation not in ACTIVATIONS:
-            bad("activation", f"must be one of {ACTIVATIONS}, got {self.activation!r}")
+        for field, allowed in (("out_dtype", OUTPUT_DTYPES), ("variant", VARIANTS), ("activation", ACTIVATIONS)):
+            self.check_one_of(field, allowed)
         if self.variant.startswith("scaled_azp") and self.a_dtype != "int8":
             bad("variant", "zero-point (azp) epilogues take int8 activations only")
-        if self.scale_a not in SCALE_A_KINDS:
-            bad("scale_a", f"must be one of {SCALE_A_KINDS}, got {self.scale_a!r}")
-        if self.scale_b not in SCALE_B_KINDS:
-            bad("scale_b", f"must be one of {SCALE_B_KINDS}, got {self.scale_b!r}")
+        self.check_one_of("scale_a", SCALE_A_KINDS)
+        self.check_one_of("scale_b", SCALE_B_KINDS)
         if len(self.tile) != 3 or any(v <= 0 for v in self.tile):
             bad("tile", f"must be three positive ints, got {self.tile}")
         if len(self.cluster) != 3 or any(not _is_pow2(v) for v in self.cluster):
@@ -245,9 +253,9 @@ def toolchain_key(head, *, cutlass_version: str, nvcc_version: str, sm: int, fla
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
 
 
-class TemplateConfigMixin:
+class TemplateConfigMixin(ConfigChecks):
     """What the hand-written template families (mixed_input, blockwise, conv2d) share, so each config
-    class writes only its fields, validation and name: dict round trip, `replace`, and the cache key,
+    class writes only its fields, validation and name: ConfigChecks, dict round trip, `replace`, and the cache key,
     which hashes the family tag, the name and the family's generator version (kernels/families.py)."""
 
     def to_dict(self) -> dict:

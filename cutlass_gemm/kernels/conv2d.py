@@ -102,22 +102,13 @@ class Conv2dConfig(TemplateConfigMixin):
         """The folder under generated/: sm90_conv, sm80_conv."""
         return f"sm{self.sm}_conv"
 
-    def __post_init__(self):
-        object.__setattr__(self, "tile", tuple(int(v) for v in self.tile))
-        object.__setattr__(self, "cluster", tuple(int(v) for v in self.cluster))
-        self.validate()
-
     def validate(self) -> None:
-        """ValueError naming the field unless CUTLASS's SM90 conv builder can make this kernel."""
-        def bad(field: str, why: str):
-            raise ValueError(f"Conv2dConfig.{field}: {why} (config {self!r})")
-
+        """InvalidArgumentError (a ValueError) naming the field unless this family's emitters can make this kernel."""
+        bad = self.bad
         if self.sm not in CONV_SMS:
             bad("sm", f"the implicit-GEMM conv family is emitted for {CONV_SMS}, got {self.sm}")
-        if self.out_dtype not in OUT_DTYPES:
-            bad("out_dtype", f"must be one of {OUT_DTYPES}, got {self.out_dtype!r}")
-        if self.activation not in ACTIVATIONS:
-            bad("activation", f"must be one of {ACTIVATIONS}, got {self.activation!r}")
+        self.check_one_of("out_dtype", OUT_DTYPES)
+        self.check_one_of("activation", ACTIVATIONS)
         if len(self.tile) != 3 or any(v <= 0 for v in self.tile):
             bad("tile", f"must be three positive ints, got {self.tile}")
         if self.sm == 80:

@@ -85,20 +85,15 @@ class MixedInputConfig(TemplateConfigMixin):
         return f"sm{self.sm}_mixed"
 
     def __post_init__(self):
-        object.__setattr__(self, "tile", tuple(int(v) for v in self.tile))
-        object.__setattr__(self, "cluster", tuple(int(v) for v in self.cluster))
         object.__setattr__(self, "zero_point", bool(self.zero_point))
-        self.validate()
+        super().__post_init__()
 
     def validate(self) -> None:
-        """ValueError naming the field unless the config is a kernel the collective can build."""
-        def bad(field: str, why: str):
-            raise ValueError(f"MixedInputConfig.{field}: {why} (config {self!r})")
-
+        """InvalidArgumentError (a ValueError) naming the field unless the collective can build this kernel."""
+        bad = self.bad
         if self.sm not in MIXED_SMS:
             bad("sm", f"the mixed-input family has kernels for {MIXED_SMS}, got {self.sm}")
-        if self.act_dtype not in ACT_DTYPES:
-            bad("act_dtype", f"must be one of {ACT_DTYPES}, got {self.act_dtype!r}")
+        self.check_one_of("act_dtype", ACT_DTYPES)
         if self.sm == 80:
             if self.bits != 8 or self.zero_point:
                 bad("bits", "the SM80 upcast kernel takes symmetric int8 weights (W8A16 per channel)")
@@ -106,10 +101,8 @@ class MixedInputConfig(TemplateConfigMixin):
                                                                          "persistent") or not 3 <= self.stages <= 5:
                 bad("tile", f"SM80 takes tile {SM80_TILE}, no cluster, schedule 'multistage', 3..5 stages")
             return
-        if self.bits not in WEIGHT_BITS:
-            bad("bits", f"must be one of {WEIGHT_BITS}, got {self.bits!r}")
-        if self.schedule not in SCHEDULES:
-            bad("schedule", f"must be one of {SCHEDULES}, got {self.schedule!r}")
+        self.check_one_of("bits", WEIGHT_BITS)
+        self.check_one_of("schedule", SCHEDULES)
         if len(self.tile) != 3 or any(v <= 0 for v in self.tile):
             bad("tile", f"must be three positive ints, got {self.tile}")
         tn, tm, tk = self.tile
@@ -125,8 +118,7 @@ class MixedInputConfig(TemplateConfigMixin):
             bad("cluster", f"SM90 clusters are (m, n, 1) powers of two with m*n <= 8, got {self.cluster}")
         if self.stages != 0 and not 2 <= self.stages <= 8:
             bad("stages", f"must be 0 (auto) or 2..8, got {self.stages}")
-        if self.scheduler not in SCHEDULERS:
-            bad("scheduler", f"must be one of {SCHEDULERS}, got {self.scheduler!r}")
+        self.check_one_of("scheduler", SCHEDULERS)
         if self.scheduler == "streamk" and self.schedule != "cooperative":
             bad("scheduler", "CUTLASS's SM90 stream-K scheduler runs with the cooperative schedule only")
 
