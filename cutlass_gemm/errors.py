@@ -69,18 +69,13 @@ def warn_user(message: str, category: type = UserWarning) -> None:
 
 
 def _internal_prefixes() -> tuple:
-    """Folder prefixes of the frames warn_user skips: this package's and torch's (cached on first use)."""
+    """Folder prefixes of the frames warn_user skips: this package's (this module's folder) and torch's (cached)."""
     global _PREFIXES
     if _PREFIXES is None:
         import os
         import torch
-        _PREFIXES = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (torch, _this_package()))
+        _PREFIXES = tuple(os.path.dirname(os.path.abspath(f)) + os.sep for f in (torch.__file__, __file__))
     return _PREFIXES
-
-
-def _this_package():
-    import importlib
-    return importlib.import_module(__name__.rpartition(".")[0])
 
 
 _PREFIXES = None
