@@ -49,6 +49,23 @@ def test_the_kernels_the_tests_loaded_last_time_are_built_ahead():
     assert set(recorded) <= set(names)
 
 
+def test_per_task_kernel_records_merge(tmp_path):
+    """Each task records into its own list under the state folder; the summary merges them (kernels_loaded.txt) and
+    keeps which task loaded what (kernels_by_task.md)."""
+    import types
+    from cutlass_gemm.runtime.kernel_list import read_list, write_list
+    args = types.SimpleNamespace(state=tmp_path / "state", out=tmp_path / "out")
+    args.out.mkdir()
+    names = read_list(gpu_suite.LOADED_LIST)[:5]
+    write_list(gpu_suite.task_loaded_list(args, "test_a_gpu.py"), names[:3])
+    write_list(gpu_suite.task_loaded_list(args, "test_b_gpu.py.0of2"), names[2:])
+    used, by_task = gpu_suite.merge_loaded(args)
+    assert used == sorted(names) == read_list(args.out / "kernels_loaded.txt")
+    assert by_task == {"test_a_gpu.py": sorted(names[:3]), "test_b_gpu.py.0of2": sorted(names[2:])}
+    table = (args.out / "kernels_by_task.md").read_text()
+    assert "| test_a_gpu.py | 3 |" in table and "| test_b_gpu.py.0of2 | 3 |" in table
+
+
 def _collected(shard):
     env = dict(os.environ)
     env.pop("CUTLASS_GEMM_TEST_SHARD", None)

@@ -11,7 +11,7 @@ tests list), then every tests/*_gpu.py file: one pytest process per file, or per
 (seconds from the call's start, default 570) is near; a finished task is marked in --state (default
 /tmp/cutlass_gemm_suite, which lives as long as the device machine stays warm), so the next call continues where
 this one stopped; on a fresh machine everything runs again (built kernels are cache hits only on a warm machine).
-Logs go to OUT, one per task, and `suite.md` sums them, ending with the kernels the tests built on first use (ones suite_kernels() should list) and how many of the kernels built ahead no test loaded (every test process records what it loads into STATE/kernels_loaded.txt, copied to OUT). `--list` prints the kernels and test files and exits.
+Logs go to OUT, one per task, and `suite.md` sums them, ending with the kernels the tests built on first use (ones suite_kernels() should list) and how many of the kernels built ahead no test loaded (every test process records what it loads into STATE/loaded/TASK.txt; OUT gets kernels_loaded.txt and kernels_by_task.md). `--list` prints the kernels and test files and exits.
 Session 13's resumable step.sh (tools/results/h100-2026-11-26/session13/full/) is where this comes from.
 """
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -127,7 +126,8 @@ def run_tests(args, note) -> None:
                 return f"stopped before {task}: {left(args.deadline):.0f} s left; run again on this machine"
             # every test process adds the kernels it loads to one list (merged under a lock): what the suite really
             # uses, against the suite_kernels() it built ahead
-            env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu), CUTLASS_GEMM_RECORD_KERNELS=str(loaded_list(args)))
+            env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu),
+                       CUTLASS_GEMM_RECORD_KERNELS=str(task_loaded_list(args, task)))
             if count > 1:
                 env["CUTLASS_GEMM_TEST_SHARD"] = f"{index}/{count}"
             log_path = args.out / (task.replace(".py", "", 1) + ".log")
@@ -158,10 +158,24 @@ def run_tests(args, note) -> None:
                 note(f"{futures[fut]}: runner failed: {exc!r}")
 
 
-def loaded_list(args) -> Path:
-    """The kernel list the test processes record into (runtime/kernel_list.py): in the state folder, so that it
-    spans every call of a run; the summary copies it to OUT."""
-    return args.state / "kernels_loaded.txt"
+def task_loaded_list(args, task: str) -> Path:
+    """The kernel list one task's test process records into (runtime/kernel_list.py), in the state folder (so that
+    it spans every call of a run): which kernels each test file needs, for a later run to schedule by."""
+    return args.state / "loaded" / f"{task}.txt"
+
+
+def merge_loaded(args) -> tuple:
+    """(every kernel the tasks loaded, {task: its kernels}); both written to OUT (kernels_loaded.txt,
+    kernels_by_task.md)."""
+    from cutlass_gemm.runtime.kernel_list import read_list, write_list
+    by_task = {p.stem: read_list(p) for p in sorted((args.state / "loaded").glob("*.txt"))}
+    used = sorted({name for names in by_task.values() for name in names})
+    write_list(args.out / "kernels_loaded.txt", used, merge=False,
+               header="The kernels the GPU test suite loaded (tools/gpu_suite.py): the source of "
+                      "tools/suite_kernels_loaded.txt")
+    rows = [f"| {task} | {len(names)} | {' '.join(names)} |" for task, names in sorted(by_task.items())]
+    (args.out / "kernels_by_task.md").write_text("| task | kernels | names |\n|---|---|---|\n" + "\n".join(rows) + "\n")
+    return used, by_task
 
 
 def left(deadline: float) -> float:
@@ -267,13 +281,11 @@ def main(argv=None) -> int:
     built = [name for name in cache_libraries() if name not in before]
     # Kernels the tests built on first use: the next suite_kernels() should list them (session 27: 7 unnamed).
     note(f"kernels the tests built on first use: {len(built)}" + "".join(f"\n  {name}" for name in built))
-    if loaded_list(args).exists():
-        from cutlass_gemm.runtime.kernel_list import read_list
-        used = set(read_list(loaded_list(args)))
-        shutil.copyfile(loaded_list(args), args.out / loaded_list(args).name)
-        unused = [cfg.name for cfg, _ in kernels if cfg.name not in used]
-        note(f"kernels the tests loaded: {len(used)} ({loaded_list(args).name}); built ahead and never loaded: "
-             f"{len(unused)} of {len(kernels)}")
+    used, by_task = merge_loaded(args)
+    if by_task:
+        unused = [cfg.name for cfg, _ in kernels if cfg.name not in set(used)]
+        note(f"kernels the tests loaded: {len(used)} (kernels_loaded.txt, by task: kernels_by_task.md); "
+             f"built ahead and never loaded: {len(unused)} of {len(kernels)}")
     last = {}  # each file's latest result line (a rerun on a later call replaces the earlier one)
     for line in (args.out / "suite.md").read_text().splitlines():
         m = re.match(r"(test_\w+\.py(?:\.\d+of\d+)?) rc=", line)
