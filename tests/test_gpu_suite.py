@@ -3,6 +3,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,6 +65,108 @@ def test_per_task_kernel_records_merge(tmp_path):
     assert by_task == {"test_a_gpu.py": sorted(names[:3]), "test_b_gpu.py.0of2": sorted(names[2:])}
     table = (args.out / "kernels_by_task.md").read_text()
     assert "| test_a_gpu.py | 3 |" in table and "| test_b_gpu.py.0of2 | 3 |" in table
+    # the next run's per-file record: a file's shards merged, read back as it was written
+    assert gpu_suite.read_by_file(args.out / "kernels_by_file.json") == {
+        "test_a_gpu.py": sorted(names[:3]), "test_b_gpu.py": sorted(names[2:])}
+
+
+def test_the_committed_per_file_record_names_test_files_and_kernels():
+    from cutlass_gemm.kernels.families import config_from_name
+    record = gpu_suite.read_by_file()
+    assert record and set(record) <= set(gpu_suite.test_files())
+    for names in record.values():
+        assert names == sorted(set(names)) and all(config_from_name(n).name == n for n in names)
+
+
+def test_the_pool_builds_the_recorded_files_kernels_first():
+    kernels = gpu_suite.suite_kernels()
+    record = gpu_suite.read_by_file()
+    order = [cfg.name for cfg, _ in gpu_suite.build_order(kernels, record)]
+    assert sorted(order) == sorted(cfg.name for cfg, _ in kernels)
+    wanted = {n for names in record.values() for n in names} & set(order)
+    assert wanted and set(order[:len(wanted)]) == wanted
+
+
+class _Pool:
+    """A stand-in for the kernel pool: `built` grows on a timer, `running` until the last kernel."""
+
+    def __init__(self, state, names, every):
+        import threading
+        self.built, self.complete, self._names = set(), False, list(names)
+        self._state = state
+        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+        self._thread.start()
+
+    def _run(self, every):
+        for name in self._names:
+            time.sleep(every)
+            self.built.add(name)
+        (self._state / "kernels.done").touch()
+        self.complete = True
+
+    @property
+    def running(self):
+        return self._thread.is_alive()
+
+
+def _fake_suite(tmp_path, monkeypatch, tasks, seconds_left=600.0):
+    """run_tests over `tasks` [(task, (file, i, n))] with pytest replaced by a recorder of start times."""
+    import json
+    import types
+    args = types.SimpleNamespace(state=tmp_path / "state", out=tmp_path / "out", per_gpu=1,
+                                 deadline=seconds_left + (time.monotonic() - gpu_suite.T0),
+                                 by_file=tmp_path / "by_file.json")
+    args.state.mkdir()
+    args.out.mkdir()
+    started = {}
+
+    def fake_run(cmd, cwd, env, stdout, stderr, timeout):
+        task = Path(env["CUTLASS_GEMM_RECORD_KERNELS"]).name[:-len(".txt")]
+        started[task] = time.monotonic()
+        stdout.write("1 passed in 0.01s\n")
+        stdout.close()
+        return types.SimpleNamespace(returncode=0)
+    monkeypatch.setattr(gpu_suite.subprocess, "run", fake_run)
+    monkeypatch.setattr(gpu_suite, "gpu_slots", lambda per_gpu: [0, 1])
+    monkeypatch.setattr(gpu_suite, "test_tasks", lambda: tasks)
+    monkeypatch.setattr(gpu_suite, "POLL", 0.02)
+    return args, started, json
+
+
+def test_a_recorded_file_starts_while_the_pool_builds_and_others_wait(tmp_path, monkeypatch):
+    tasks = [("test_a_gpu.py", ("test_a_gpu.py", 0, 1)), ("test_b_gpu.py", ("test_b_gpu.py", 0, 1))]
+    args, started, json = _fake_suite(tmp_path, monkeypatch, tasks)
+    args.by_file.write_text(json.dumps({"note": "", "files": {"test_a_gpu.py": ["k1"]}}))
+    pool = _Pool(args.state, ["k1", "k2", "k3"], every=0.3)
+    lines = []
+    ready = gpu_suite.readiness(args, pool, lambda: True, {"k1", "k2", "k3"})
+    gpu_suite.run_tests(args, lambda line, result=False: lines.append(line), ready, lambda: pool.running)
+    assert set(started) == {"test_a_gpu.py", "test_b_gpu.py"}
+    # a started after k1 and before the pool ended; b only once every kernel was built
+    assert started["test_a_gpu.py"] < started["test_b_gpu.py"]
+    assert started["test_b_gpu.py"] - started["test_a_gpu.py"] > 0.4
+    assert all(gpu_suite.marker(args.state, t).exists() for t, _ in tasks)
+    assert sum(" rc=0: 1 passed" in line for line in lines) == 2
+
+
+def test_nothing_starts_before_the_extension_and_a_task_that_cannot_end_in_time_is_not_started(tmp_path,
+                                                                                                 monkeypatch):
+    slow = ("test_wo_variants_gpu.py.0of8", ("test_wo_variants_gpu.py", 0, 8))
+    quick = ("test_q_gpu.py", ("test_q_gpu.py", 0, 1))
+    args, started, _ = _fake_suite(tmp_path, monkeypatch, [slow, quick], seconds_left=100.0)
+    (args.state / "kernels.done").touch()
+    calls = []
+
+    def extension_ready():
+        calls.append(1)
+        return len(calls) > 3
+    lines = []
+    gpu_suite.run_tests(args, lambda line, result=False: lines.append(line),
+                        gpu_suite.readiness(args, None, extension_ready, set()), lambda: len(calls) <= 3)
+    # the slow shard (126 s expected) does not fit in 100 s; the quick one (40 s) does, once the extension is built
+    assert list(started) == ["test_q_gpu.py"] and len(calls) > 3
+    assert "not started on this call" in lines[-1] and slow[0] in lines[-1]
+    assert not gpu_suite.marker(args.state, slow[0]).exists()
 
 
 def _collected(shard):
