@@ -60,20 +60,23 @@ def test_per_task_kernel_records_merge(tmp_path):
     names = read_list(gpu_suite.LOADED_LIST)[:5]
     write_list(gpu_suite.task_loaded_list(args, "test_a_gpu.py"), names[:3])
     write_list(gpu_suite.task_loaded_list(args, "test_b_gpu.py.0of2"), names[2:])
+    gpu_suite.marker(args.state, "test_c_gpu.py", "ran").touch()  # ran, loaded no kernel
     used, by_task = gpu_suite.merge_loaded(args)
     assert used == sorted(names) == read_list(args.out / "kernels_loaded.txt")
-    assert by_task == {"test_a_gpu.py": sorted(names[:3]), "test_b_gpu.py.0of2": sorted(names[2:])}
+    assert by_task == {"test_a_gpu.py": sorted(names[:3]), "test_b_gpu.py.0of2": sorted(names[2:]),
+                       "test_c_gpu.py": []}
     table = (args.out / "kernels_by_task.md").read_text()
     assert "| test_a_gpu.py | 3 |" in table and "| test_b_gpu.py.0of2 | 3 |" in table
     # the next run's per-file record: a file's shards merged, read back as it was written
     assert gpu_suite.read_by_file(args.out / "kernels_by_file.json") == {
-        "test_a_gpu.py": sorted(names[:3]), "test_b_gpu.py": sorted(names[2:])}
+        "test_a_gpu.py": sorted(names[:3]), "test_b_gpu.py": sorted(names[2:]), "test_c_gpu.py": []}
 
 
 def test_the_committed_per_file_record_names_test_files_and_kernels():
     from cutlass_gemm.kernels.families import config_from_name
     record = gpu_suite.read_by_file()
     assert record and set(record) <= set(gpu_suite.test_files())
+    assert any(names == [] for names in record.values()), "files that load no kernel start right after the extension"
     for names in record.values():
         assert names == sorted(set(names)) and all(config_from_name(n).name == n for n in names)
 
@@ -192,3 +195,16 @@ def test_a_bad_shard_is_a_usage_error():
     for bad in ("3/3", "x"):
         rc, _ = _collected(bad)
         assert rc == 4, bad  # pytest's usage-error exit code
+
+
+def test_the_pools_nvcc_runs_below_the_tests_priority():
+    """A process the pool's thread starts (nvcc) runs POOL_NICE lower than this thread (the extension's build and the
+    test processes), and this thread keeps its own priority."""
+    from concurrent.futures import ThreadPoolExecutor
+    mine = os.nice(0)
+    child = [sys.executable, "-c", "import os; print(os.nice(0))"]
+    with ThreadPoolExecutor(max_workers=1, initializer=gpu_suite.background) as pool:
+        seen = pool.submit(lambda: int(subprocess.run(child, capture_output=True, text=True).stdout)).result()
+    assert seen == min(19, mine + gpu_suite.POOL_NICE)
+    assert os.nice(0) == mine
+    assert int(subprocess.run(child, capture_output=True, text=True).stdout) == mine

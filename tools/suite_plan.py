@@ -25,19 +25,19 @@ LOADED_LIST = ROOT / "tools" / "suite_kernels_loaded.txt"
 BY_FILE = ROOT / "tools" / "suite_kernels_by_file.json"
 
 #: Seconds of pytest a slow file took, shards summed, and the shards it is split into, so the longest runs start first
-#: and none holds the suite up. Measured in session 58 (4 H200s, 2 processes per GPU, prebuilt cache: the call-3 figure
-#: where a file ran there, else call 2's), with a guess for the tests added after it (marked).
+#: and none holds the suite up. Measured in session 59's whole run (4 H200s, 2 processes per GPU; the weight-only,
+#: quant-ops and mixed-input files beside the kernel pool, the others alone after it: tools/results/h200-2026-11-29/
+#: session59/call3/results_so_far.md), sharded to about 150 s or less where a file has enough tests.
 SLOW_FILES = {
-    "test_weight_only_mixed_gpu.py": (1032, 8), "test_wo_variants_gpu.py": (1008, 8),
-    "test_quant_ops_gpu.py": (420, 4), "test_block_linear_fast_gpu.py": (300, 2), "test_conv_gpu.py": (300, 3),
-    "test_weight_only_gpu.py": (274, 3), "test_blockwise_gpu.py": (200, 2),  # + 40 kernels every element (guess)
-    "test_every_default_kernel_gpu.py": (200, 2),  # 202 kernels, two shapes each (guess: not yet run)
-    "test_pdl_conv_mixed_gpu.py": (129, 1), "test_block_gemv_gpu.py": (123, 2), "test_conv_wo_gpu.py": (96, 1),
-    "test_conv_int8_gpu.py": (80, 1), "test_conv_int8_sm80_on_sm90_gpu.py": (70, 1),  # + every kernel (guess)
-    "test_pdl_blockwise_gpu.py": (56, 1), "test_ops_gpu.py": (53, 1), "test_llama_gpu.py": (49, 1),
-    "test_conv_chain_gpu.py": (46, 1),
+    "test_weight_only_mixed_gpu.py": (1518, 12), "test_wo_variants_gpu.py": (1355, 10),
+    "test_quant_ops_gpu.py": (618, 5), "test_weight_only_gpu.py": (468, 4), "test_pdl_conv_mixed_gpu.py": (258, 2),
+    "test_blockwise_gpu.py": (254, 2), "test_conv_wo_gpu.py": (190, 2), "test_conv_int8_gpu.py": (181, 2),
+    "test_conv_int8_sm80_on_sm90_gpu.py": (171, 2), "test_conv_gpu.py": (151, 3),
+    "test_ops_gpu.py": (140, 1),  # 60-90 s of it built a kernel on first use, built ahead from now on
+    "test_block_gemv_gpu.py": (105, 2), "test_llama_gpu.py": (92, 1), "test_pdl_blockwise_gpu.py": (83, 1),
+    "test_conv_chain_gpu.py": (67, 1), "test_every_default_kernel_gpu.py": (50, 2),
 }
-QUICK_FILE = (40, 1)  # every other file took 18-38 s there
+QUICK_FILE = (30, 1)  # every other file took 11-30 s there
 
 
 def suite_kernels():
