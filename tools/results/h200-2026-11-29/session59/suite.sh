@@ -6,7 +6,8 @@
 # shards), 2 pytest processes per GPU, the files the per-file record covers (tools/suite_kernels_by_file.json)
 # starting while the pool still builds. "fresh" empties the kernel cache (and torch's inductor cache) first: a new
 # user's machine. Without it the run continues STATE on the warm machine (the next call, issued at once).
-# DEADLINE (seconds, default 560): the call 4 probe ran with DEADLINE=230 (added after calls 1-3, which ran with 560).
+# DEADLINE (seconds, default 560) and JOBS (nvcc jobs, default 56), added after calls 1-3 (which ran with the defaults)
+# for the short probe of call 4 on 2 H200s (32 cores): DEADLINE=200 JOBS=28.
 set -u
 SECONDS=0
 export PYTHONUNBUFFERED=1 CUTLASS_GEMM_CACHE_DIR=/tmp/cgc_s59
@@ -25,7 +26,7 @@ export PYTHONPATH=/tmp/site59:$PWD
  python3 -c "import transformers, torchvision; print('transformers', transformers.__version__, 'torchvision', torchvision.__version__)";
  nvcc --version | tail -2; git log --oneline -1 2>/dev/null) > $OUT/machine.txt 2>&1
 echo "kernel cache before: $(find $CUTLASS_GEMM_CACHE_DIR -name '*.so' | wc -l) libraries" | tee $OUT/cache_before.txt
-python3 tools/gpu_suite.py $OUT --state $STATE --jobs 56 --per-gpu 2 --deadline ${DEADLINE:-560}
+python3 tools/gpu_suite.py $OUT --state $STATE --jobs ${JOBS:-56} --per-gpu 2 --deadline ${DEADLINE:-560}
 echo "suite rc=$? at ${SECONDS}s"
 echo "kernel cache after: $(find $CUTLASS_GEMM_CACHE_DIR -name '*.so' | wc -l) libraries, $(du -sh $CUTLASS_GEMM_CACHE_DIR | cut -f1)" | tee $OUT/cache_after.txt
 grep -hE "^(FAILED|ERROR)" $OUT/*.log | head -40
