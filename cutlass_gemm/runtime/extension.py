@@ -89,7 +89,7 @@ def build_extension(verbose: bool = False):
             if not jit_enabled():
                 raise RuntimeError(f"it is not built and {JIT_ENV}=0 forbids building it now")
             print("cutlass_gemm: building the torch extension (fast path + quantization kernels; once per "
-                  "torch version and GPU architecture, about a minute)...", file=sys.stderr, flush=True)
+                  "torch version and GPU architecture, one to two minutes)...", file=sys.stderr, flush=True)
             module = cpp_load(name=name, sources=[str(CSRC / s) for s in SOURCES], build_directory=str(directory),
                               extra_cflags=["-O3"], extra_cuda_cflags=["-O3", "-std=c++17"] + _arch_flags(_archs()),
                               with_cuda=True, verbose=verbose)
