@@ -40,6 +40,23 @@ class QuantizedBuffers(nn.Module):
         return self
 
 
+class OnLinearChild(nn.Module):
+    """Base of the convolution layers whose quantized state lives in a child linear layer, `self.linear` (the conv is
+    a GEMM over its (Kh, Kw, Ci) reduction): the output dtype and the bias are the child's, one copy of each."""
+
+    linear: nn.Module
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """The output (compute) dtype: the child linear layer's."""
+        return self.linear.dtype
+
+    @property
+    def bias(self):
+        """The bias (None without one): the child linear layer's buffer."""
+        return self.linear.bias
+
+
 class BufferReader:
     """Reads a layer's named buffers in forward: `BufferReader("weight", "bias")(layer)` -> (weight, bias).
 

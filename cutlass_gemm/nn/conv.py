@@ -28,7 +28,7 @@ from typing import Optional, Union
 import torch
 from torch import nn
 
-from ._buffers import BufferReader
+from ._buffers import BufferReader, OnLinearChild
 from ..errors import InvalidArgumentError, UnsupportedConvError
 from ..ops.conv import Pair, from_rows, to_rows
 from ..ops.conv_wo import conv_forward, conv_geometry, layer_fast_call, wo_conv_unsupported_reason
@@ -91,7 +91,7 @@ _GEMM_GEOMETRY = [1, 1, 1, 1, 0, 0, 1, 1]
 _CHILD = BufferReader("qweight", "scales", "zeros", "bias")
 
 
-class WeightOnlyConv2d(nn.Module):
+class WeightOnlyConv2d(OnLinearChild):
     """Convolution with int4/int8 weights, blocks of `block_size` along the (Kh, Kw, Ci) reduction (None: per output
     channel), symmetric or with zero points, x fp16/bf16 (other dtypes computed in the layer's dtype); the child is a
     `WeightOnlyLinear`. See the module docstring."""
@@ -125,15 +125,6 @@ class WeightOnlyConv2d(nn.Module):
         self.is_gemm = geometry == _GEMM_GEOMETRY and k == in_channels
         self.linear = _child(lambda: WeightOnlyLinear(k, out_channels, bias, bits=bits, group_size=block_size,
                                                       zero_point=zero_point, dtype=dtype, device=device))
-
-    @property
-    def dtype(self) -> torch.dtype:
-        """The output (compute) dtype: the child linear layer's."""
-        return self.linear.dtype
-
-    @property
-    def bias(self) -> Optional[torch.Tensor]:
-        return self.linear.bias
 
     @property
     def block_size(self) -> Optional[int]:

@@ -39,6 +39,7 @@ from ..ops.conv import IGEMM_ACTS, Int8ConvActivation, Pair, _pair, conv_padding
     conv_unsupported_reason, from_rows, to_rows
 from ..ops.conv_igemm import igemm_unsupported_reason
 from ..quant import Calibrator
+from ._buffers import OnLinearChild
 from .linear import Int8Linear, unservable_reason
 
 _LINEAR_NAMES = {"in_features": "in_channels", "out_features": "out_channels"}
@@ -78,7 +79,7 @@ def int8_conv_unservable_reason(conv: nn.Conv2d, act: Optional[str] = None) -> O
     return None
 
 
-class Int8Conv2d(nn.Module):
+class Int8Conv2d(OnLinearChild):
     """int8 weights (per output channel) x int8 activations, conv + bias + activation in one kernel (see the
     module docstring for `act` and `activation` by kernel kind)."""
 
@@ -124,15 +125,6 @@ class Int8Conv2d(nn.Module):
     @property
     def activation(self) -> Optional[str]:
         return self.linear.activation
-
-    @property
-    def dtype(self) -> torch.dtype:
-        """The output (compute) dtype: the child linear layer's."""
-        return self.linear.dtype
-
-    @property
-    def bias(self) -> Optional[torch.Tensor]:
-        return self.linear.bias
 
     @classmethod
     def from_float(cls, conv: nn.Conv2d, act: str = "dynamic",
