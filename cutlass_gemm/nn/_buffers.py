@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from operator import itemgetter
+from typing import Optional
 
 import torch
 from torch import nn
@@ -38,6 +39,23 @@ class QuantizedBuffers(nn.Module):
         if cast is not None:
             self.dtype = cast
         return self
+
+
+def layer_dtype(weight: torch.Tensor) -> torch.dtype:
+    """The output dtype `from_float` gives a quantized layer: the float layer's when 16-bit, else bfloat16 (the
+    kernels write bf16/fp16 only)."""
+    return weight.dtype if weight.dtype in HALF else torch.bfloat16
+
+
+def load_weight_state(layer: nn.Module, weight: torch.Tensor, weight_scale: torch.Tensor,
+                      float_bias: Optional[torch.Tensor]) -> None:
+    """Copy a quantized weight and its scale into `layer`'s buffers, and the float layer's bias (cast to the layer's
+    dtype) when the layer has one; outside autograd, as `from_float` fills a layer built empty."""
+    with torch.no_grad():
+        layer.weight.copy_(weight)
+        layer.weight_scale.copy_(weight_scale)
+        if layer.bias is not None:
+            layer.bias.copy_(float_bias.detach().to(layer.bias.dtype))
 
 
 class OnLinearChild(nn.Module):

@@ -24,7 +24,7 @@ from typing import Optional
 import torch
 from torch import nn
 
-from ._buffers import HALF as _HALF, WEIGHT_STATE as _STATE, QuantizedBuffers
+from ._buffers import HALF as _HALF, WEIGHT_STATE as _STATE, QuantizedBuffers, layer_dtype, load_weight_state
 from ..errors import InvalidArgumentError
 from ..kernels import activations
 from ..kernels.blockwise_heuristics import layer_sfa_major
@@ -75,15 +75,11 @@ class Int8BlockLinear(QuantizedBuffers):
         if not isinstance(linear, nn.Linear):
             raise InvalidArgumentError("linear", f"must be a torch.nn.Linear, got {type(linear).__name__}")
         w = linear.weight.detach()
-        dtype = w.dtype if w.dtype in _HALF else torch.bfloat16
+        dtype = layer_dtype(w)
         layer = cls(linear.in_features, linear.out_features, linear.bias is not None, block_size=block_size,
                     activation=activation, dtype=dtype, device=w.device)
         bq = quantize_per_block(w.to(torch.float32), block_size, dtype=torch.int8)
-        with torch.no_grad():
-            layer.weight.copy_(bq.q)
-            layer.weight_scale.copy_(bq.scale)
-            if layer.bias is not None:
-                layer.bias.copy_(linear.bias.detach().to(dtype))
+        load_weight_state(layer, bq.q, bq.scale, linear.bias)
         return layer
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -24,7 +24,7 @@ from typing import Optional
 import torch
 from torch import nn
 
-from ._buffers import HALF as _HALF, WEIGHT_STATE as _STATE, QuantizedBuffers
+from ._buffers import HALF as _HALF, WEIGHT_STATE as _STATE, QuantizedBuffers, layer_dtype, load_weight_state
 from ..errors import InvalidArgumentError
 from ..kernels import activations
 from ..ops.block_linear import block_linear_fast
@@ -75,15 +75,11 @@ class Fp8BlockLinear(QuantizedBuffers):
             raise InvalidArgumentError("linear", f"must be a torch.nn.Linear, got {type(linear).__name__}")
         activations.canonical(activation)
         w = linear.weight.detach()
-        dtype = w.dtype if w.dtype in _HALF else torch.bfloat16
+        dtype = layer_dtype(w)
         layer = cls(linear.in_features, linear.out_features, linear.bias is not None, dtype=dtype, device=w.device,
                     activation=activation)
         wq = quantize_weight_block2d(w)
-        with torch.no_grad():
-            layer.weight.copy_(wq.q)
-            layer.weight_scale.copy_(wq.scale)
-            if layer.bias is not None:
-                layer.bias.copy_(linear.bias.detach().to(dtype))
+        load_weight_state(layer, wq.q, wq.scale, linear.bias)
         return layer
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

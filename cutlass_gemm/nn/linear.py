@@ -40,7 +40,7 @@ from typing import Iterable, Optional, Union
 import torch
 from torch import nn
 
-from ._buffers import HALF as _HALF, BufferReader, QuantizedBuffers
+from ._buffers import HALF as _HALF, BufferReader, QuantizedBuffers, layer_dtype, load_weight_state
 from ..errors import InvalidArgumentError
 from ..kernels import activations
 from ..ops import w8a8_linear
@@ -111,18 +111,15 @@ class _W8A8Linear(QuantizedBuffers):
         if static and calibration_data is None and isinstance(calibrator, Calibrator):
             calibration_data = []  # the calibrator has observed the layer's inputs already
         w = linear.weight.detach()
-        dtype = w.dtype if w.dtype in _HALF else torch.bfloat16
+        dtype = layer_dtype(w)
         # built first: it rejects shapes the GEMM cannot serve before any quantization work
         layer = cls(linear.in_features, linear.out_features, linear.bias is not None, act=act, dtype=dtype,
                     device=w.device, activation=activation)
         ql = quantize_linear(w, None if linear.bias is None else linear.bias.detach(), calibration_data,
                              dtype=cls.QTYPE, act_symmetric=not act.endswith("asym"),
                              act_scales="static" if static else "dynamic", calibrator=calibrator)
+        load_weight_state(layer, ql.weight_q, ql.scale_b.reshape(1, -1), linear.bias)
         with torch.no_grad():
-            layer.weight.copy_(ql.weight_q)
-            layer.weight_scale.copy_(ql.scale_b.reshape(1, -1))
-            if layer.bias is not None:
-                layer.bias.copy_(linear.bias.detach().to(dtype))
             if static:
                 layer.input_scale.copy_(ql.scale_a.reshape(1))
             if act == "static_asym":

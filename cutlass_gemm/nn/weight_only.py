@@ -46,7 +46,7 @@ from typing import Optional
 import torch
 from torch import nn
 
-from ._buffers import HALF as _HALF, BufferReader, QuantizedBuffers
+from ._buffers import HALF as _HALF, BufferReader, QuantizedBuffers, layer_dtype
 from ..errors import InvalidArgumentError
 from ..ops.weight_only import layer_fast_call, layer_rows, mixed_fast_call, mixed_usable, upcast_usable, weight_only_mm
 from ..quant.prepack import LAYOUT, LAYOUT_MIXED, LAYOUT_UPCAST, PackedWeight, prepack, unpack, \
@@ -187,7 +187,7 @@ class WeightOnlyLinear(QuantizedBuffers):
         if not isinstance(linear, nn.Linear):
             raise InvalidArgumentError("linear", f"must be a torch.nn.Linear, got {type(linear).__name__}")
         w = linear.weight.detach()
-        dtype = w.dtype if w.dtype in _HALF else torch.bfloat16
+        dtype = layer_dtype(w)
         # built first: it rejects shapes the kernel cannot serve before any quantization work
         layer = cls(linear.in_features, linear.out_features, linear.bias is not None, bits=bits,
                     group_size=group_size, zero_point=zero_point, dtype=dtype, device=w.device,
