@@ -6,6 +6,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import gpu_suite  # noqa: E402
@@ -118,7 +120,7 @@ def _fake_suite(tmp_path, monkeypatch, tasks, seconds_left=600.0):
     import types
     args = types.SimpleNamespace(state=tmp_path / "state", out=tmp_path / "out", per_gpu=1,
                                  deadline=seconds_left + (time.monotonic() - gpu_suite.T0),
-                                 by_file=tmp_path / "by_file.json")
+                                 by_file=tmp_path / "by_file.json", pool_marker="kernels.done")
     args.state.mkdir()
     args.out.mkdir()
     started = {}
@@ -208,3 +210,32 @@ def test_the_pools_nvcc_runs_below_the_tests_priority():
     assert seen == min(19, mine + gpu_suite.POOL_NICE)
     assert os.nice(0) == mine
     assert int(subprocess.run(child, capture_output=True, text=True).stdout) == mine
+
+
+def test_a_run_of_a_few_files_builds_only_their_recorded_kernels():
+    tasks = gpu_suite.test_tasks()
+    conv = gpu_suite.select_tasks(tasks, ["test_conv_int8*"])
+    assert {spec[0] for _, spec in conv} == {"test_conv_int8_gpu.py", "test_conv_int8_sm80_on_sm90_gpu.py"}
+    assert gpu_suite.select_tasks(tasks, ["test_ops_gpu"]) == [t for t in tasks if t[1][0] == "test_ops_gpu.py"]
+    assert gpu_suite.select_tasks(tasks, []) == tasks
+    with pytest.raises(ValueError, match="test_nothing"):
+        gpu_suite.select_tasks(tasks, ["test_nothing*"])
+    kernels = gpu_suite.suite_kernels()
+    record = gpu_suite.read_by_file()
+    files = sorted({spec[0] for _, spec in conv})
+    pool = gpu_suite.select_kernels(kernels, files, record)
+    assert sorted(cfg.name for cfg, _ in pool) == sorted({k for f in files for k in record[f]})
+    assert all(source is not None for _, source in pool)  # the committed sources, as the whole pool has them
+    # a file without a record: the whole pool; and the two pools are marked built apart in one state folder
+    assert len(gpu_suite.select_kernels(kernels, files + ["test_new_gpu.py"], record)) == len(kernels)
+    assert gpu_suite.pool_marker_name(pool) != gpu_suite.pool_marker_name(kernels)
+    assert gpu_suite.pool_marker_name(pool) == gpu_suite.pool_marker_name(list(reversed(pool)))
+
+
+def test_files_option_lists_the_smaller_pool(capsys):
+    assert gpu_suite.main(["/tmp/unused", "--files", "test_ops_gpu.py", "--list"]) == 0
+    lines = capsys.readouterr().out.split()
+    assert lines[-1] == "test_ops_gpu.py" and not any(line.startswith("test_") for line in lines[:-1])
+    assert set(lines[:-1]) == set(gpu_suite.read_by_file()["test_ops_gpu.py"])
+    with pytest.raises(SystemExit):
+        gpu_suite.main(["/tmp/unused", "--files", "test_typo*", "--list"])

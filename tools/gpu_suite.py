@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The whole GPU test suite from an empty kernel cache, over as many device calls as it takes.
 
-  python tools/gpu_suite.py OUT [--state DIR] [--deadline SECONDS] [--jobs N] [--per-gpu N] [--list]
+  python tools/gpu_suite.py OUT [--state DIR] [--deadline SECONDS] [--jobs N] [--per-gpu N] [--files PATTERN ...]
+                               [--list]
 
 One pool of N nvcc jobs builds every kernel the suite can be known to use (tools/suite_plan.py: the SM90 default set,
 the blockwise, mixed-input and conv sets from their committed sources in generated/, the SM80 and SM89 families with
@@ -10,13 +11,15 @@ test tasks (every tests/*_gpu.py file: one pytest process per file, or per shard
 CUTLASS_GEMM_TEST_SHARD) run --per-gpu at once on each visible GPU, slowest first, and they need not wait for the whole
 pool: a file whose kernels the last run recorded (tools/suite_kernels_by_file.json) starts as soon as the extension and
 those kernels are built, the pool building them first; a file without a record waits for the whole pool. A task that
-would not end before the call's deadline (its expected seconds, suite_plan.SLOW_FILES) is not started; a finished one
-is marked in --state (default /tmp/cutlass_gemm_suite, which lives as long as the device machine stays warm), so the next
-call continues where this one stopped; on a fresh machine everything runs again (built kernels are cache hits only on a
-warm machine). Logs go to OUT, one per task; `suite.md` sums them, and once every task has run, ends with the totals
+would not end before the call's deadline (its expected seconds, suite_plan.SLOW_FILES) is not started; a finished
+one is marked in --state (default /tmp/cutlass_gemm_suite, which lives as long as the device machine stays warm), so the
+next call continues where this one stopped; on a fresh machine everything runs again (built kernels are cache hits
+only on a warm machine). Logs go to OUT, one per task; `suite.md` sums them, and once every task has run, ends with the totals
 over all calls, the kernels the tests built on first use and how many kernels built ahead no test loaded (every test
 process records what it loads into STATE/loaded/TASK.txt; OUT gets kernels_loaded.txt, kernels_by_task.md and
-kernels_by_file.json, the next run's record). `--list` prints the kernels in build order and the tasks, and exits.
+kernels_by_file.json, the next run's record; a --files run's holds its files only, to merge into the committed one).
+`--files test_conv* ...` runs only those test files and builds only the kernels their records name (a session that
+changed one family checks it on a small machine); `--list` prints the kernels in build order and the tasks.
 Session 13's resumable step.sh (tools/results/h100-2026-11-26/session13/full/) is where this comes from.
 """
 from __future__ import annotations
@@ -37,7 +40,8 @@ T0 = time.monotonic()
 POLL = 2.0  # seconds between looks at the pool and the running tasks
 
 from suite_plan import (BY_FILE, LOADED_LIST, QUICK_FILE, SLOW_FILES, build_order, by_file_json,  # noqa: E402,F401
-                        estimate, file_of, read_by_file, suite_kernels, task_name, test_files, test_tasks)
+                        estimate, file_of, pool_marker_name, read_by_file, select_kernels, select_tasks,
+                        suite_kernels, task_name, test_files, test_tasks)
 
 
 def cache_libraries():
@@ -165,7 +169,7 @@ def readiness(args, builder, extension_ready, listed_names):
     def ready(name: str) -> bool:
         if not extension_ready():
             return False
-        if (args.state / "kernels.done").exists():
+        if (args.state / args.pool_marker).exists():
             return True
         needs = record.get(name)
         if needs is None or builder is None:
@@ -180,7 +184,7 @@ def run_tests(args, note, ready, waiting) -> None:
     itself done when pytest returns 0 (or 5: nothing collected). `waiting()`: whether a task not ready yet may become
     ready (the pool is still building)."""
     free = gpu_slots(args.per_gpu)
-    todo = [(task, spec) for task, spec in test_tasks() if not marker(args.state, task).exists()]
+    todo = [(task, spec) for task, spec in selected(args) if not marker(args.state, task).exists()]
 
     def one(task, spec, gpu):
         name, index, count = spec
@@ -234,6 +238,11 @@ def run_tests(args, note, ready, waiting) -> None:
              + " ".join(task for task, _ in todo))
 
 
+def selected(args):
+    """The test tasks of this run: every one, or those of the --files patterns."""
+    return select_tasks(test_tasks(), getattr(args, "files", None) or [])
+
+
 def task_loaded_list(args, task: str) -> Path:
     """The kernel list one task's test process records into (runtime/kernel_list.py), in the state folder (so that
     it spans every call of a run): which kernels each test file needs, for a later run to schedule by."""
@@ -260,7 +269,7 @@ def merge_loaded(args) -> tuple:
     return used, by_task
 
 
-def summary(args, kernels, note) -> None:
+def summary(args, kernels, tasks, note) -> None:
     """The closing lines, once every task has run to its end: totals over every call (each task's latest line),
     the kernels the tests built on first use, and which kernels built ahead no test loaded."""
     listed = {cfg.name for cfg, _ in kernels}
@@ -275,9 +284,10 @@ def summary(args, kernels, note) -> None:
              f"kernels_by_file.json); built ahead and never loaded: {len(unused)} of {len(kernels)}")
     last = {}  # each task's latest result line over every call (a rerun on a later call replaces the earlier one)
     results = args.state / "results.md"
+    names = {task for task, _ in tasks}
     for line in (results.read_text().splitlines() if results.exists() else []):
         m = re.match(r"(test_\w+\.py(?:\.\d+of\d+)?) rc=", line)
-        if m:
+        if m and m.group(1) in names:
             last[m.group(1)] = line
     counts = {}
     for line in last.values():
@@ -295,14 +305,24 @@ def main(argv=None) -> int:
     ap.add_argument("--per-gpu", type=int, default=2, help="test processes at once on each GPU")
     ap.add_argument("--by-file", type=Path, default=BY_FILE,
                     help="the per-file kernel record tests start by while the pool builds (a missing file: none)")
+    ap.add_argument("--files", nargs="+", metavar="PATTERN",
+                    help="only the test files these fnmatch patterns name (test_conv*, test_ops_gpu.py); the pool "
+                         "then builds only the kernels their records name (all of the suite's when one has none)")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args(argv)
     os.environ.setdefault("CUTLASS_GEMM_SM80_ARCHS", "80,90")  # the SM80 family runs on the H100 from sm_90 code
     os.environ.setdefault("CUTLASS_GEMM_SM89_ARCHS", "89,90")  # so does the SM89 fp8 family
-    kernels = build_order(suite_kernels(), read_by_file(args.by_file))
+    try:
+        tasks = selected(args)
+    except ValueError as exc:
+        ap.error(str(exc))
+    record = read_by_file(args.by_file)
+    files = sorted({spec[0] for _, spec in tasks})
+    kernels = build_order(select_kernels(suite_kernels(), files, record) if args.files else suite_kernels(), record)
+    args.pool_marker = pool_marker_name(kernels)
     if args.list:
         print("\n".join(c.name for c, _ in kernels))
-        print("\n".join(task for task, _ in test_tasks()))
+        print("\n".join(task for task, _ in tasks))
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     args.state.mkdir(parents=True, exist_ok=True)
@@ -321,9 +341,9 @@ def main(argv=None) -> int:
                                 "extension.build_extension()"], stdout=open(args.out / "extension.log", "w"),
                                stderr=subprocess.STDOUT, cwd=ROOT)
     builder = None
-    if not (args.state / "kernels.done").exists():
+    if not (args.state / args.pool_marker).exists():
         builder = Builder(kernels, args.jobs, args.deadline, args.out / "kernels.log",
-                          args.state / "kernels.done").start()
+                          args.state / args.pool_marker).start()
     said = []
 
     def extension_ready() -> bool:
@@ -348,14 +368,14 @@ def main(argv=None) -> int:
     if builder is not None:
         builder.join()
         note(f"kernels: {(args.out / 'kernels.log').read_text().splitlines()[-1]}")
-        if builder.complete and any(not marker(args.state, t).exists() for t, _ in test_tasks()):
+        if builder.complete and any(not marker(args.state, t).exists() for t, _ in tasks):
             note("the pool finished as the call ended; run again on this machine for the tests left")
     if ext is not None and ext.poll() is None:
         ext.kill()
         note("stopped: the extension was still building; run again on this machine")
-    if any(not marker(args.state, task, "ran").exists() for task, _ in test_tasks()):
+    if any(not marker(args.state, task, "ran").exists() for task, _ in tasks):
         return 0
-    summary(args, kernels, note)
+    summary(args, kernels, tasks, note)
     return 0
 
 

@@ -5,6 +5,8 @@ Data, not scheduling: gpu_suite.py reads this module and decides what runs when.
 """
 from __future__ import annotations
 
+import fnmatch
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -123,3 +125,44 @@ def build_order(kernels, by_file: Dict[str, List[str]]):
             rank.setdefault(kernel, position)
     last = len(rank) + 10 ** 6
     return sorted(kernels, key=lambda item: (rank.get(item[0].name, last), item[1] is None))
+
+
+def select_tasks(tasks, patterns):
+    """The tasks whose test file matches one of `patterns` (fnmatch, e.g. "test_conv*"; ".py" optional); all of them
+    when `patterns` is empty. A pattern that matches no test file is a ValueError (a typo would run nothing)."""
+    if not patterns:
+        return list(tasks)
+    files = test_files()
+    for pattern in patterns:
+        if not any(_matches(name, pattern) for name in files):
+            raise ValueError(f"--files {pattern!r} matches no tests/*_gpu.py file")
+    return [(task, spec) for task, spec in tasks if any(_matches(spec[0], p) for p in patterns)]
+
+
+def _matches(name: str, pattern: str) -> bool:
+    return fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(name, pattern + ".py")
+
+
+def select_kernels(kernels, files, by_file: Dict[str, List[str]]):
+    """The pool for a run of the test `files` only: the kernels their records name (the suite's list entry, or the
+    committed source, for each), when every one of them has a record; else every kernel of `kernels`."""
+    if any(name not in by_file for name in files):
+        return list(kernels)
+    from cutlass_gemm.kernels.families import config_from_name, family_of
+    listed = {cfg.name: (cfg, source) for cfg, source in kernels}
+    out = []
+    for name in sorted({k for f in files for k in by_file[f]}):
+        if name in listed:
+            out.append(listed[name])
+            continue
+        cfg = config_from_name(name)
+        path = ROOT / "generated" / family_of(cfg).generated_subdir(cfg) / f"{name}.cu"
+        out.append((cfg, path.read_text() if path.exists() else None))
+    return out
+
+
+def pool_marker_name(kernels) -> str:
+    """The state file that marks this pool built: keyed by its kernel names, so that a run of a few files (a smaller
+    pool) does not mark the whole suite's pool built in the same state folder."""
+    digest = hashlib.sha256("\n".join(sorted(cfg.name for cfg, _ in kernels)).encode()).hexdigest()[:12]
+    return f"kernels-{digest}.done"
