@@ -57,9 +57,14 @@ def test_per_task_kernel_records_merge(tmp_path):
     keeps which task loaded what (kernels_by_task.md)."""
     import types
     from cutlass_gemm.runtime.kernel_list import read_list, write_list
-    args = types.SimpleNamespace(state=tmp_path / "state", out=tmp_path / "out")
+    args = types.SimpleNamespace(state=tmp_path / "state", out=tmp_path / "out", by_file=tmp_path / "by_file.json")
     args.out.mkdir()
+    # the record the run read: a file this run does not run keeps its entry, one it runs is replaced, a file no
+    # longer in tests/ is dropped
     names = read_list(gpu_suite.LOADED_LIST)[:5]
+    kept_file = gpu_suite.test_files()[0]
+    args.by_file.write_text(gpu_suite.by_file_json(
+        {kept_file: names[4:], "test_a_gpu.py": names[4:], "test_gone_gpu.py": names[:1]}, ""))
     write_list(gpu_suite.task_loaded_list(args, "test_a_gpu.py"), names[:3])
     write_list(gpu_suite.task_loaded_list(args, "test_b_gpu.py.0of2"), names[2:])
     gpu_suite.marker(args.state, "test_c_gpu.py", "ran").touch()  # ran, loaded no kernel
@@ -71,7 +76,8 @@ def test_per_task_kernel_records_merge(tmp_path):
     assert "| test_a_gpu.py | 3 |" in table and "| test_b_gpu.py.0of2 | 3 |" in table
     # the next run's per-file record: a file's shards merged, read back as it was written
     assert gpu_suite.read_by_file(args.out / "kernels_by_file.json") == {
-        "test_a_gpu.py": sorted(names[:3]), "test_b_gpu.py": sorted(names[2:]), "test_c_gpu.py": []}
+        "test_a_gpu.py": sorted(names[:3]), "test_b_gpu.py": sorted(names[2:]), "test_c_gpu.py": [],
+        kept_file: names[4:]}
 
 
 def test_the_committed_per_file_record_names_test_files_and_kernels():

@@ -6,20 +6,20 @@
 
 One pool of N nvcc jobs builds every kernel the suite can be known to use (tools/suite_plan.py: the SM90 default set,
 the blockwise, mixed-input and conv sets from their committed sources in generated/, the SM80 and SM89 families with
-sm_90 code, the extra kernels the tests list, and what the tests loaded last time), beside the torch extension. The
-test tasks (every tests/*_gpu.py file: one pytest process per file, or per shard of a slow file,
-CUTLASS_GEMM_TEST_SHARD) run --per-gpu at once on each visible GPU, slowest first, and they need not wait for the whole
-pool: a file whose kernels the last run recorded (tools/suite_kernels_by_file.json) starts as soon as the extension and
-those kernels are built, the pool building them first; a file without a record waits for the whole pool. A task that
-would not end before the call's deadline (its expected seconds, suite_plan.SLOW_FILES) is not started; a finished
-one is marked in --state (default /tmp/cutlass_gemm_suite, which lives as long as the device machine stays warm), so the
-next call continues where this one stopped; on a fresh machine everything runs again (built kernels are cache hits
-only on a warm machine). Logs go to OUT, one per task; `suite.md` sums them, and once every task has run, ends with the totals
-over all calls, the kernels the tests built on first use and how many kernels built ahead no test loaded (every test
-process records what it loads into STATE/loaded/TASK.txt; OUT gets kernels_loaded.txt, kernels_by_task.md and
-kernels_by_file.json, the next run's record; a --files run's holds its files only, to merge into the committed one).
-`--files test_conv* ...` runs only those test files and builds only the kernels their records name (a session that
-changed one family checks it on a small machine); `--list` prints the kernels in build order and the tasks.
+sm_90 code, the extra kernels the tests list, and what the tests loaded last time), beside the torch extension. The test
+tasks (every tests/*_gpu.py file: one pytest process per file, or per shard of a slow file, CUTLASS_GEMM_TEST_SHARD) run
+--per-gpu at once on each visible GPU, slowest first, and they need not wait for the whole pool: a file whose kernels
+the last run recorded (tools/suite_kernels_by_file.json) starts as soon as the extension and those kernels are built,
+the pool building them first; a file without a record waits for the whole pool. A task that would not end before the
+call's deadline (its expected seconds, suite_plan.SLOW_FILES) is not started; a finished one is marked in --state
+(default /tmp/cutlass_gemm_suite, which lives as long as the device machine stays warm), so the next call continues
+where this one stopped; on a fresh machine everything runs again (built kernels are cache hits only on a warm machine).
+Logs go to OUT, one per task; `suite.md` sums them, and once every task has run, ends with the totals over all calls,
+the kernels the tests built on first use and how many kernels built ahead no test loaded (every test process records
+what it loads into STATE/loaded/TASK.txt; OUT gets kernels_loaded.txt, kernels_by_task.md and kernels_by_file.json, the
+next run's record, the files this run ran replacing theirs in the record it read). `--files test_conv* ...` runs
+only those test files and builds only the kernels their records name (a session that changed one family checks it on a
+small machine); `--list` prints the kernels in build order and the tasks.
 Session 13's resumable step.sh (tools/results/h100-2026-11-26/session13/full/) is where this comes from.
 """
 from __future__ import annotations
@@ -263,9 +263,15 @@ def merge_loaded(args) -> tuple:
                       "tools/suite_kernels_loaded.txt")
     rows = [f"| {task} | {len(names)} | {' '.join(names)} |" for task, names in sorted(by_task.items())]
     (args.out / "kernels_by_task.md").write_text("| task | kernels | names |\n|---|---|---|\n" + "\n".join(rows) + "\n")
+    # the record the next run starts by: the files this run ran replace theirs in the one it read (a --files run
+    # leaves the others as they were); files no longer in tests/ are dropped
+    ran_files = {file_of(task) for task in by_task}
+    kept = {name: names for name, names in read_by_file(getattr(args, "by_file", BY_FILE)).items()
+            if name not in ran_files and name in set(test_files())}
     (args.out / "kernels_by_file.json").write_text(by_file_json(
-        by_task, "The kernels each GPU test file loaded (tools/gpu_suite.py, its shards merged): a file starts "
-                 "while the kernel pool still builds once these are built (tools/suite_plan.py BY_FILE)."))
+        {**kept, **by_task}, "The kernels each GPU test file loaded (tools/gpu_suite.py, its shards merged): a file "
+                             "starts while the kernel pool still builds once these are built (tools/suite_plan.py "
+                             "BY_FILE)."))
     return used, by_task
 
 
