@@ -3,7 +3,7 @@ the existing kernels, outputs poisoned with NaN first, every element against a f
 dequantized weight (int8: of the reference-quantized activation), NCHW and channels_last; opcheck of the
 GEMM ops on a channels_last pixel view; the layers under torch.compile(fullgraph=True), CUDA-graph capture
 and replay, with no host sync in forward; CPU-quantized layers moved to the GPU. Run with `pytest -m gpu`.
-Written with the CPU tests (tests/test_conv.py), not yet run on a GPU.
+Written with the CPU tests (tests/test_conv.py); part of every whole-suite run since (docs/testing.md).
 
 Kernels they need, SM90 (only the existing op families; nothing new is compiled but these GEMMs):
 - the extension's weight-only kernels (runtime/csrc/wo_gemm.cuh for M <= 64 pixels, wo_dequant.cuh for the

@@ -53,7 +53,8 @@ from .wo_mixed import _aligned, _rows_aligned, launch_mixed  # launch_mixed: als
 
 Tensor = torch.Tensor
 SMALL_M_MAX = 64
-#: The opt-in for the SM90 mixed-input kernel (it has been compiled, not yet run on a GPU).
+#: The switch for the SM90 mixed-input kernel: on unless set to 0/false/no/off, which sends mixed-layout weights to
+#: the (warned) dequantize fallback.
 MIXED_INPUT_ENV = "CUTLASS_GEMM_WO_MIXED_INPUT"
 _HALF = (torch.float16, torch.bfloat16)
 
