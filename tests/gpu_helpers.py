@@ -1,7 +1,13 @@
-"""Shared GPU-test steps: a call that must not synchronise the host, and a CUDA-graph capture with its side-stream
-warm-up (what torch's CUDA-graph notes ask before capturing)."""
-from typing import Callable, List, Tuple
+"""Shared GPU-test steps: a call that must not synchronise the host, a CUDA-graph capture with its side-stream
+warm-up (what torch's CUDA-graph notes ask before capturing) and its replays against eager calls, and an SM80 / SM89
+kernel family switched on for a test module on an SM90 GPU."""
+import contextlib
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
+import pytest
 import torch
 
 
@@ -20,18 +26,50 @@ def without_sync(fn: Callable[[], torch.Tensor]) -> torch.Tensor:
         torch.cuda.set_sync_debug_mode("default")
 
 
-def capture(fn: Callable[[torch.Tensor], torch.Tensor], static_x: torch.Tensor) -> Tuple[torch.cuda.CUDAGraph, torch.Tensor]:
-    """A CUDA graph of fn(static_x) (warmed up once on a side stream) and its static output. The graph reads
-    static_x's memory at every replay: the caller keeps static_x alive as long as it replays."""
+def eager_without_sync(fn: Callable[..., Any], *args: Any, same: Callable[[Any, Any], bool] = torch.equal) -> Any:
+    """fn(*args), then again with any host synchronisation raising; the two must agree (`same`). Returns the first."""
+    eager = fn(*args)
+    again = without_sync(lambda: fn(*args))
+    assert same(eager, again), "the call without a host sync differs from the first"
+    return eager
+
+
+def capture(fn: Callable[..., Any], *static: Any) -> Tuple[torch.cuda.CUDAGraph, Any]:
+    """A CUDA graph of fn(*static) (warmed up once on a side stream: kernel loads and plans happen outside the
+    capture) and its static output. The graph reads the static arguments' memory at every replay: the caller keeps
+    them alive as long as it replays, and feeds a replay new data by copying into them."""
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
-        fn(static_x)
+        fn(*static)
     torch.cuda.current_stream().wait_stream(s)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        static_y = fn(static_x)
+        static_y = fn(*static)
     return graph, static_y
+
+
+def replays_match_eager(fn: Callable[[torch.Tensor], Any], static_x: torch.Tensor, inputs: Iterable[torch.Tensor],
+                        same: Optional[Callable[[Any, Any], bool]] = None, what: str = "graph replay") -> None:
+    """Captures fn(static_x) (`capture`), then for each new input: copies it into static_x, replays, and checks the
+    graph's output against an eager fn(new input) (bitwise by default, or `same`). Several inputs check that a
+    replay leaves no state behind (split-K counters, workspaces) that the next one would read."""
+    graph, static_y = capture(fn, static_x)
+    for i, x2 in enumerate(inputs):
+        static_x.copy_(x2)
+        graph.replay()
+        want = fn(x2)
+        if same is None:
+            assert_same_bits(static_y, want, f"{what} {i}")
+        else:
+            assert same(static_y, want), f"{what} {i}"
+
+
+def refill(static: Dict[str, Any], fresh: Dict[str, Any]) -> None:
+    """Copies every tensor of `fresh` into the tensor of the same key in `static` (a captured problem's new data)."""
+    for key, val in fresh.items():
+        if isinstance(val, torch.Tensor):
+            static[key].copy_(val)
 
 
 def layer_chain(make: Callable[[int, torch.nn.Linear], torch.nn.Module], width: int, depth: int, seed: int = 0
@@ -72,3 +110,38 @@ def same_bits_with_and_without_pdl(run: Callable[[torch.Tensor], torch.Tensor], 
         graph.replay()
         assert_same_bits(y, plain, f"graph replay {i} with PDL")
     return plain
+
+
+@contextlib.contextmanager
+def family_on_sm90(sm: int, configs: Iterable[Any], generated: str, env: Dict[str, str],
+                   forget: Callable[[], None] = lambda: None) -> Iterator[int]:
+    """Runs the kernel family of SM `sm` (80, 89) on this SM90 GPU for the block's duration: sets `env` (the family's
+    arch list with sm_90 beside it, so the kernels carry machine code this GPU runs rather than reaching it by a PTX
+    JIT), builds `configs` from their committed sources in generated/<generated> at once (not one by one on first use),
+    forgets the selected plans (`forget`) and makes the ops see the device as SM `sm`. Everything is restored after,
+    the plans forgotten again. Skips unless the current GPU is an SM90 one. Yields the device index."""
+    if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip(f"runs the SM{sm} kernels of generated/{generated} on an SM90 GPU")
+    from cutlass_gemm.ops import gemm as gemm_ops
+    from cutlass_gemm.runtime import build
+    dev = torch.cuda.current_device()
+    saved_sm = gemm_ops._device_sm.get(dev)
+    saved_env = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    try:
+        root = Path(__file__).resolve().parents[1] / "generated" / generated
+        with ThreadPoolExecutor(build.default_jobs()) as pool:
+            list(pool.map(lambda c: build.build(c, (root / f"{c.name}.cu").read_text()), configs))
+        forget()
+        gemm_ops._device_sm[dev] = sm
+        yield dev
+    finally:
+        gemm_ops._device_sm.pop(dev, None)
+        if saved_sm is not None:
+            gemm_ops._device_sm[dev] = saved_sm
+        for name, value in saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        forget()

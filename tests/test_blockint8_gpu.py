@@ -16,6 +16,8 @@ from cutlass_gemm.nn import Int8BlockLinear, quantize_model
 from cutlass_gemm.ops import blockwise_int8_backend
 from cutlass_gemm.runtime import extension
 
+from gpu_helpers import eager_without_sync, replays_match_eager
+
 pytestmark = pytest.mark.gpu
 MS = (1, 5, 16, 17, 64, 65, 128, 300)
 SHAPES = [(192, 384), (100, 192), (320, 640), (72, 1152), (136, 2048)]  # N odd multiples / tails; K % 128 == 64
@@ -144,32 +146,13 @@ def test_backend_opcheck_compile_graph_no_sync():
     lin = torch.nn.Linear(8192, 256, device="cuda", dtype=torch.bfloat16)  # N 256, K 8192: split-K at M = 1
     layer = Int8BlockLinear.from_float(lin, block_size=128)
     x = torch.randn(1, 8192, device="cuda").bfloat16()
-    eager = layer(x)
+    eager = eager_without_sync(layer, x)
     ref = lin(x).float()
     assert ((eager.float() - ref).norm() / ref.norm()) < 0.02
-    torch.cuda.synchronize()
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        again = layer(x)
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
-    assert torch.equal(eager, again)
     compiled = torch.compile(layer, fullgraph=True)
     assert torch.equal(compiled(x), eager)
-    static_x = x.clone()
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        layer(static_x)
-    torch.cuda.current_stream().wait_stream(s)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        static_y = layer(static_x)
-    for _ in range(3):  # replays reuse the split-K counters: they must be back at zero each time
-        x2 = torch.randn(1, 8192, device="cuda").bfloat16()
-        static_x.copy_(x2)
-        graph.replay()
-        assert torch.equal(static_y, layer(x2))
+    # three replays: they reuse the split-K counters, which must be back at zero each time
+    replays_match_eager(layer, x.clone(), [torch.randn(1, 8192, device="cuda").bfloat16() for _ in range(3)])
 
 
 def test_layer_cpu_vs_gpu_and_quantize_model():

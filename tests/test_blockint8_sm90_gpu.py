@@ -19,6 +19,7 @@ from cutlass_gemm.nn import Int8BlockLinear
 from cutlass_gemm.nn import block_linear as block_linear_module
 from cutlass_gemm.ops import blockwise as bops
 from cutlass_gemm.ops.blockwise_int8 import CUTLASS_ENV, sm90_route
+from gpu_helpers import replays_match_eager, without_sync
 from test_blockint8_gpu import _check, _operands, _poison, _ref
 
 pytestmark = [pytest.mark.gpu,
@@ -190,23 +191,11 @@ def test_layer_fast_path_compile_and_graph(lead):
             mock.patch.object(block_linear_module, "quantize_per_group", spy):
         py = layer(x)
     assert asked == [major == "mn"] and torch.equal(py, y)
-    torch.cuda.synchronize()
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        again = layer(x)
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
-    assert torch.equal(again, y)
+    assert torch.equal(without_sync(lambda: layer(x)), y)
     assert torch.equal(torch.compile(layer, fullgraph=True)(x), y)
-    static_x = x.clone()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):  # the kernel is loaded already (a first use waits for the device)
-        static_y = layer(static_x)
-    for seed in range(2):
-        x2 = torch.randn(*lead, 1024, device="cuda", generator=torch.Generator("cuda").manual_seed(seed)).bfloat16()
-        static_x.copy_(x2)
-        graph.replay()
-        assert torch.equal(static_y, layer(x2))
+    replays_match_eager(layer, x.clone(),
+                        [torch.randn(*lead, 1024, device="cuda", generator=torch.Generator("cuda").manual_seed(seed))
+                         .bfloat16() for seed in range(2)])
 
 
 def kernels_needed():

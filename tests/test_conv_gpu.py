@@ -29,7 +29,7 @@ from cutlass_gemm.ops.conv import to_rows
 from cutlass_gemm.quant import prepack, quantize_weight_only
 
 from test_conv import _int8_ref, _layout_ok
-from test_nn_gpu import eager_without_sync
+from gpu_helpers import eager_without_sync, replays_match_eager
 from test_weight_only_gpu import _poison
 
 pytestmark = pytest.mark.gpu
@@ -145,20 +145,9 @@ def test_layers_compile_cuda_graph_no_sync(channels_last):
             # the same kernels through the registered ops (last-bit differences at most)
             torch.testing.assert_close(compiled, eager, rtol=1e-2, atol=1e-2)
             _layout_ok(compiled, x)
-            static_x = x.clone(memory_format=torch.preserve_format)
-            s = torch.cuda.Stream()
-            s.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(s):
-                layer(static_x)  # warm-up outside the capture (plans, first-use loads)
-            torch.cuda.current_stream().wait_stream(s)
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                static_y = layer(static_x)
-            for seed in range(3):
-                x2 = _x(1, 256, 5, 7, torch.bfloat16, channels_last, seed=seed + 1)
-                static_x.copy_(x2)
-                graph.replay()
-                assert torch.equal(static_y, layer(x2)), type(layer).__name__
+            replays_match_eager(layer, x.clone(memory_format=torch.preserve_format),
+                                [_x(1, 256, 5, 7, torch.bfloat16, channels_last, seed=seed + 1) for seed in range(3)],
+                                what=type(layer).__name__)
 
 
 def test_cpu_quantized_model_moved_to_gpu_matches_gpu_quantized():

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 import cutlass_gemm.nn as cnn
@@ -28,6 +27,7 @@ from cutlass_gemm.ops.conv_igemm import conv2d_int8_igemm, reference
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from resnet50 import resnet50  # noqa: E402
+from gpu_helpers import capture, eager_without_sync, replays_match_eager  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 CL = torch.channels_last
@@ -184,7 +184,6 @@ def test_typed_errors_before_launch_and_opcheck():
 
 def test_layer_compile_fullgraph_and_cuda_graph_without_sync():
     _sm90()
-    from test_nn_gpu import eager_without_sync
     torch.manual_seed(0)
     conv = nn.Conv2d(64, 128, 3, stride=2, padding=1).bfloat16().cuda()
     layer = cnn.Int8Conv2d.from_float(conv, activation="relu")
@@ -195,19 +194,7 @@ def test_layer_compile_fullgraph_and_cuda_graph_without_sync():
     assert ((eager.double() - ref).norm() / ref.norm()).item() < 3e-2
     compiled = torch.compile(layer, fullgraph=True)
     assert torch.equal(compiled(x), eager)
-    static_x = x.clone()
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        layer(static_x)  # warm-up (loads the kernel) outside the capture
-    torch.cuda.current_stream().wait_stream(s)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        out = layer(static_x)
-    x2 = torch.randn_like(x)
-    static_x.copy_(x2)
-    graph.replay()
-    assert torch.equal(out, layer(x2))
+    replays_match_eager(layer, x.clone(), [torch.randn_like(x)])
 
 
 def test_plan_cache_new_data_and_graph_replay():
@@ -233,14 +220,7 @@ def test_plan_cache_new_data_and_graph_replay():
         y = conv2d_int8_igemm(xq, wq, sx, sw, None, *args)
         _check(y, reference(xq.cpu(), wq.cpu(), sx.cpu(), sw.cpu(), None, *args[:4], torch.float64), "plan hit")
     assert len(conv_igemm._plans) == 1
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        conv2d_int8_igemm(xq, wq, sx, sw, None, *args)
-    torch.cuda.current_stream().wait_stream(s)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        out = conv2d_int8_igemm(xq, wq, sx, sw, None, *args)
+    graph, out = capture(lambda *ops: conv2d_int8_igemm(*ops, None, *args), xq, wq, sx, sw)
     for new, old in zip(operands(), (xq, wq, sx, sw)):
         old.copy_(new)
     graph.replay()
@@ -318,14 +298,7 @@ def test_resnet50_end_to_end(scheme):
     # run-to-run differences in the float stem and BN, which may move an int8 rounding: not asserted bitwise)
     static_x = x.bfloat16().clone()
     with torch.no_grad():
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            q(static_x)
-        torch.cuda.current_stream().wait_stream(s)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            out = q(static_x)
+        graph, out = capture(q, static_x)
         x2 = torch.randn_like(static_x)
         static_x.copy_(x2)
         graph.replay()

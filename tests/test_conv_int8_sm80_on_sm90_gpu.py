@@ -11,18 +11,14 @@ torch.compile(fullgraph=True) and in a CUDA graph, the plan cache, the C++ eager
 (within one step of the reference), the NaN guard, ResNet-50 quantized with each scheme and as an int8 chain (its
 1x1 convs and fc on the SM80 GEMMs). The last test checks that every kernel ran was an SM80 one and
 that every kernel of the SM80 set ran. Run with `pytest -m gpu` on an H100/H200."""
-import os
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-
 import pytest
-import torch
 
 from cutlass_gemm.kernels import conv2d
 from cutlass_gemm.kernels.families import config_from_name
 from cutlass_gemm.ops import conv_igemm
 from cutlass_gemm.ops import gemm as gemm_ops
 from cutlass_gemm.runtime import build, fastpath, kernel_list
+from gpu_helpers import family_on_sm90
 from test_conv_chain_gpu import (test_int8_output_kernel, test_int8_output_opcheck_on_gpu,  # noqa: F401
                                  test_resnet50_int8_chain, test_scale_guard_in_the_kernel)
 from test_conv_int8_gpu import (test_conv2d_int8_matches_the_cpu_path,  # noqa: F401
@@ -48,27 +44,10 @@ def _forget_plans():
 
 @pytest.fixture(scope="module", autouse=True)
 def sm80_conv_family():
-    if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
-        pytest.skip("runs the SM80 conv kernels on an SM90 GPU")
-    dev = torch.cuda.current_device()
-    saved_env, saved_sm = os.environ.get(build.SM80_ARCHS_ENV), gemm_ops._device_sm.get(dev)
-    os.environ[build.SM80_ARCHS_ENV] = "80,90"
-    try:
-        root = Path(__file__).resolve().parents[1] / "generated" / "sm80_conv"
-        with ThreadPoolExecutor(build.default_jobs()) as pool:  # the 27 kernels at once, not one by one on first use
-            list(pool.map(lambda c: build.build(c, (root / f"{c.name}.cu").read_text()), conv2d.default_configs(80)))
-        _forget_plans()
-        gemm_ops._device_sm[dev] = 80
+    # the 27 kernels built at once, not one by one on first use
+    with family_on_sm90(80, conv2d.default_configs(80), "sm80_conv", {build.SM80_ARCHS_ENV: "80,90"},
+                        _forget_plans) as dev:
         yield dev
-    finally:
-        gemm_ops._device_sm.pop(dev, None)
-        if saved_sm is not None:
-            gemm_ops._device_sm[dev] = saved_sm
-        if saved_env is None:
-            os.environ.pop(build.SM80_ARCHS_ENV, None)
-        else:
-            os.environ[build.SM80_ARCHS_ENV] = saved_env
-        _forget_plans()
 
 
 def test_zz_every_conv_kernel_that_ran_is_sm80_and_every_sm80_kernel_ran():

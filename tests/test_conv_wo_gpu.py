@@ -23,9 +23,8 @@ from cutlass_gemm.quant import prepack, quantize_weight_only, unpack
 from cutlass_gemm.quant.conv_weight import conv_weight_from_matrix, conv_weight_matrix
 from cutlass_gemm.runtime import extension
 
-from gpu_helpers import capture
+from gpu_helpers import capture, eager_without_sync, replays_match_eager
 from test_conv import _layout_ok
-from test_nn_gpu import eager_without_sync
 from test_weight_only_gpu import _poison
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
@@ -129,13 +128,10 @@ def test_layer_compile_graph_no_sync_and_cpu_quantized():
         eager = eager_without_sync(layer, x)
         assert torch.equal(on_cpu(x), eager)
         torch.testing.assert_close(torch.compile(layer, fullgraph=True)(x), eager, rtol=0, atol=0)
-        static_x = x.clone(memory_format=torch.preserve_format)
-        graph, static_y = capture(layer, static_x)
-        for seed in range(3):
-            x2 = torch.randn(1, 64, 14, 14, device="cuda", generator=torch.Generator(device="cuda").manual_seed(seed))
-            static_x.copy_(x2.bfloat16())
-            graph.replay()
-            assert torch.equal(static_y, layer(static_x))
+        replays_match_eager(layer, x.clone(memory_format=torch.preserve_format),
+                            [torch.randn(1, 64, 14, 14, device="cuda",
+                                         generator=torch.Generator(device="cuda").manual_seed(seed)).bfloat16()
+                             for seed in range(3)])
 
 
 def test_fallback_is_announced_and_right(monkeypatch):

@@ -14,6 +14,8 @@ from cutlass_gemm.kernels.gemv import GemvConfig
 from cutlass_gemm.ops import gemm as ops
 from cutlass_gemm.runtime import fastpath, gemv
 
+from gpu_helpers import capture
+
 pytestmark = pytest.mark.gpu
 
 ULP = {torch.bfloat16: 2.0 ** -8, torch.float16: 2.0 ** -11}  # one unit in the last place, relative
@@ -166,14 +168,7 @@ def test_graph_capture_and_compile_through_the_gemv():
     compiled = torch.compile(lambda x: cutlass_gemm.scaled_mm(x, w.t(), sa, sb, torch.bfloat16, b), fullgraph=True)
     assert torch.equal(compiled(a), eager)
     static_a = a.clone()
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        cutlass_gemm.scaled_mm(static_a, w.t(), sa, sb, torch.bfloat16, b)
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        captured = cutlass_gemm.scaled_mm(static_a, w.t(), sa, sb, torch.bfloat16, b)
+    graph, captured = capture(lambda x: cutlass_gemm.scaled_mm(x, w.t(), sa, sb, torch.bfloat16, b), static_a)
     captured.fill_(float("nan"))
     graph.replay()
     torch.cuda.synchronize()

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 import cutlass_gemm.nn as cnn
+from gpu_helpers import eager_without_sync
 from test_nn import LAYERS, _linear, _reference
 
 pytestmark = pytest.mark.gpu
@@ -35,19 +36,6 @@ def _mlp(scheme):
     cals = cnn.calibrate(model, [x]) if scheme.endswith("static") else None
     cnn.quantize_model(model, scheme, calibration=cals)
     return model, x
-
-
-def eager_without_sync(model, x):
-    """model(x), then again with any synchronising call raising; both must agree. Returns the output."""
-    eager = model(x)
-    torch.cuda.synchronize()
-    torch.cuda.set_sync_debug_mode("error")  # a synchronising call in forward raises
-    try:
-        again = model(x)
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
-    assert torch.equal(eager, again)
-    return eager
 
 
 @pytest.mark.parametrize("scheme", sorted(cnn.SCHEMES))

@@ -6,6 +6,8 @@ import torch
 import cutlass_gemm
 from cutlass_gemm.ops import gemm as ops
 
+from gpu_helpers import capture, refill
+
 pytestmark = pytest.mark.gpu
 
 OUT_DTYPES = [torch.bfloat16, torch.float16]
@@ -223,19 +225,10 @@ def test_works_inside_a_cuda_graph():
     p = make_problem("scaled_azp_per_token", 16, 512, 1024, torch.float16)
     static = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in p.items()}
     out = torch.full((16, 512), float("nan"), dtype=torch.float16, device="cuda")
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        run_op("scaled_azp_per_token", static, out)  # warm-up: loads the kernel outside capture
-    torch.cuda.current_stream().wait_stream(s)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        run_op("scaled_azp_per_token", static, out)
+    graph, _ = capture(lambda: run_op("scaled_azp_per_token", static, out))
     for seed in (5, 6):
         fresh = make_problem("scaled_azp_per_token", 16, 512, 1024, torch.float16, seed=seed)
-        for key, val in fresh.items():
-            if isinstance(val, torch.Tensor):
-                static[key].copy_(val)
+        refill(static, fresh)
         out.fill_(float("nan"))
         graph.replay()
         torch.cuda.synchronize()

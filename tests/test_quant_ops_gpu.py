@@ -8,6 +8,8 @@ import torch
 import cutlass_gemm as cg
 from cutlass_gemm.errors import InvalidArgumentError
 
+from gpu_helpers import eager_without_sync, replays_match_eager
+
 pytestmark = pytest.mark.gpu
 FP8 = torch.float8_e4m3fn
 IN_DTYPES = [torch.float32, torch.float16, torch.bfloat16]
@@ -381,29 +383,10 @@ def test_no_host_sync_compile_and_cuda_graph():
     def same(a, b):
         return all(torch.equal(_bits(u), _bits(v)) for u, v in zip(a, b))
 
-    eager = step(x)
-    torch.cuda.synchronize()
-    torch.cuda.set_sync_debug_mode("error")  # any synchronising call below raises
-    try:
-        again = step(x)
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
-    assert same(eager, again)
+    eager = eager_without_sync(step, x, same=same)
     compiled = torch.compile(step, fullgraph=True)
     assert same(compiled(x), eager)  # the ops are opaque to Inductor: the same kernels, the same bits
-    static_x = x.clone()
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        step(static_x)
-    torch.cuda.current_stream().wait_stream(s)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        static_y = step(static_x)
-    x2 = torch.randn(8, 512, device="cuda").bfloat16()
-    static_x.copy_(x2)
-    graph.replay()
-    assert same(static_y, step(x2))
+    replays_match_eager(step, x.clone(), [torch.randn(8, 512, device="cuda").bfloat16()], same=same)
 
 
 def test_quant_on_other_stream_and_device_errors():

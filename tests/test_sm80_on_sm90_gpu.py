@@ -6,10 +6,6 @@ The SM80 kernels are compiled with sm_90 machine code beside sm_80 (``CUTLASS_GE
 SM80 family for the duration of this module, the C++ fast path's plans included. Without the
 variable the kernels would only reach the H100 through a PTX JIT, which is not what an A100 runs.
 Run with `pytest -m gpu` on an H100/H200."""
-import os
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-
 import pytest
 import torch
 
@@ -17,6 +13,7 @@ from cutlass_gemm.errors import CutlassGemmError
 from cutlass_gemm.kernels import heuristics
 from cutlass_gemm.ops import gemm as ops
 from cutlass_gemm.runtime import build, fastpath
+from gpu_helpers import family_on_sm90
 from test_ops_gpu import OUT_DTYPES, VARIANTS, check, make_problem, reference64, run_op
 
 pytestmark = pytest.mark.gpu
@@ -35,31 +32,10 @@ def _forget_plans():
 
 @pytest.fixture(scope="module")
 def sm80_family():
-    if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
-        pytest.skip("runs the SM80 family on an SM90 GPU")
-    dev = torch.cuda.current_device()
-    saved_env = os.environ.get(build.SM80_ARCHS_ENV)
-    saved_sm = ops._device_sm.get(dev)
-    os.environ[build.SM80_ARCHS_ENV] = ",".join(str(t) for t in sorted(set(build.sm80_targets()) | {90}))
-    try:
-        # Build the family at once, in parallel (on an empty cache ~2-3 min on 16 cores, instead of 48
-        # one-minute builds one after another on first use).
-        root = Path(__file__).resolve().parents[1] / "generated" / "sm80"
-        with ThreadPoolExecutor(build.default_jobs()) as pool:
-            list(pool.map(lambda c: build.build(c, (root / f"{c.name}.cu").read_text()),
-                          heuristics.default_configs(80)))
-        _forget_plans()
-        ops._device_sm[dev] = 80
+    # Built at once, in parallel: on an empty cache ~2-3 min on 16 cores, instead of 48 one-minute builds on first use.
+    archs = ",".join(str(t) for t in sorted(set(build.sm80_targets()) | {90}))
+    with family_on_sm90(80, heuristics.default_configs(80), "sm80", {build.SM80_ARCHS_ENV: archs}, _forget_plans) as dev:
         yield dev
-    finally:
-        ops._device_sm.pop(dev, None)
-        if saved_sm is not None:
-            ops._device_sm[dev] = saved_sm
-        if saved_env is None:
-            os.environ.pop(build.SM80_ARCHS_ENV, None)
-        else:
-            os.environ[build.SM80_ARCHS_ENV] = saved_env
-        _forget_plans()
 
 
 def _used_kernels():

@@ -5,10 +5,6 @@ The SM89 kernels are compiled with sm_90 machine code beside sm_89 (``CUTLASS_GE
 mma.sync e4m3 runs on Hopper too), and the device is switched to the SM89 family for this module, the C++ fast
 path's plans included, as tests/test_sm80_on_sm90_gpu.py does for SM80. What this cannot show is their speed on an
 Ada GPU. Run with `pytest -m gpu` on an H100/H200."""
-import os
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-
 import pytest
 import torch
 import torch.nn.functional as F
@@ -17,6 +13,7 @@ from cutlass_gemm.kernels import heuristics
 from cutlass_gemm.ops import gemm as ops
 from cutlass_gemm.ops import linear as linear_ops
 from cutlass_gemm.runtime import build, fastpath
+from gpu_helpers import family_on_sm90, replays_match_eager
 from test_ops_gpu import OUT_DTYPES, check, make_problem, reference64, run_op
 
 pytestmark = pytest.mark.gpu
@@ -35,33 +32,11 @@ def _forget_plans():
         fast.clear_plans()
 
 
-def _with_env(name, value):
-    saved = os.environ.get(name)
-    os.environ[name] = value
-    return lambda: os.environ.pop(name, None) if saved is None else os.environ.__setitem__(name, saved)
-
-
 @pytest.fixture(scope="module")
 def sm89_family():
-    if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
-        pytest.skip("runs the SM89 family on an SM90 GPU")
-    dev = torch.cuda.current_device()
-    saved_sm = ops._device_sm.get(dev)
-    restore = [_with_env(build.SM89_ARCHS_ENV, "89,90"), _with_env(build.SM80_ARCHS_ENV, "80,90")]
-    try:
-        root = Path(__file__).resolve().parents[1] / "generated" / "sm89"
-        with ThreadPoolExecutor(build.default_jobs()) as pool:  # 24 kernels at once, not one by one on first use
-            list(pool.map(lambda c: build.build(c, (root / f"{c.name}.cu").read_text()), heuristics.default_configs(89)))
-        _forget_plans()
-        ops._device_sm[dev] = 89
+    env = {build.SM89_ARCHS_ENV: "89,90", build.SM80_ARCHS_ENV: "80,90"}
+    with family_on_sm90(89, heuristics.default_configs(89), "sm89", env, _forget_plans) as dev:
         yield dev
-    finally:
-        ops._device_sm.pop(dev, None)
-        if saved_sm is not None:
-            ops._device_sm[dev] = saved_sm
-        for undo in restore:
-            undo()
-        _forget_plans()
 
 
 def _used_kernels():
@@ -143,17 +118,5 @@ def test_fp8_linear_on_the_sm89_family(sm89_family, act):
     compiled = torch.compile(layer, fullgraph=True)
     xs = x[:33].clone()
     assert torch.equal(compiled(xs), layer(xs))
-    static_x = xs.clone()
-    torch.cuda.synchronize()
-    stream = torch.cuda.Stream()
-    with torch.cuda.stream(stream):
-        layer(static_x)  # warm up outside the capture
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        static_out = layer(static_x)
-    static_x.copy_(x[100:133])
-    graph.replay()
-    torch.cuda.synchronize()
-    assert torch.equal(static_out, layer(x[100:133]))
+    replays_match_eager(layer, xs.clone(), [x[100:133]])
 

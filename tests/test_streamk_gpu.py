@@ -17,6 +17,7 @@ from cutlass_gemm.kernels.config import KernelConfig
 from cutlass_gemm.ops import gemm as ops
 from cutlass_gemm.runtime import loader
 
+from gpu_helpers import capture, refill
 from test_ops_gpu import check, make_problem, reference64
 
 pytestmark = pytest.mark.gpu
@@ -206,24 +207,15 @@ def test_split_k_call_is_captured_in_a_cuda_graph(fast, candidate_rows):
     saved = ops._fast_ready
     ops._fast_ready = saved if fast else False
     try:
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            run()  # warm-up outside capture: kernel load and plan
-            run()
-        torch.cuda.current_stream().wait_stream(s)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            run()
+        run()  # warm-up: kernel load and plan (capture warms up once more on its side stream)
+        graph, _ = capture(run)
     finally:
         ops._fast_ready = saved
     lib = next(v[1] for key, v in ops._plans.items() if key[7:9] == (m, n))
     assert lib.config.scheduler != "persistent"
     for seed in (5, 6, 7):
         fresh = make_problem("scaled_bias", m, n, k, torch.bfloat16, seed=seed)
-        for key, val in fresh.items():
-            if isinstance(val, torch.Tensor):
-                static[key].copy_(val)
+        refill(static, fresh)
         out.fill_(float("nan"))
         graph.replay()
         torch.cuda.synchronize()

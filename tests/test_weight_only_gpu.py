@@ -20,6 +20,8 @@ from cutlass_gemm.ops import WeightOnlyFallbackWarning, weight_only_backend, wei
 from cutlass_gemm.quant import prepack, quantize_weight_only, unpack
 from cutlass_gemm.runtime import extension
 
+from gpu_helpers import eager_without_sync, replays_match_eager
+
 pytestmark = pytest.mark.gpu
 MS = (1, 3, 16, 17, 33, 64, 65, 200)
 FORMATS = [(bits, group, zp) for bits in (4, 8) for group in (None, 32, 64, 128) for zp in (False, True)]
@@ -166,30 +168,11 @@ def test_layer_compile_cuda_graph_no_sync(rows):
     lin = torch.nn.Linear(8192, 256, device="cuda", dtype=torch.bfloat16)  # 256 columns, K 8192: split-K
     layer = WeightOnlyLinear.from_float(lin, bits=4, group_size=128)
     x = torch.randn(rows, 8192, device="cuda").bfloat16()
-    eager = layer(x)
-    torch.cuda.synchronize()
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        again = layer(x)
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
-    assert torch.equal(eager, again)
+    eager = eager_without_sync(layer, x)
     compiled = torch.compile(layer, fullgraph=True)
     assert torch.equal(compiled(x), eager)
-    static_x = x.clone()
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        layer(static_x)
-    torch.cuda.current_stream().wait_stream(s)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        static_y = layer(static_x)
-    for _ in range(3):  # replays reuse the split-K counters: they must be back at zero each time
-        x2 = torch.randn(rows, 8192, device="cuda").bfloat16()
-        static_x.copy_(x2)
-        graph.replay()
-        assert torch.equal(static_y, layer(x2))
+    # three replays: they reuse the split-K counters, which must be back at zero each time
+    replays_match_eager(layer, x.clone(), [torch.randn(rows, 8192, device="cuda").bfloat16() for _ in range(3)])
 
 
 def test_layer_built_on_cpu_then_moved_equals_built_on_gpu():
@@ -255,10 +238,4 @@ def test_layer_eager_fast_path_equals_the_op(bits, group, zp):
     with pytest.raises(InvalidArgumentError):
         lay(torch.randn(2, 256, device="cuda", dtype=torch.bfloat16))  # wrong K: typed error, not a crash
     x4 = torch.randn(4, 384, device="cuda", dtype=torch.bfloat16)
-    want = lay(x4)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):  # capturable: no host sync on the fast path
-        y4 = lay(x4)
-    g.replay()
-    torch.cuda.synchronize()
-    assert torch.equal(y4, want)
+    replays_match_eager(lay, x4.clone(), [x4, torch.randn_like(x4)])  # capturable: no host sync on the fast path

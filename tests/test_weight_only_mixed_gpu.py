@@ -21,6 +21,7 @@ from cutlass_gemm.ops.weight_only import (WeightOnlyFallbackWarning, launch_mixe
                                           weight_only_linear)
 from cutlass_gemm.quant import prepack, quantize_weight_only, unpack
 from cutlass_gemm.quant.prepack_mixed import dequantize_mixed
+from gpu_helpers import replays_match_eager, without_sync
 from test_weight_only_gpu import _poison  # NaN in the allocator's next block: unwritten outputs show
 
 # CUTLASS_GEMM_TEST_MIXED_KERNELS: more kernel names (space-separated) for the per-kernel test, e.g. the
@@ -186,15 +187,7 @@ def test_layer_uses_the_mixed_copy_from_33_rows_and_graphs_replay(zp):
         warnings.simplefilter("error", WeightOnlyFallbackWarning)
         y = layer(x)
     _check(y, x, layer.packed_mixed, layer.bias, "layer")
-    static = x.clone()
-    graph = torch.cuda.CUDAGraph()
-    layer(static)  # warm up outside the capture (kernel load, workspace)
-    with torch.cuda.graph(graph):
-        out = layer(static)
-    static.copy_(torch.randn_like(static))
-    graph.replay()
-    torch.cuda.synchronize()
-    assert torch.equal(out, layer(static))
+    replays_match_eager(layer, x.clone(), [torch.randn_like(x)])
 
 
 @pytest.mark.parametrize("bits,group", [(4, 128), (8, None)])
@@ -259,20 +252,6 @@ def test_layer_mixed_path_compiles_captures_and_never_syncs():
     x = torch.randn(3, 16, 1024, device="cuda").to(torch.bfloat16)
     eager = layer(x)  # first call of the shape: the Python path, which registers it for the C++ entry
     _check(eager, x, layer.packed_mixed, layer.bias, "eager")
-    torch.cuda.synchronize()
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        again = layer(x)
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
-    assert torch.equal(again, eager)
+    assert torch.equal(without_sync(lambda: layer(x)), eager)
     assert torch.equal(torch.compile(layer, fullgraph=True)(x), eager)
-    static = x.clone()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        out = layer(static)
-    x2 = torch.randn_like(x)
-    static.copy_(x2)
-    graph.replay()
-    torch.cuda.synchronize()
-    assert torch.equal(out, layer(x2))
+    replays_match_eager(layer, x.clone(), [torch.randn_like(x)])

@@ -4,19 +4,16 @@ on an SM90 GPU from sm_90 machine code (CUTLASS_GEMM_SM80_ARCHS=80,90), the devi
 tests/test_sm80_on_sm90_gpu.py: every output element against float64 on the dequantized weight (outputs poisoned
 first), both dtypes, odd shapes, bias or none; WeightOnlyLinear(large_m_backend="cutlass_upcast") routed to it, under
 torch.compile(fullgraph=True) and in a CUDA graph. Run with `pytest -m gpu` on an H100/H200."""
-import os
-from pathlib import Path
-
 import pytest
 import torch
 
 import cutlass_gemm.nn as cnn
 from cutlass_gemm.kernels.mixed_input import default_configs
-from cutlass_gemm.ops import gemm as gemm_ops
 from cutlass_gemm.ops import weight_only as wo
 from cutlass_gemm.quant import quantize_weight_only
 from cutlass_gemm.quant.prepack import LAYOUT_UPCAST, prepack, unpack
 from cutlass_gemm.runtime import build, kernel_list
+from gpu_helpers import family_on_sm90, replays_match_eager
 from test_ops_gpu import check
 
 pytestmark = pytest.mark.gpu
@@ -24,25 +21,8 @@ pytestmark = pytest.mark.gpu
 
 @pytest.fixture(scope="module", autouse=True)
 def sm80_family():
-    if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
-        pytest.skip("runs the SM80 upcast kernel on an SM90 GPU")
-    dev = torch.cuda.current_device()
-    saved_env, saved_sm = os.environ.get(build.SM80_ARCHS_ENV), gemm_ops._device_sm.get(dev)
-    os.environ[build.SM80_ARCHS_ENV] = "80,90"
-    try:
-        root = Path(__file__).resolve().parents[1] / "generated" / "sm80_mixed"
-        for cfg in default_configs(80):
-            build.build(cfg, (root / f"{cfg.name}.cu").read_text())
-        gemm_ops._device_sm[dev] = 80
+    with family_on_sm90(80, default_configs(80), "sm80_mixed", {build.SM80_ARCHS_ENV: "80,90"}) as dev:
         yield dev
-    finally:
-        gemm_ops._device_sm.pop(dev, None)
-        if saved_sm is not None:
-            gemm_ops._device_sm[dev] = saved_sm
-        if saved_env is None:
-            os.environ.pop(build.SM80_ARCHS_ENV, None)
-        else:
-            os.environ[build.SM80_ARCHS_ENV] = saved_env
 
 
 def _case(m, n, k, dtype, seed):
@@ -84,16 +64,4 @@ def test_layer_takes_the_upcast_kernel_above_the_small_m_rows():
     check(y.reshape(rows, -1), ref.reshape(rows, -1), "WeightOnlyLinear upcast")
     compiled = torch.compile(layer, fullgraph=True)
     assert torch.equal(compiled(x), y)
-    static_x = x.clone()
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        layer(static_x)
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        out = layer(static_x)
-    x2 = torch.randn_like(x)
-    static_x.copy_(x2)
-    graph.replay()
-    assert torch.equal(out, layer(x2))
+    replays_match_eager(layer, x.clone(), [torch.randn_like(x)])

@@ -34,6 +34,7 @@ from ..kernels.blockwise import BLOCK
 from ..kernels.blockwise_heuristics import relayout_sfa, select_config
 from ..runtime import gemv as gemv_runtime
 from ..quant.blockwise import blockwise_reference
+from ._registry import define_op
 
 Tensor = torch.Tensor
 _FP8 = torch.float8_e4m3fn
@@ -208,14 +209,11 @@ def _impl(a, b, scale_a, scale_b, bias=None, out_dtype=None, activation=None):
 
 
 # ---------------------------------------------------------------------------------------- registration
-_lib = torch.library.Library("cutlass_gemm", "FRAGMENT")
-_lib.define("scaled_mm_blockwise(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor? bias=None, "
-            "ScalarType? out_dtype=None, str? activation=None) -> Tensor")  # out_dtype None: bfloat16
-for _key in ("CPU", "CUDA"):
-    _lib.impl("scaled_mm_blockwise", _impl, _key)
+_OP = define_op("scaled_mm_blockwise(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor? bias=None, "
+                "ScalarType? out_dtype=None, str? activation=None) -> Tensor", _impl)  # out_dtype None: bfloat16
 
 
-@torch.library.register_fake("cutlass_gemm::scaled_mm_blockwise")
+@torch.library.register_fake(_OP)
 def _fake(a, b, scale_a, scale_b, bias=None, out_dtype=None, activation=None):
     out_dtype = torch.bfloat16 if out_dtype is None else out_dtype
     activations.canonical(activation)

@@ -40,6 +40,7 @@ from ..kernels.blockwise_heuristics import S8_MIN_M, relayout_sfa
 from ..runtime import extension
 from ..runtime import gemv as gemv_runtime
 from . import blockwise as _blockwise_op
+from ._registry import define_op
 
 Tensor = torch.Tensor
 BLOCK_SIZES = (64, 128)
@@ -204,14 +205,11 @@ def _impl(a, b, scale_a, scale_b, bias, out_dtype, activation, block_size):
 
 
 # ------------------------------------------------------------------------------------ registration
-_lib = torch.library.Library("cutlass_gemm", "FRAGMENT")
-_lib.define("scaled_mm_blockwise_int8(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor? bias, "
-            "ScalarType out_dtype, str activation, int block_size) -> Tensor")
-for _key in ("CPU", "CUDA"):
-    _lib.impl("scaled_mm_blockwise_int8", _impl, _key)
+_OP = define_op("scaled_mm_blockwise_int8(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor? bias, "
+                "ScalarType out_dtype, str activation, int block_size) -> Tensor", _impl)
 
 
-@torch.library.register_fake("cutlass_gemm::scaled_mm_blockwise_int8")
+@torch.library.register_fake(_OP)
 def _(a, b, scale_a, scale_b, bias, out_dtype, activation, block_size):
     return a.new_empty((a.shape[0], b.shape[0]), dtype=out_dtype)
 

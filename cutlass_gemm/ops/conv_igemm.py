@@ -38,6 +38,7 @@ from ..kernels import heuristics
 from ..kernels.conv2d import CI_ALIGN, CO_ALIGN, CONV_SMS, select_config
 from ..runtime import fastpath
 from .gemm import _eager_direct
+from ._registry import define_op
 
 Tensor = torch.Tensor
 ACTIVATIONS = (None, "relu", "relu6")
@@ -352,15 +353,12 @@ def _run(plan: Plan, x, w, scale_x, w_scale, bias, stride, padding, dilation, ac
 
 
 # ------------------------------------------------------------------------------------ registration
-_lib = torch.library.Library("cutlass_gemm", "FRAGMENT")
-_lib.define("conv2d_int8_igemm(Tensor x, Tensor w, Tensor scale_x, Tensor w_scale, Tensor? bias, int[] stride, "
-            "int[] padding, int[] dilation, str activation, ScalarType out_dtype, Tensor? scale_out=None, "
-            "Tensor? scale_guard=None) -> Tensor")
-for _key in ("CPU", "CUDA"):
-    _lib.impl("conv2d_int8_igemm", _impl, _key)
+_OP = define_op("conv2d_int8_igemm(Tensor x, Tensor w, Tensor scale_x, Tensor w_scale, Tensor? bias, int[] stride, "
+                "int[] padding, int[] dilation, str activation, ScalarType out_dtype, Tensor? scale_out=None, "
+                "Tensor? scale_guard=None) -> Tensor", _impl)
 
 
-@torch.library.register_fake("cutlass_gemm::conv2d_int8_igemm")
+@torch.library.register_fake(_OP)
 def _(x, w, scale_x, w_scale, bias, stride, padding, dilation, activation, out_dtype, scale_out=None,
       scale_guard=None):
     n, h, wd, _ = x.shape

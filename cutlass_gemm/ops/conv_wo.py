@@ -43,6 +43,7 @@ from .conv import Pair, _pair, conv_padding
 from .gemm import _eager_direct
 from .weight_only import WeightOnlyFallbackWarning
 from .wo_mixed import _aligned
+from ._registry import define_op
 
 Tensor = torch.Tensor
 _HALF = (torch.float16, torch.bfloat16)
@@ -173,14 +174,11 @@ def _impl(x, qweight, scales, zeros, bias, *, bits, group_size, n, geometry):
     return _reference(x, qweight, scales, zeros, bias, bits, group_size, n, geometry, k, x.dtype)
 
 
-_lib = torch.library.Library("cutlass_gemm", "FRAGMENT")
-_lib.define("conv2d_weight_only_igemm(Tensor x, Tensor qweight, Tensor scales, Tensor? zeros, Tensor? bias, *, "
-            "int bits, int group_size, int n, int[] geometry) -> Tensor")
-for _key in ("CPU", "CUDA"):
-    _lib.impl("conv2d_weight_only_igemm", _impl, _key)
+_OP = define_op("conv2d_weight_only_igemm(Tensor x, Tensor qweight, Tensor scales, Tensor? zeros, Tensor? bias, *, "
+                "int bits, int group_size, int n, int[] geometry) -> Tensor", _impl)
 
 
-@torch.library.register_fake("cutlass_gemm::conv2d_weight_only_igemm")
+@torch.library.register_fake(_OP)
 def _(x, qweight, scales, zeros, bias, *, bits, group_size, n, geometry):
     kh, kw, sh, sw, ph, pw, dh, dw = geometry
     return x.new_empty((x.shape[0], out_size(x.shape[1], kh, sh, ph, dh), out_size(x.shape[2], kw, sw, pw, dw), n))

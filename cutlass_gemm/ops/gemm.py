@@ -34,6 +34,7 @@ from ..errors import KernelNotBuiltError, UnsupportedDeviceError, warn_user
 from ._gemm_args import (K_ALIGN, N_ALIGN, SIZE_LIMIT, _IN_NAMES, _OUT_NAMES, _fast_layout, _overlap,  # noqa: F401
                          check_pointers, validate)
 from ._gemm_reference import reference  # the CPU path; importable from here as before
+from ._registry import define_op
 
 
 # ---------------------------------------------------------------------------------------- CUDA path
@@ -306,14 +307,8 @@ def _variant(bias, azp_adj=None, azp=None, with_azp=False) -> str:
 
 
 # ---------------------------------------------------------------------------------------- registration
-_lib = torch.library.Library("cutlass_gemm", "DEF")
 _SIG = "Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, ScalarType out_dtype"
 _ACT = "str? activation=None"
-_lib.define(f"scaled_mm({_SIG}, Tensor? bias=None, {_ACT}) -> Tensor")
-_lib.define(f"scaled_mm_out(Tensor(a!) out, {_SIG}, Tensor? bias=None, {_ACT}) -> ()")
-_lib.define(f"scaled_mm_azp({_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None, {_ACT}) -> Tensor")
-_lib.define(f"scaled_mm_azp_out(Tensor(a!) out, {_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None, "
-            f"{_ACT}) -> ()")
 
 
 def _scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None, activation=None):
@@ -334,34 +329,35 @@ def _scaled_mm_azp_out(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None
               activation)
 
 
-for _key in ("CPU", "CUDA"):
-    _lib.impl("scaled_mm", _scaled_mm, _key)
-    _lib.impl("scaled_mm_out", _scaled_mm_out, _key)
-    _lib.impl("scaled_mm_azp", _scaled_mm_azp, _key)
-    _lib.impl("scaled_mm_azp_out", _scaled_mm_azp_out, _key)
+_MM = define_op(f"scaled_mm({_SIG}, Tensor? bias=None, {_ACT}) -> Tensor", _scaled_mm)
+_MM_OUT = define_op(f"scaled_mm_out(Tensor(a!) out, {_SIG}, Tensor? bias=None, {_ACT}) -> ()", _scaled_mm_out)
+_AZP = define_op(f"scaled_mm_azp({_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None, {_ACT}) -> Tensor",
+                 _scaled_mm_azp)
+_AZP_OUT = define_op(f"scaled_mm_azp_out(Tensor(a!) out, {_SIG}, Tensor azp_adj, Tensor? azp=None, Tensor? bias=None, "
+                     f"{_ACT}) -> ()", _scaled_mm_azp_out)
 
 
-@torch.library.register_fake("cutlass_gemm::scaled_mm")
+@torch.library.register_fake(_MM)
 def _scaled_mm_fake(a, b, scale_a, scale_b, out_dtype, bias=None, activation=None):
     activations.canonical(activation)
     validate(a, b, scale_a, scale_b, out_dtype, bias)
     return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
 
 
-@torch.library.register_fake("cutlass_gemm::scaled_mm_azp")
+@torch.library.register_fake(_AZP)
 def _scaled_mm_azp_fake(a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, activation=None):
     activations.canonical(activation)
     validate(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, with_azp=True)
     return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
 
 
-@torch.library.register_fake("cutlass_gemm::scaled_mm_out")
+@torch.library.register_fake(_MM_OUT)
 def _scaled_mm_out_fake(out, a, b, scale_a, scale_b, out_dtype, bias=None, activation=None):
     activations.canonical(activation)
     validate(a, b, scale_a, scale_b, out_dtype, bias, out=out)
 
 
-@torch.library.register_fake("cutlass_gemm::scaled_mm_azp_out")
+@torch.library.register_fake(_AZP_OUT)
 def _scaled_mm_azp_out_fake(out, a, b, scale_a, scale_b, out_dtype, azp_adj, azp=None, bias=None, activation=None):
     activations.canonical(activation)
     validate(a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, with_azp=True)

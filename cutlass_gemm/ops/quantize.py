@@ -33,6 +33,7 @@ from .. import quant as _ref
 from ..errors import InvalidArgumentError, warn_user
 from ..runtime import extension
 from .gemm import _eager_direct  # eager plain tensors skip the dispatcher's 5-10 us (gemm's rule)
+from ._registry import define_op
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 _QTYPES = (torch.int8, torch.float8_e4m3fn)
@@ -196,31 +197,20 @@ def _rms_impl(x, weight, eps, dtype, residual=None):
 
 
 # ------------------------------------------------------------------------------------ registration
-_lib = torch.library.Library("cutlass_gemm", "FRAGMENT")
-_lib.define("quantize_per_token(Tensor x, ScalarType dtype, Tensor? scale_ub=None, SymInt pad_rows=0) "
-            "-> (Tensor, Tensor)")
-_lib.define("quantize_per_token_asym(Tensor x, SymInt pad_rows=0) -> (Tensor, Tensor, Tensor)")
-_lib.define("quantize_per_tensor(Tensor x, ScalarType dtype, SymInt pad_rows=0) -> (Tensor, Tensor)")
-_lib.define("quantize_static(Tensor x, Tensor scale, ScalarType dtype, Tensor? azp=None, SymInt pad_rows=0) "
-            "-> (Tensor, Tensor)")
-_lib.define("quantize_per_group(Tensor x, int group_size, ScalarType dtype, bool column_major_scale=False, "
-            "SymInt pad_rows=0) -> (Tensor, Tensor)")
-_lib.define("rms_norm_quantize(Tensor x, Tensor weight, float eps, ScalarType dtype) -> (Tensor, Tensor)")
-_lib.define("add_rms_norm_quantize(Tensor x, Tensor residual, Tensor weight, float eps, ScalarType dtype)"
-            " -> (Tensor, Tensor, Tensor)")
-
-_IMPLS = {
-    "quantize_per_token": _per_token_impl,
-    "quantize_per_token_asym": _per_token_asym_impl,
-    "quantize_per_tensor": _per_tensor_impl,
-    "quantize_static": _static_impl,
-    "quantize_per_group": _per_group_impl,
-    "rms_norm_quantize": lambda x, w, eps, dtype: _rms_impl(x, w, eps, dtype)[:2],
-    "add_rms_norm_quantize": lambda x, r, w, eps, dtype: _rms_impl(x, w, eps, dtype, r),
-}
-for _name, _fn in _IMPLS.items():
-    for _key in ("CPU", "CUDA"):
-        _lib.impl(_name, _fn, _key)
+for _schema, _fn in (
+        ("quantize_per_token(Tensor x, ScalarType dtype, Tensor? scale_ub=None, SymInt pad_rows=0) "
+         "-> (Tensor, Tensor)", _per_token_impl),
+        ("quantize_per_token_asym(Tensor x, SymInt pad_rows=0) -> (Tensor, Tensor, Tensor)", _per_token_asym_impl),
+        ("quantize_per_tensor(Tensor x, ScalarType dtype, SymInt pad_rows=0) -> (Tensor, Tensor)", _per_tensor_impl),
+        ("quantize_static(Tensor x, Tensor scale, ScalarType dtype, Tensor? azp=None, SymInt pad_rows=0) "
+         "-> (Tensor, Tensor)", _static_impl),
+        ("quantize_per_group(Tensor x, int group_size, ScalarType dtype, bool column_major_scale=False, "
+         "SymInt pad_rows=0) -> (Tensor, Tensor)", _per_group_impl),
+        ("rms_norm_quantize(Tensor x, Tensor weight, float eps, ScalarType dtype) -> (Tensor, Tensor)",
+         lambda x, w, eps, dtype: _rms_impl(x, w, eps, dtype)[:2]),
+        ("add_rms_norm_quantize(Tensor x, Tensor residual, Tensor weight, float eps, ScalarType dtype)"
+         " -> (Tensor, Tensor, Tensor)", lambda x, r, w, eps, dtype: _rms_impl(x, w, eps, dtype, r))):
+    define_op(_schema, _fn)
 
 
 def _fake_q(x, dtype, pad_rows=0):

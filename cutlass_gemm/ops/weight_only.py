@@ -50,6 +50,7 @@ from ..runtime import extension, fastpath
 from . import wo_heuristics
 from .gemm import _eager_direct
 from .wo_mixed import _aligned, _rows_aligned, launch_mixed  # launch_mixed: also imported from here by tools, tests
+from ._registry import define_op
 
 Tensor = torch.Tensor
 SMALL_M_MAX = 64
@@ -267,14 +268,11 @@ def _warn_fallback(why: str, bits: int, dtype: torch.dtype) -> None:
 
 
 # ------------------------------------------------------------------------------------ registration
-_lib = torch.library.Library("cutlass_gemm", "FRAGMENT")
-_lib.define("weight_only_mm(Tensor x, Tensor qweight, Tensor scales, Tensor? zeros, Tensor? bias, Tensor? perm, *, "
-            "str layout, int bits, int group_size, int n) -> Tensor")
-for _key in ("CPU", "CUDA"):
-    _lib.impl("weight_only_mm", _impl, _key)
+_OP = define_op("weight_only_mm(Tensor x, Tensor qweight, Tensor scales, Tensor? zeros, Tensor? bias, Tensor? perm, *, "
+                "str layout, int bits, int group_size, int n) -> Tensor", _impl)
 
 
-@torch.library.register_fake("cutlass_gemm::weight_only_mm")
+@torch.library.register_fake(_OP)
 def _(x, qweight, scales, zeros, bias, perm, *, layout, bits, group_size, n):
     return x.new_empty(tuple(x.shape[:-1]) + (n,))
 
