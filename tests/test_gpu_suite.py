@@ -230,12 +230,26 @@ def test_a_run_of_a_few_files_builds_only_their_recorded_kernels():
     record = gpu_suite.read_by_file()
     files = sorted({spec[0] for _, spec in conv})
     pool = gpu_suite.select_kernels(kernels, files, record)
-    assert sorted(cfg.name for cfg, _ in pool) == sorted({k for f in files for k in record[f]})
+    want = {k for f in files for k in record[f] + gpu_suite.fixture_kernels(f)}
+    assert sorted(cfg.name for cfg, _ in pool) == sorted(want)
     assert all(source is not None for _, source in pool)  # the committed sources, as the whole pool has them
     # a file without a record: the whole pool; and the two pools are marked built apart in one state folder
     assert len(gpu_suite.select_kernels(kernels, files + ["test_new_gpu.py"], record)) == len(kernels)
     assert gpu_suite.pool_marker_name(pool) != gpu_suite.pool_marker_name(kernels)
     assert gpu_suite.pool_marker_name(pool) == gpu_suite.pool_marker_name(list(reversed(pool)))
+
+
+def test_a_file_whose_fixture_builds_a_family_gets_all_of_it_in_its_pool():
+    """tests/test_sm80_on_sm90_gpu.py's fixture builds every SM80 default GEMM; its record names only those its tests
+    load (not the bias-free zero-point ones): the pool of a run of that file has them all, built ahead."""
+    from cutlass_gemm.kernels import heuristics
+    record = gpu_suite.read_by_file()
+    family = {cfg.name for cfg in heuristics.default_configs(80)}
+    assert not family <= set(record["test_sm80_on_sm90_gpu.py"])  # the case this covers
+    pool = {cfg.name for cfg, _ in gpu_suite.select_kernels(gpu_suite.suite_kernels(), ["test_sm80_on_sm90_gpu.py"],
+                                                            record)}
+    assert family <= pool and set(record["test_sm80_on_sm90_gpu.py"]) <= pool
+    assert gpu_suite.fixture_kernels("test_ops_gpu.py") == []
 
 
 def test_files_option_lists_the_smaller_pool(capsys):

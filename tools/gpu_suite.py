@@ -18,8 +18,8 @@ Logs go to OUT, one per task; `suite.md` sums them, and once every task has run,
 the kernels the tests built on first use and how many kernels built ahead no test loaded (every test process records
 what it loads into STATE/loaded/TASK.txt; OUT gets kernels_loaded.txt, kernels_by_task.md and kernels_by_file.json, the
 next run's record, the files this run ran replacing theirs in the record it read). `--files test_conv* ...` runs
-only those test files and builds only the kernels their records name (a session that changed one family checks it on a
-small machine); `--list` prints the kernels in build order and the tasks.
+only those test files and builds only the kernels their records name and their family fixtures build (a session that
+changed one family checks it on a small machine); `--list` prints the kernels in build order and the tasks.
 Session 13's resumable step.sh (tools/results/h100-2026-11-26/session13/full/) is where this comes from.
 """
 from __future__ import annotations
@@ -40,8 +40,8 @@ T0 = time.monotonic()
 POLL = 2.0  # seconds between looks at the pool and the running tasks
 
 from suite_plan import (BY_FILE, LOADED_LIST, QUICK_FILE, SLOW_FILES, build_order, by_file_json,  # noqa: E402,F401
-                        estimate, file_of, pool_marker_name, read_by_file, select_kernels, select_tasks,
-                        suite_kernels, task_name, test_files, test_tasks)
+                        estimate, file_of, fixture_kernels, pool_marker_name, read_by_file, select_kernels,
+                        select_tasks, suite_kernels, task_name, test_files, test_tasks)
 
 
 def cache_libraries():
@@ -313,7 +313,8 @@ def main(argv=None) -> int:
                     help="the per-file kernel record tests start by while the pool builds (a missing file: none)")
     ap.add_argument("--files", nargs="+", metavar="PATTERN",
                     help="only the test files these fnmatch patterns name (test_conv*, test_ops_gpu.py); the pool "
-                         "then builds only the kernels their records name (all of the suite's when one has none)")
+                         "then builds only the kernels their records name and their fixtures build (all of the suite's "
+                         "when one has none)")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args(argv)
     os.environ.setdefault("CUTLASS_GEMM_SM80_ARCHS", "80,90")  # the SM80 family runs on the H100 from sm_90 code

@@ -143,15 +143,29 @@ def _matches(name: str, pattern: str) -> bool:
     return fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(name, pattern + ".py")
 
 
+def fixture_kernels(name: str) -> List[str]:
+    """The kernels test file `name` builds itself, all at once in its module fixture, whatever its tests then load
+    (an SM80 / SM89 default set run on SM90: tests/gpu_helpers.py family_on_sm90). A run of that file alone builds
+    them in the pool, ahead, rather than in the test (session 60: 24 bias-free zero-point SM80 GEMMs that the
+    per-file record does not name, because only tests/test_every_default_kernel_gpu.py loads them)."""
+    from cutlass_gemm.kernels import conv2d, heuristics, mixed_input
+    families = {"test_sm80_on_sm90_gpu.py": lambda: heuristics.default_configs(80),
+                "test_sm89_on_sm90_gpu.py": lambda: heuristics.default_configs(89),
+                "test_conv_int8_sm80_on_sm90_gpu.py": lambda: conv2d.default_configs(80),
+                "test_weight_only_upcast_sm80_on_sm90_gpu.py": lambda: mixed_input.default_configs(80)}
+    return sorted(cfg.name for cfg in families[name]()) if name in families else []
+
+
 def select_kernels(kernels, files, by_file: Dict[str, List[str]]):
-    """The pool for a run of the test `files` only: the kernels their records name (the suite's list entry, or the
-    committed source, for each), when every one of them has a record; else every kernel of `kernels`."""
+    """The pool for a run of the test `files` only: the kernels their records name and their fixtures build
+    (`fixture_kernels`; the suite's list entry, or the committed source, for each), when every one of them has a
+    record; else every kernel of `kernels`."""
     if any(name not in by_file for name in files):
         return list(kernels)
     from cutlass_gemm.kernels.families import config_from_name, family_of
     listed = {cfg.name: (cfg, source) for cfg, source in kernels}
     out = []
-    for name in sorted({k for f in files for k in by_file[f]}):
+    for name in sorted({k for f in files for k in by_file[f] + fixture_kernels(f)}):
         if name in listed:
             out.append(listed[name])
             continue

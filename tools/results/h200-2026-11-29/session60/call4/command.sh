@@ -1,0 +1,1 @@
+export CUTLASS_GEMM_CACHE_DIR=/tmp/cgc_s60 PYTHONPATH=/tmp/site60:$PWD; find /tmp/cgc_s60 -name '*.so' | wc -l; timeout 225 python3 -m pytest -m gpu -q -rs tests/test_weight_only_mixed_gpu.py -k layer > $OUT/mixed.log 2>&1; echo "rc=$?" >> $OUT/mixed.log; find /tmp/cgc_s60 -name '*.so' | wc -l; tail -5 $OUT/mixed.log   # timeout_s 240
