@@ -42,10 +42,15 @@ def _forget_plans():
         fast.clear_plans()
 
 
+def family_configs():
+    """The kernels this module's fixture builds at once (tools/suite_plan.py builds them ahead for a run of this file)."""
+    return conv2d.default_configs(80)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def sm80_conv_family():
     # the 27 kernels built at once, not one by one on first use
-    with family_on_sm90(80, conv2d.default_configs(80), "sm80_conv", {build.SM80_ARCHS_ENV: "80,90"},
+    with family_on_sm90(80, family_configs(), "sm80_conv", {build.SM80_ARCHS_ENV: "80,90"},
                         _forget_plans) as dev:
         yield dev
 

@@ -250,6 +250,10 @@ def test_a_file_whose_fixture_builds_a_family_gets_all_of_it_in_its_pool():
                                                             record)}
     assert family <= pool and set(record["test_sm80_on_sm90_gpu.py"]) <= pool
     assert gpu_suite.fixture_kernels("test_ops_gpu.py") == []
+    # every family fixture declares what it builds (family_configs), so the pool of its file cannot miss it
+    with_family = {f for f in gpu_suite.test_files() if "family_on_sm90(" in (ROOT / "tests" / f).read_text()}
+    assert with_family == {f for f in gpu_suite.test_files() if gpu_suite.fixture_kernels(f)}
+    assert len(with_family) == 4
 
 
 def test_files_option_lists_the_smaller_pool(capsys):

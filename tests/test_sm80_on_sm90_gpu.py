@@ -30,11 +30,16 @@ def _forget_plans():
         fast.clear_plans()
 
 
+def family_configs():
+    """The kernels this module's fixture builds at once (tools/suite_plan.py builds them ahead for a run of this file)."""
+    return heuristics.default_configs(80)
+
+
 @pytest.fixture(scope="module")
 def sm80_family():
     # Built at once, in parallel: on an empty cache ~2-3 min on 16 cores, instead of 48 one-minute builds on first use.
     archs = ",".join(str(t) for t in sorted(set(build.sm80_targets()) | {90}))
-    with family_on_sm90(80, heuristics.default_configs(80), "sm80", {build.SM80_ARCHS_ENV: archs}, _forget_plans) as dev:
+    with family_on_sm90(80, family_configs(), "sm80", {build.SM80_ARCHS_ENV: archs}, _forget_plans) as dev:
         yield dev
 
 

@@ -32,10 +32,15 @@ def _forget_plans():
         fast.clear_plans()
 
 
+def family_configs():
+    """The kernels this module's fixture builds at once (tools/suite_plan.py builds them ahead for a run of this file)."""
+    return heuristics.default_configs(89)
+
+
 @pytest.fixture(scope="module")
 def sm89_family():
     env = {build.SM89_ARCHS_ENV: "89,90", build.SM80_ARCHS_ENV: "80,90"}
-    with family_on_sm90(89, heuristics.default_configs(89), "sm89", env, _forget_plans) as dev:
+    with family_on_sm90(89, family_configs(), "sm89", env, _forget_plans) as dev:
         yield dev
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -144,16 +145,15 @@ def _matches(name: str, pattern: str) -> bool:
 
 
 def fixture_kernels(name: str) -> List[str]:
-    """The kernels test file `name` builds itself, all at once in its module fixture, whatever its tests then load
-    (an SM80 / SM89 default set run on SM90: tests/gpu_helpers.py family_on_sm90). A run of that file alone builds
-    them in the pool, ahead, rather than in the test (session 60: 24 bias-free zero-point SM80 GEMMs that the
-    per-file record does not name, because only tests/test_every_default_kernel_gpu.py loads them)."""
-    from cutlass_gemm.kernels import conv2d, heuristics, mixed_input
-    families = {"test_sm80_on_sm90_gpu.py": lambda: heuristics.default_configs(80),
-                "test_sm89_on_sm90_gpu.py": lambda: heuristics.default_configs(89),
-                "test_conv_int8_sm80_on_sm90_gpu.py": lambda: conv2d.default_configs(80),
-                "test_weight_only_upcast_sm80_on_sm90_gpu.py": lambda: mixed_input.default_configs(80)}
-    return sorted(cfg.name for cfg in families[name]()) if name in families else []
+    """The kernels test file `name` builds itself, all at once in its module fixture, whatever its tests then load:
+    what its `family_configs()` returns (an SM80 / SM89 default set run on SM90, tests/gpu_helpers.py
+    family_on_sm90). A run of that file alone builds them in the pool, ahead, rather than in the test (session 60: 24
+    bias-free zero-point SM80 GEMMs that the per-file record does not name, because only
+    tests/test_every_default_kernel_gpu.py loads them). Only a file that defines it is imported."""
+    path = ROOT / "tests" / name
+    if "\ndef family_configs(" not in path.read_text():
+        return []
+    return sorted(cfg.name for cfg in importlib.import_module(path.stem).family_configs())
 
 
 def select_kernels(kernels, files, by_file: Dict[str, List[str]]):
