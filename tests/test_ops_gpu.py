@@ -149,6 +149,27 @@ def test_fp8_wide_layers_take_their_tile(variant, out_dtype):
             assert config.tile == heuristics.FP8_WIDE.tile, config.name
 
 
+@pytest.mark.parametrize("fp8", [False, True])
+def test_mostly_empty_last_tiles_take_the_multicast_tile(fp8):
+    """heuristics.PARTIAL (session 61): a caller's unpadded M that leaves the last 128-row unit at most a quarter full
+    runs the 256 x 128 c1x2 tile (where it makes >= 100 CTAs), correct against float64 on the Python path and the C++
+    fast path; a whole-tile M of the same layer keeps the table's tile."""
+    from cutlass_gemm.kernels import heuristics
+    if ops.kernel_sm(torch.cuda.current_device()) != 90:
+        pytest.skip("an SM90 rule")
+    dtype = torch.float8_e4m3fn if fp8 else torch.int8
+    for m, n, k, tile in ((140, 28672, 1024, (256, 128, 128)), (905, 4096, 528, (256, 128, 128)),
+                          (1024, 4096, 528, (128, 128, 128))):
+        p = make_problem("scaled_bias", m, n, k, torch.bfloat16, seed=m, fp8=fp8)
+        for call in range(2):  # the first call plans it (Python path), the second runs the C++ fast path
+            out = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+            run_op("scaled_bias", p, out)
+            check(out, reference64(p), f"{dtype} {(m, n, k)} call {call}", abs_frac=1e-2 if fp8 else 2e-3)
+        plan = ops._plans[ops.plan_key(torch.cuda.current_device(), "scaled_bias", dtype, torch.bfloat16, "token",
+                                         "channel", m, n, k)]
+        assert plan[1].config.tile == tile == heuristics.choose_tile(90, m, n, "e4m3" if fp8 else "int8", k).tile
+
+
 @pytest.mark.parametrize("out_dtype", OUT_DTYPES)
 def test_int32_accumulation_is_exact(out_dtype):
     """Unit scales and small integers: the output must equal the exact integer product."""

@@ -18,14 +18,10 @@ export PYTHONUNBUFFERED=1
 export CUTLASS_GEMM_CACHE_DIR=${CUTLASS_GEMM_CACHE_DIR:-/tmp/cutlass_gemm_cache}
 export CUTLASS_GEMM_SM80_ARCHS=${CUTLASS_GEMM_SM80_ARCHS:-80,90}
 export CUTLASS_GEMM_SM89_ARCHS=${CUTLASS_GEMM_SM89_ARCHS:-89,90}
-[ -n "${EMPTY_CACHE:-}" ] && rm -rf "$CUTLASS_GEMM_CACHE_DIR"
-if [ -d .whl ] && ! python3 -c "import cutlass_cppgen" 2>/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
-fi
-export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-nvcc --version | tail -1
+# Empty caches (EMPTY_CACHE), the carried wheels (.whl/) and OUT/machine.txt: tools/device_setup.py, as gpu_suite.py.
+SETUP=$(python3 tools/device_setup.py "$OUT" ${EMPTY_CACHE:+--fresh}) || exit 1
+eval "$SETUP"
+cat "$OUT/machine.txt"
 echo "session $(date -u +%FT%TZ) cache=$CUTLASS_GEMM_CACHE_DIR what=$WHAT" | tee "$OUT/session.txt"
 JOBS=$(nproc)
 

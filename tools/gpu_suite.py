@@ -2,7 +2,7 @@
 """The whole GPU test suite from an empty kernel cache, over as many device calls as it takes.
 
   python tools/gpu_suite.py OUT [--state DIR] [--deadline SECONDS] [--jobs N] [--per-gpu N] [--files PATTERN ...]
-                               [--list]
+                               [--fresh] [--pack] [--list]
 
 One pool of N nvcc jobs builds every kernel the suite can be known to use (tools/suite_plan.py: the SM90 default set,
 the blockwise, mixed-input and conv sets from their committed sources in generated/, the SM80 and SM89 families with
@@ -19,7 +19,10 @@ the kernels the tests built on first use and how many kernels built ahead no tes
 what it loads into STATE/loaded/TASK.txt; OUT gets kernels_loaded.txt, kernels_by_task.md and kernels_by_file.json, the
 next run's record, the files this run ran replacing theirs in the record it read). `--files test_conv* ...` runs
 only those test files and builds only the kernels their records name and their family fixtures build (a session that
-changed one family checks it on a small machine); `--list` prints the kernels in build order and the tasks.
+changed one family checks it on a small machine); `--list` prints the kernels in build order and the tasks. Each call
+first runs tools/device_setup.py: `--fresh` empties the kernel, inductor and state caches, the carried wheels (.whl/)
+are installed when nvidia-cutlass does not import, OUT/machine.txt records the machine; `--pack` ends the call by
+moving OUT's logs into OUT/logs.tgz.
 Session 13's resumable step.sh (tools/results/h100-2026-11-26/session13/full/) is where this comes from.
 """
 from __future__ import annotations
@@ -39,16 +42,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tools")]
 T0 = time.monotonic()
 POLL = 2.0  # seconds between looks at the pool and the running tasks
 
+from device_setup import cache_libraries, cache_line, pack_logs, setup  # noqa: E402
 from suite_plan import (BY_FILE, LOADED_LIST, QUICK_FILE, SLOW_FILES, build_order, by_file_json,  # noqa: E402,F401
                         estimate, file_of, fixture_kernels, pool_marker_name, read_by_file, select_kernels,
                         select_tasks, suite_kernels, task_name, test_files, test_tasks)
-
-
-def cache_libraries():
-    """Kernel libraries in the kernel cache, as sm../NAME (the key dropped), sorted."""
-    from cutlass_gemm.runtime import build
-    root = build.cache_root()
-    return sorted({f"{p.parent.name}/{p.name.rsplit('-', 1)[0]}" for p in root.glob("sm*/*.so")})
 
 
 def marker(state: Path, task: str, what: str = "done") -> Path:
@@ -316,6 +313,11 @@ def main(argv=None) -> int:
                          "then builds only the kernels their records name and their fixtures build (all of the suite's "
                          "when one has none)")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--fresh", action="store_true", help="empty the kernel cache, torch's inductor cache and --state "
+                    "first (a new user's machine); tools/device_setup.py")
+    ap.add_argument("--wheels", type=Path, default=ROOT / ".whl", help="carried wheels, installed into /tmp when "
+                    "nvidia-cutlass does not import")
+    ap.add_argument("--pack", action="store_true", help="at the end, move OUT's logs into OUT/logs.tgz")
     args = ap.parse_args(argv)
     os.environ.setdefault("CUTLASS_GEMM_SM80_ARCHS", "80,90")  # the SM80 family runs on the H100 from sm_90 code
     os.environ.setdefault("CUTLASS_GEMM_SM89_ARCHS", "89,90")  # so does the SM89 fp8 family
@@ -331,7 +333,7 @@ def main(argv=None) -> int:
         print("\n".join(c.name for c, _ in kernels))
         print("\n".join(task for task, _ in tasks))
         return 0
-    args.out.mkdir(parents=True, exist_ok=True)
+    setup_lines = setup(args.out, args.fresh, args.state, args.wheels)  # before anything reads the cache or state
     args.state.mkdir(parents=True, exist_ok=True)
     report = open(args.out / "suite.md", "a")
     results = open(args.state / "results.md", "a")  # every call's result lines: the totals span the calls
@@ -342,6 +344,18 @@ def main(argv=None) -> int:
             f.write(line + "\n")
             f.flush()
 
+    for line in setup_lines:
+        note(line)
+    try:
+        return _run(args, tasks, kernels, note)
+    finally:
+        note(cache_line("after"))
+        if args.pack:
+            pack_logs(args.out)
+
+
+def _run(args, tasks, kernels, note) -> int:
+    """The call's work once set up: the extension and the pool beside the test tasks, then the summary."""
     ext = None
     if not (args.state / "extension.done").exists():
         ext = subprocess.Popen([sys.executable, "-c", "from cutlass_gemm.runtime import extension; "

@@ -26,21 +26,10 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from .config import OUTPUT_DTYPES, VARIANTS, KernelConfig
 from .gemv import MAX_M as GEMV_MAX_M, VARIANTS as GEMV_VARIANTS
+from .tile_rules import PartialRule, TileChoice, WaveRule, ctas, m_unit, partial_choice, wave_choice
 
 
-@dataclass(frozen=True)
-class TileChoice:
-    """A kernel's shape: tile, cluster, schedule, stages and (SM90 cooperative only) the tile scheduler
-    ("persistent", "streamk", or "splitk" with `splits` K slices; see config.SCHEDULERS)."""
-    tile: Tuple[int, int, int]
-    cluster: Tuple[int, int, int] = (1, 1, 1)
-    schedule: str = "pingpong"
-    stages: int = 0
-    scheduler: str = "persistent"
-    splits: int = 1
-
-
-#: The SM90 tiles the table and its rules name (NARROW, WAVES) more than once.
+#: The SM90 tiles the table and its rules name (NARROW, WAVES, PARTIAL) more than once.
 _T64 = TileChoice((64, 128, 128), (2, 1, 1), "pingpong")
 _T128 = TileChoice((128, 128, 128), (1, 1, 1), "pingpong")
 _T256 = TileChoice((256, 128, 128), (1, 2, 1), "cooperative")
@@ -124,22 +113,22 @@ NARROW: Dict[int, Tuple[int, TileChoice]] = {
 WAVE_SMS: Dict[int, int] = {90: 132}
 
 
-@dataclass(frozen=True)
-class WaveRule:
-    """Where the SELECTION row's tile is `small`, min_m <= M <= max_m, K >= min_k and N is known, `large` (more rows per
-    CTA) takes the problem when waves(large) * area(large) <= waves(small) * area(small) * factor: the time of its waves
-    against the small tile's, `factor` being how much more the small tile costs per unit of work. waves(t): t's
-    clusters over the clusters WAVE_SMS SMs hold at once, rounded up."""
-    min_m: int
-    max_m: int
-    min_k: int
-    small: TileChoice
-    large: TileChoice
-    factor: float
-
-
 WAVES: Dict[int, List[WaveRule]] = {90: [WaveRule(129, 256, 0, _T64, _T128, 1.15),
                                          WaveRule(257, 1024, 8192, _T128, _T256, 1.2)]}
+
+
+#: SM90 (H200, session 61, tools/results/h200-2026-11-29/session61, probe/oob_rows.py: every tile launched on unpadded
+#: operands, int8 and e4m3): a TMA load fetches a partial tile's out-of-bounds rows through L2 like in-bounds ones (the
+#: same 402.7 MB over the crossbar at 260 x 8192^2 as at 512 padded rows, Nsight Compute) and they load one L2 slice
+#: (87.8% of its peak against 46% padded; docs/performance.md "Partial M tiles"). The 256 x 128 tile's 1 x 2 cluster
+#: multicasts the A tile: half as many such requests. Fitted on call 2 (132..1030 rows x 8192^2, 28672 x 4096, 4096^2,
+#: 7168 x 2048); call 3 (other rows and shapes) found it 0.83-1.00x at 22 of 64 where the 256-row tile's waves cost
+#: more (650 x 6144 x 4096: 2 waves of 2-CTA clusters, 1 nearly empty), hence wave_factor 1.0: then 1.08-1.40x at the
+#: 12 points of call 2 and 0.99-1.38x at call 3's 32 it moves (geometric mean 1.19x); call 4, neither's rows nor
+#: shapes, 24 moved, each
+#: 1.14-1.42x faster and the fastest of the three tiles (140 x 13824 x 5120 51.0 -> 39.9 us, 655 x 22016 x 4096
+#: 129.4 -> 91.3, 910 x 12288 x 4096 90.0 -> 66.9). Whole-tile M (the layers' padded rows) never meets the rule.
+PARTIAL: Dict[int, List[PartialRule]] = {90: [PartialRule(129, 1024, (_T64, _T128), _T256, 0.75, 100, 1.0)]}
 
 
 @dataclass(frozen=True)
@@ -207,26 +196,6 @@ def gemv_serves(sm: int, m: int, n: int, a_dtype: str, variant: str, activation:
     return any(m <= row.max_m and row.min_n <= n <= row.max_n and a_dtype in row.a_dtypes for row in GEMV.get(sm, ()))
 
 
-def _ctas(choice: TileChoice, m: int, n: int) -> int:
-    return -(-m // choice.tile[0]) * -(-n // choice.tile[1])
-
-
-def _wave_cost(sm: int, choice: TileChoice, m: int, n: int) -> int:
-    """waves(choice) * its tile's area for an M x N problem (WaveRule)."""
-    (tm, tn, _), (cm, cn, _) = choice.tile, choice.cluster
-    clusters = -(-m // (tm * cm)) * -(-n // (tn * cn))
-    waves = -(-clusters // max(1, WAVE_SMS[sm] // (cm * cn)))
-    return waves * tm * tn
-
-
-def _wave_choice(sm: int, choice: TileChoice, m: int, n: int, k: int) -> TileChoice:
-    for rule in WAVES.get(sm, ()):
-        if (choice == rule.small and rule.min_m <= m <= rule.max_m and k >= rule.min_k and n > 0
-                and _wave_cost(sm, rule.large, m, n) <= _wave_cost(sm, rule.small, m, n) * rule.factor):
-            choice = rule.large
-    return choice
-
-
 def split_choice(sm: int, m: int, n: int, a_dtype: str) -> Optional[TileChoice]:
     """The SPLIT row's choice for an M x N problem of `a_dtype` inputs, or None (N = 0: unknown, none)."""
     if n <= 0:
@@ -241,23 +210,27 @@ def choose_tile(sm: int, m: int, n: int = 0, a_dtype: str = "", k: int = 0) -> T
     """The tile for an M x N x K problem: a SPLIT row's kernel when one matches (only with N and the input type
     known); else the first SELECTION row whose max_m >= M, and for the last row the NARROW
     tile when the row's tile would leave too few CTAs, for the others a WAVES rule's larger tile where its waves cost
-    less (n = 0 / k = 0: unknown, no such check)."""
+    less, then a PARTIAL rule's tile where M leaves the last tile mostly empty (n = 0 / k = 0: unknown, no such
+    check)."""
     split = split_choice(sm, m, n, a_dtype)
     if split is not None:
         return split
     for max_m, choice in SELECTION[sm]:
         if max_m is None or m <= max_m:
             narrow = NARROW.get(sm)
-            if max_m is None and narrow is not None and n > 0 and _ctas(choice, m, n) < narrow[0]:
-                return narrow[1]
-            return _wave_choice(sm, choice, m, n, k)
+            if max_m is None and narrow is not None and n > 0 and ctas(choice, m, n) < narrow[0]:
+                return partial_choice(PARTIAL.get(sm, ()), WAVE_SMS.get(sm, 132), narrow[1], m, n)
+            choice = wave_choice(WAVES.get(sm, ()), WAVE_SMS.get(sm, 132), choice, m, n, k)
+            return partial_choice(PARTIAL.get(sm, ()), WAVE_SMS.get(sm, 132), choice, m, n)
     raise AssertionError("SELECTION rows must end with an unbounded row")
 
 
 def table_tiles(sm: int) -> List[TileChoice]:
-    """The distinct tiles choose_tile can return for `sm`, in table order (NARROW's and the WAVES rules' last)."""
+    """The distinct tiles choose_tile can return for `sm`, in table order (NARROW's, the WAVES and PARTIAL rules'
+    last)."""
     tiles: List[TileChoice] = []
-    extra = ([NARROW[sm][1]] if sm in NARROW else []) + [r.large for r in WAVES.get(sm, ())]
+    extra = ([NARROW[sm][1]] if sm in NARROW else []) + [r.large for r in WAVES.get(sm, ())] \
+        + [r.large for r in PARTIAL.get(sm, ())]
     for choice in [c for _, c in SELECTION[sm]] + extra:
         if choice not in tiles:
             tiles.append(choice)
@@ -363,10 +336,6 @@ def in_default_set(cfg: KernelConfig) -> bool:
 PAD_ROWS: Dict[int, Tuple[int, int]] = {90: (17, 1023)}
 
 
-def _m_unit(choice: TileChoice) -> int:
-    return choice.tile[0] * choice.cluster[0]
-
-
 def whole_tile_rows(m: int, unit_of: Callable[[int], int]) -> int:
     """Rows >= m that are a whole number of `unit_of(rows)` (the M tile times the cluster's M of the kernel
     those rows select): a fixed point, as a different tile at the rounded M moves the unit (this family's padded_rows,
@@ -389,4 +358,4 @@ def padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", 
     low, high = PAD_ROWS.get(sm, (1, 0))
     if not low <= m <= high or gemv_serves(sm, m, n, a_dtype, variant, activation):
         return m
-    return whole_tile_rows(m, lambda rows: _m_unit(choose_tile(sm, rows, n, a_dtype, k)))
+    return whole_tile_rows(m, lambda rows: m_unit(choose_tile(sm, rows, n, a_dtype, k)))

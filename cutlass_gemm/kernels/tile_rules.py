@@ -1,0 +1,91 @@
+"""The shape of a tile choice and the rules that move a problem from the selection table's tile to another: the types
+and their arithmetic, no data (kernels/heuristics.py holds the tables: SELECTION, WAVES, PARTIAL, ...)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Tuple
+
+
+@dataclass(frozen=True)
+class TileChoice:
+    """A kernel's shape: tile, cluster, schedule, stages and (SM90 cooperative only) the tile scheduler
+    ("persistent", "streamk", or "splitk" with `splits` K slices; see config.SCHEDULERS)."""
+    tile: Tuple[int, int, int]
+    cluster: Tuple[int, int, int] = (1, 1, 1)
+    schedule: str = "pingpong"
+    stages: int = 0
+    scheduler: str = "persistent"
+    splits: int = 1
+
+
+@dataclass(frozen=True)
+class WaveRule:
+    """Where the SELECTION row's tile is `small`, min_m <= M <= max_m, K >= min_k and N is known, `large` (more rows per
+    CTA) takes the problem when waves(large) * area(large) <= waves(small) * area(small) * factor: the time of its waves
+    against the small tile's, `factor` being how much more the small tile costs per unit of work. waves(t): t's
+    clusters over the clusters the GPU's SMs hold at once, rounded up."""
+    min_m: int
+    max_m: int
+    min_k: int
+    small: TileChoice
+    large: TileChoice
+    factor: float
+
+
+@dataclass(frozen=True)
+class PartialRule:
+    """Where M (min_m..max_m, N known) leaves the last M unit (M tile x cluster M) of the table's tile, one of `smalls`,
+    at least `min_empty` out of bounds (a caller's unpadded rows; the layers pad them away, heuristics.padded_rows),
+    `large` takes the problem when its own last unit leaves no more rows out of bounds, it makes at least `min_ctas`
+    CTAs and its waves cost at most `wave_factor` times the small tile's (wave_cost)."""
+    min_m: int
+    max_m: int
+    smalls: Tuple[TileChoice, ...]
+    large: TileChoice
+    min_empty: float
+    min_ctas: int
+    wave_factor: float
+
+
+def ctas(choice: TileChoice, m: int, n: int) -> int:
+    """CTAs of an M x N problem on `choice`'s tile."""
+    return -(-m // choice.tile[0]) * -(-n // choice.tile[1])
+
+
+def m_unit(choice: TileChoice) -> int:
+    """The rows one cluster covers: the M tile times the cluster's M."""
+    return choice.tile[0] * choice.cluster[0]
+
+
+def out_of_bounds(choice: TileChoice, m: int) -> int:
+    """Rows of the last M unit beyond M: what a TMA load still fetches for them (PartialRule)."""
+    return -(-m // m_unit(choice)) * m_unit(choice) - m
+
+
+def wave_cost(sms: int, choice: TileChoice, m: int, n: int) -> int:
+    """waves(choice) * its tile's area for an M x N problem on `sms` SMs (WaveRule)."""
+    (tm, tn, _), (cm, cn, _) = choice.tile, choice.cluster
+    clusters = -(-m // (tm * cm)) * -(-n // (tn * cn))
+    waves = -(-clusters // max(1, sms // (cm * cn)))
+    return waves * tm * tn
+
+
+def wave_choice(rules: Iterable[WaveRule], sms: int, choice: TileChoice, m: int, n: int, k: int) -> TileChoice:
+    """`choice`, or the large tile of the WaveRules that apply, in order."""
+    for rule in rules:
+        if (choice == rule.small and rule.min_m <= m <= rule.max_m and k >= rule.min_k and n > 0
+                and wave_cost(sms, rule.large, m, n) <= wave_cost(sms, rule.small, m, n) * rule.factor):
+            choice = rule.large
+    return choice
+
+
+def partial_choice(rules: Iterable[PartialRule], sms: int, choice: TileChoice, m: int, n: int) -> TileChoice:
+    """`choice`, or the large tile of the first PartialRule that applies on `sms` SMs."""
+    for rule in rules:
+        if (choice in rule.smalls and rule.min_m <= m <= rule.max_m and n > 0
+                and out_of_bounds(choice, m) >= rule.min_empty * m_unit(choice)
+                and out_of_bounds(rule.large, m) <= out_of_bounds(choice, m)
+                and ctas(rule.large, m, n) >= rule.min_ctas
+                and wave_cost(sms, rule.large, m, n) <= wave_cost(sms, choice, m, n) * rule.wave_factor):
+            return rule.large
+    return choice

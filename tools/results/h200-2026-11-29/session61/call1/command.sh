@@ -1,0 +1,1 @@
+export CUTLASS_GEMM_CACHE_DIR=/tmp/cgc61s; python3 tools/gpu_suite.py $OUT --fresh --pack --state /tmp/suite61 --jobs 28 --deadline 560 --files test_sm80_on_sm90_gpu test_sm89_on_sm90_gpu test_conv_int8_sm80_on_sm90_gpu test_weight_only_upcast_sm80_on_sm90_gpu
