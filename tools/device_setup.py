@@ -109,12 +109,14 @@ def _versions() -> str:
                      f"{p.multi_processor_count} SMs, {getattr(p, 'L2_cache_size', 0) >> 20} MiB L2")
     except Exception as exc:  # no GPU, or no CUDA build: said, not fatal
         lines.append(f"torch: {exc!r}")
-    for name in ("transformers", "torchvision", "cutlass_cppgen"):
+    # installed versions without importing: importing cutlass_cppgen would write its compiled_cache.db into the
+    # working folder (kernels/emit.py redirects it; this script does not need it)
+    from importlib import metadata
+    for name in ("transformers", "torchvision", "nvidia-cutlass"):
         try:
-            module = __import__(name)
-            lines.append(f"{name} {getattr(module, '__version__', '?')}")
-        except Exception as exc:
-            lines.append(f"{name}: {type(exc).__name__}")
+            lines.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            lines.append(f"{name}: not installed")
     return "\n".join(lines)
 
 
