@@ -5,7 +5,8 @@ asks that the 256-row tile's waves cost no more (tile_rules.wave_cost)."""
 import pytest
 
 from cutlass_gemm.kernels import heuristics
-from cutlass_gemm.kernels.tile_rules import PartialRule, TileChoice, m_unit, out_of_bounds, partial_choice, wave_cost
+from cutlass_gemm.kernels.tile_rules import (PartialRule, TileChoice, ctas, m_unit, out_of_bounds, partial_choice,
+                                             wave_cost)
 
 T64, T128, T256 = (64, 128, 128), (128, 128, 128), (256, 128, 128)
 SHAPES = [(8192, 8192), (28672, 4096), (4096, 4096), (7168, 2048), (14336, 4096), (4096, 14336), (2560, 8192)]
@@ -47,7 +48,8 @@ def test_whole_tiles_and_padded_rows_never_move(monkeypatch):
 
 def test_the_rule_only_moves_calls_inside_its_band():
     """Every call the rule moves: 129..1024 rows, N known, the table tile's last unit >= 3/4 empty, the 256-row tile's
-    no emptier and >= 100 CTAs; its tile is in the default kernel set (built ahead)."""
+    no emptier, >= 100 CTAs and waves that cost no more; its tile is in the default kernel set (built ahead); without N
+nothing moves."""
     rule = heuristics.PARTIAL[90][0]
     assert rule.large in heuristics.table_tiles(90)
     moved = [(m, n, k) for m in range(1, 2100) for n, k in SHAPES
@@ -58,6 +60,7 @@ def test_the_rule_only_moves_calls_inside_its_band():
         assert 129 <= m <= 1024 and n > 0
         assert out_of_bounds(small, m) >= 0.75 * m_unit(small)
         assert out_of_bounds(rule.large, m) <= out_of_bounds(small, m)
+        assert ctas(rule.large, m, n) >= 100
         assert wave_cost(132, rule.large, m, n) <= wave_cost(132, small, m, n)
         assert heuristics.choose_tile(90, m, n, "int8", k) == rule.large
     assert all(heuristics.choose_tile(90, m, 0, "int8", 0) == _without_rule(m, 0, 0) for m in range(1, 2100))
