@@ -1,6 +1,6 @@
 """Shared GPU-test steps: a call that must not synchronise the host, a CUDA-graph capture with its side-stream
 warm-up (what torch's CUDA-graph notes ask before capturing) and its replays against eager calls, and an SM80 / SM89
-kernel family switched on for a test module on an SM90 GPU."""
+kernel family switched on for a test module on an SM90 GPU, and the ops' row padding switched for a block."""
 import contextlib
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -145,3 +145,37 @@ def family_on_sm90(sm: int, configs: Iterable[Any], generated: str, env: Dict[st
             else:
                 os.environ[name] = value
         forget()
+
+
+def forget_gemm_plans() -> None:
+    """Drops every plan of the GEMM ops (Python and the C++ fast path; the memoised kernel selections and the split
+    kernels found unavailable too) and of scaled_mm_blockwise: the next call of each shape plans it again under the
+    current environment."""
+    from cutlass_gemm.ops import blockwise as bops
+    from cutlass_gemm.ops import gemm as gemm_ops
+    from cutlass_gemm.runtime import extension
+    gemm_ops._selected.clear()
+    gemm_ops._plans.clear()
+    gemm_ops._split_unavailable.clear()
+    bops._plans.clear()
+    ext = extension.load()
+    if ext is not None:
+        ext.clear_plans()
+
+
+@contextlib.contextmanager
+def row_padding(enabled: bool) -> Iterator[None]:
+    """The ops' row padding (runtime/rowpad.py, CUTLASS_GEMM_PAD_ROWS) on or off for the block, plans made again
+    inside it and after it."""
+    from cutlass_gemm.runtime import rowpad
+    saved = os.environ.get(rowpad.PAD_ENV)
+    os.environ[rowpad.PAD_ENV] = "1" if enabled else "0"
+    forget_gemm_plans()
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(rowpad.PAD_ENV, None)
+        else:
+            os.environ[rowpad.PAD_ENV] = saved
+        forget_gemm_plans()

@@ -17,13 +17,14 @@ import torch
 import cutlass_gemm
 from cutlass_gemm.kernels import activations, heuristics
 from cutlass_gemm.kernels.blockwise import BlockwiseConfig
-from cutlass_gemm.kernels.blockwise_heuristics import candidate_configs, default_configs, relayout_sfa, select_config
+from cutlass_gemm.kernels.blockwise_heuristics import (candidate_configs, default_configs, op_padded_rows,
+                                                      relayout_sfa, select_config)
 from cutlass_gemm.ops import blockwise as bops
 from cutlass_gemm.nn import Fp8BlockLinear
 from cutlass_gemm.quant import quantize_weight
 from cutlass_gemm.quant.blockwise import BLOCK, blockwise_reference, quantize_act_block, quantize_weight_block2d
 
-from gpu_helpers import replays_match_eager
+from gpu_helpers import replays_match_eager, row_padding
 
 pytestmark = pytest.mark.gpu
 FP8 = torch.float8_e4m3fn
@@ -180,7 +181,9 @@ def test_every_default_kernel_every_element(cfg):
 @pytest.mark.parametrize("m", (600, 602))
 def test_row_major_scale_a_relaid_at_deep_k(m):
     """From K = 4096 and M = 512 (M % 4 == 0) the op copies a row-major scale_a to column-major and runs that kernel
-    (kernels/blockwise_heuristics.relayout_sfa): the same bits as passing the column-major one; M = 602 keeps row-major."""
+    (kernels/blockwise_heuristics.relayout_sfa): the same bits as passing the column-major one; M = 602 keeps row-major.
+    (136 columns: a GEMM too small for the op's row padding, op_padded_rows.)"""
+    assert op_padded_rows(m, "e4m3", 136, 4096) == m
     c, (aq, wq, b) = _case(m, 136, 4096, seed=m)
     _poison(m * 136, torch.bfloat16)
     y = cutlass_gemm.scaled_mm_blockwise(**c)
@@ -190,6 +193,36 @@ def test_row_major_scale_a_relaid_at_deep_k(m):
         assert torch.equal(y, cutlass_gemm.scaled_mm_blockwise(**c))
     # plan keys end (..., scale_a major, operand type)
     assert {key[-2] for key in bops._plans if key[1:4] == (m, 136, 4096)} == {"mn" if m % 4 == 0 else "k"}
+
+
+@pytest.mark.parametrize("major", ("k", "mn"))
+@pytest.mark.parametrize("m,n,k", [(132, 16392, 1152), (260, 7168, 4096), (520, 4104, 4096)])
+def test_mostly_empty_last_tiles_run_on_whole_tiles(m, n, k, major):
+    """A caller's rows whose last M tile is mostly empty are copied into whole tiles (blockwise_heuristics.
+    op_padded_rows, one pad launch): every element against float64, the output (m, n) and contiguous, the same bits as
+    the caller padding the rows itself, and CUTLASS_GEMM_PAD_ROWS=0 within the bound."""
+    rows = op_padded_rows(m, "e4m3", n, k)
+    assert rows > m
+    c, (aq, wq, b) = _case(m, n, k, seed=m + n)
+    if major == "mn":
+        c["scale_a"] = c["scale_a"].t().contiguous().t()
+    _poison(m * n, torch.bfloat16)
+    y = cutlass_gemm.scaled_mm_blockwise(**c)
+    assert y.shape == (m, n) and y.is_contiguous()
+    pre, bound = _bounds(aq, wq, b, torch.bfloat16)
+    _check(y, pre, bound, f"padded {m}x{n}x{k} {major}")
+    a_p = torch.zeros((rows, k), dtype=torch.uint8, device="cuda")
+    a_p[:m] = c["a"].view(torch.uint8)
+    a_p = a_p.view(FP8)
+    sa_p = torch.zeros((rows, k // 128), device="cuda")
+    sa_p[:m] = c["scale_a"]
+    if major == "mn":
+        sa_p = sa_p.t().contiguous().t()
+    own = cutlass_gemm.scaled_mm_blockwise(**dict(c, a=a_p, scale_a=sa_p))
+    assert torch.equal(y, own[:m]), f"{m}x{n}x{k}: not the bits of the caller's own padding"
+    with row_padding(False):
+        _poison(m * n, torch.bfloat16)
+        _check(cutlass_gemm.scaled_mm_blockwise(**c), pre, bound, f"unpadded {m}x{n}x{k} {major}")
 
 
 @pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float16])

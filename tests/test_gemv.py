@@ -51,7 +51,7 @@ def test_plan_takes_the_gemv_without_broadcast_or_workspace(monkeypatch):
     monkeypatch.setattr(gemv, "kernel", lambda cfg: seen.append(cfg) or _FakeGemv())
     ops._plans.clear()
     plan = ops._plan(0, "scaled_bias", torch.int8, torch.bfloat16, "tensor", "tensor", 8, 4096, 4096)
-    assert plan[1] is not None and isinstance(plan[1], _FakeGemv) and plan[2:] == (False, False, False, 0)
+    assert plan[1] is not None and isinstance(plan[1], _FakeGemv) and plan[2:] == (False, False, False, 0, 8)
     assert seen == [GemvConfig("int8", "bf16", "tensor", "tensor")]
     monkeypatch.setattr(gemv, "kernel", lambda cfg: None)
     monkeypatch.setattr(ops, "select_kernel", lambda *a, **kw: ("cutlass", a[4], a[5]))

@@ -6,7 +6,7 @@ import torch
 import cutlass_gemm
 from cutlass_gemm.ops import gemm as ops
 
-from gpu_helpers import capture, refill
+from gpu_helpers import capture, refill, row_padding
 
 pytestmark = pytest.mark.gpu
 
@@ -153,11 +153,17 @@ def test_fp8_wide_layers_take_their_tile(variant, out_dtype):
 def test_mostly_empty_last_tiles_take_the_multicast_tile(fp8):
     """heuristics.PARTIAL (session 61): a caller's unpadded M that leaves the last 128-row unit at most a quarter full
     runs the 256 x 128 c1x2 tile (where it makes >= 100 CTAs), correct against float64 on the Python path and the C++
-    fast path; a whole-tile M of the same layer keeps the table's tile."""
-    from cutlass_gemm.kernels import heuristics
+    fast path; a whole-tile M of the same layer keeps the table's tile. With the ops' row padding off: where it is on,
+    such calls run on whole tiles (test_rowpad_gpu.py)."""
     if ops.kernel_sm(torch.cuda.current_device()) != 90:
         pytest.skip("an SM90 rule")
     dtype = torch.float8_e4m3fn if fp8 else torch.int8
+    with row_padding(False):  # the rule serves unpadded rows: the ops' own padding off (CUTLASS_GEMM_PAD_ROWS=0)
+        _mostly_empty_last_tiles(dtype, fp8)
+
+
+def _mostly_empty_last_tiles(dtype, fp8):
+    from cutlass_gemm.kernels import heuristics
     for m, n, k, tile in ((140, 28672, 1024, (256, 128, 128)), (905, 4096, 528, (256, 128, 128)),
                           (1024, 4096, 528, (128, 128, 128))):
         p = make_problem("scaled_bias", m, n, k, torch.bfloat16, seed=m, fp8=fp8)
@@ -231,15 +237,18 @@ def test_opcheck(op):
     torch.library.opcheck(getattr(torch.ops.cutlass_gemm, op + "_out").default, (out,) + args)
 
 
-def test_works_inside_torch_compile():
-    p = make_problem("scaled_bias", 64, 256, 512, torch.bfloat16)
-
+def compiled_matches_eager(p):
+    """scaled_mm (problem `p`, with a bias) inside a torch.compile(fullgraph=True) function: the eager bits."""
     def layer(a, b, sa, sb, bias):
         return torch.relu(cutlass_gemm.scaled_mm(a, b, sa, sb, torch.bfloat16, bias)) * 2
 
     compiled = torch.compile(layer, fullgraph=True)
     args = (p["a"], p["b"], p["scale_a"], p["scale_b"], p["bias"])
     torch.testing.assert_close(compiled(*args), layer(*args), rtol=0, atol=0)
+
+
+def test_works_inside_torch_compile():
+    compiled_matches_eager(make_problem("scaled_bias", 64, 256, 512, torch.bfloat16))
 
 
 def test_works_inside_a_cuda_graph():
@@ -288,11 +297,17 @@ def _cuda_kernels_of(fn) -> list:
 def test_per_tensor_scales_broadcast_in_the_kernel(fp8):
     """SM90: a one-element scale given to a per-token / per-channel kernel is broadcast by the kernel itself (a
     dynamic stride in its epilogue, cg_launch's scale_flags): no copy kernel in the call, on the Python path and
-    the C++ fast path alike, and the output is bit for bit the same kernel's with the scale expanded to a vector."""
-    from cutlass_gemm.kernels.epilogues import SCALE_A_SCALAR, SCALE_B_SCALAR
+    the C++ fast path alike, and the output is bit for bit the same kernel's with the scale expanded to a vector.
+    Unpadded (CUTLASS_GEMM_PAD_ROWS=0): a padded call adds its one copy launch (test_rowpad_gpu.py)."""
     dev = torch.cuda.current_device()
     if ops.kernel_sm(dev) != 90:
         pytest.skip("the dynamic broadcast is the SM90 kernels'")
+    with row_padding(False):
+        _scalar_broadcast(dev, fp8)
+
+
+def _scalar_broadcast(dev, fp8):
+    from cutlass_gemm.kernels.epilogues import SCALE_A_SCALAR, SCALE_B_SCALAR
     n, k = 264, 400  # partial tiles in N and K
     flagged = 0
     for m in (17, 77, 300, 1000):
@@ -307,7 +322,7 @@ def test_per_tensor_scales_broadcast_in_the_kernel(fp8):
                 outs.append(out)
             sa, sb = ("tensor" if scalar_a else "token"), ("tensor" if scalar_b else "channel")
             plan = ops._plans[ops.plan_key(dev, "scaled_bias", p["a"].dtype, torch.bfloat16, sa, sb, m, n, k)]
-            launch, lib, expand_a, expand_b, _, flags = plan
+            launch, lib, expand_a, expand_b, _, flags, _ = plan
             want = ((SCALE_A_SCALAR if scalar_a and lib.config.scale_a == "token" else 0)
                     | (SCALE_B_SCALAR if scalar_b and lib.config.scale_b == "channel" else 0))
             assert (expand_a, expand_b, flags) == (False, False, want), (m, sa, sb, lib.config.name)

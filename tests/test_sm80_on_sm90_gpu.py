@@ -94,7 +94,7 @@ def test_sm80_kernels_refuse_scale_flags_and_the_plan_expands_instead(sm80_famil
     out = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
     run_op("scaled_bias", p, out)
     check(out, reference64(p), "SM80 scalar scale_b")
-    launch, lib, expand_a, expand_b, _, flags = ops._plans[ops.plan_key(sm80_family, "scaled_bias", torch.int8,
+    launch, lib, expand_a, expand_b, _, flags, _ = ops._plans[ops.plan_key(sm80_family, "scaled_bias", torch.int8,
                                                                     torch.bfloat16, "token", "tensor", m, n, k)]
     assert lib.config.sm == 80 and (expand_a, expand_b, flags) == (False, True, 0)
     with pytest.raises(KernelLaunchError, match="scale_flags"):

@@ -17,7 +17,7 @@ from cutlass_gemm.kernels.config import KernelConfig
 from cutlass_gemm.ops import gemm as ops
 from cutlass_gemm.runtime import loader
 
-from gpu_helpers import capture, refill
+from gpu_helpers import capture, forget_gemm_plans, refill
 from test_ops_gpu import check, make_problem, reference64
 
 pytestmark = pytest.mark.gpu
@@ -49,16 +49,6 @@ STREAMK_KERNELS = sorted({heuristics.make_config(90, v, "bf16", row.choice, a_dt
 KERNELS = STREAMK_KERNELS + SPLITK_KERNELS
 
 
-def _forget_plans():
-    from cutlass_gemm.runtime import fastpath
-    ops._selected.clear()
-    ops._plans.clear()
-    ops._split_unavailable.clear()
-    fast = fastpath.module()
-    if fast is not None:
-        fast.clear_plans()
-
-
 @pytest.fixture
 def candidate_rows(monkeypatch):
     """The op path with the candidate SPLIT rows installed (plans made before and after are dropped), and the
@@ -66,9 +56,9 @@ def candidate_rows(monkeypatch):
     these tests' int8 decode shapes on the GEMV (8 failures on the H100, session11/call7)."""
     monkeypatch.setitem(heuristics.SPLIT, 90, list(CANDIDATE_ROWS))
     monkeypatch.setitem(heuristics.GEMV, 90, [])
-    _forget_plans()
+    forget_gemm_plans()
     yield
-    _forget_plans()
+    forget_gemm_plans()
 #: (N, K): partial tiles in N and K; (1032, 4112) and (520, 8208) have few N tiles and many K tiles, so the
 #: scheduler really splits (asserted through the workspace size)
 NK = [(136, 208), (1032, 4112), (520, 8208)]

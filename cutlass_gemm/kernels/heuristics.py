@@ -26,7 +26,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from .config import OUTPUT_DTYPES, VARIANTS, KernelConfig
 from .gemv import MAX_M as GEMV_MAX_M, VARIANTS as GEMV_VARIANTS
-from .tile_rules import PartialRule, TileChoice, WaveRule, ctas, m_unit, partial_choice, wave_choice
+from .tile_rules import OpPadRule, PartialRule, TileChoice, WaveRule, ctas, m_unit, partial_choice, wave_choice
 
 
 #: The SM90 tiles the table and its rules name (NARROW, WAVES, PARTIAL) more than once.
@@ -359,3 +359,27 @@ def padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", 
     if not low <= m <= high or gemv_serves(sm, m, n, a_dtype, variant, activation):
         return m
     return whole_tile_rows(m, lambda rows: m_unit(choose_tile(sm, rows, n, a_dtype, k)))
+
+
+
+#: Per SM: when `scaled_mm` / `scaled_mm_azp` (and `scaled_mm_blockwise`, blockwise_heuristics.op_padded_rows) copy a
+#: caller's rows into padded_rows' whole tiles themselves (one pad2d launch, runtime/rowpad.py) instead of running the
+#: kernel on them as they are. Measured (H200, session 62, tools/results/h200-2026-11-30/session62/call2, probe/
+#: pad_ops.py: CUDA graphs of 20 op calls, in alternation, unpadded / padded time; 17..1000 rows x 10 shapes, int8 and
+#: e4m3 per-token, blockwise fp8): the copy and its launch cost 3-10 us over operands the caller padded; the padded
+#: call won 1.1-1.7x where the unpadded kernel's last unit was >= 3/4 empty (140 x 8192^2 45.7 -> 30.1 us, 260 x 22016 x
+#: 4096 84.9 -> 50.4, 395 x 4096 x 14336 58.8 -> 44.8) and lost up to 0.7x where it was fuller or the GEMM small (100 x
+#: 4096^2 0.69x, 700 x 14336 x 4096 0.93-0.97x, 1000 x 4096^2 0.82x). With `out=` the padded call adds a copy of the
+#: output (2-36 us there): such calls run unpadded.
+OP_PAD: Dict[int, OpPadRule] = {90: OpPadRule(0.75, 1 << 24)}
+
+
+def op_padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", activation: str = "none",
+                   k: int = 0) -> int:
+    """The rows an op runs a caller's M x N x K call on: padded_rows where OP_PAD says the copy pays (the last M unit
+    of the kernel choose_tile gives the unpadded call mostly empty, a large enough GEMM), else M."""
+    rule = OP_PAD.get(sm)
+    rows = padded_rows(sm, m, n, a_dtype, variant, activation, k)
+    if rule is None or rows == m or not rule.pads(m, m_unit(choose_tile(sm, m, n, a_dtype, k)), n, k):
+        return m
+    return rows

@@ -47,6 +47,19 @@ class PartialRule:
     wave_factor: float
 
 
+@dataclass(frozen=True)
+class OpPadRule:
+    """Where an op copies a caller's unpadded rows into whole M tiles before the GEMM (runtime/rowpad.py): the last M
+    unit of the kernel the unpadded call would run is at least `min_empty` out of bounds and N * K exceeds `min_nk`
+    (below it the copy's launch, a few microseconds, outweighs what the whole tiles save)."""
+    min_empty: float
+    min_nk: int
+
+    def pads(self, m: int, unit: int, n: int, k: int) -> bool:
+        """Whether an M x N x K call whose unpadded kernel covers `unit` rows per cluster is padded."""
+        return n * k > self.min_nk and (-m) % unit >= self.min_empty * unit
+
+
 def ctas(choice: TileChoice, m: int, n: int) -> int:
     """CTAs of an M x N problem on `choice`'s tile."""
     return -(-m // choice.tile[0]) * -(-n // choice.tile[1])

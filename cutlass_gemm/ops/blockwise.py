@@ -18,7 +18,9 @@
 
 Every argument is checked before any kernel runs (InvalidArgumentError naming it); CUDA needs an SM90 GPU
 (UnsupportedDeviceError elsewhere: the mainloop is wgmma-only). At M <= 16 the extension's block-scaled decode
-GEMV (runtime/csrc/gemv_w8a8.cuh) serves the call instead of CUTLASS (CUTLASS_GEMM_GEMV=0 keeps CUTLASS).
+GEMV (runtime/csrc/gemv_w8a8.cuh) serves the call instead of CUTLASS (CUTLASS_GEMM_GEMV=0 keeps CUTLASS). A call whose
+last M tile would be mostly empty runs on a and scale_a copied into whole tiles (blockwise_heuristics.op_padded_rows,
+runtime/rowpad.py; CUTLASS_GEMM_PAD_ROWS=0 turns it off) and returns the first M rows.
 CPU tensors run the float64 reference
 (`cutlass_gemm.quant.blockwise.blockwise_reference`). The CUDA path never reads a tensor value on the host.
 """
@@ -31,8 +33,8 @@ import torch
 from ..errors import InvalidArgumentError, UnsupportedDeviceError
 from ..kernels import activations, gemv
 from ..kernels.blockwise import BLOCK
-from ..kernels.blockwise_heuristics import relayout_sfa, select_config
-from ..runtime import gemv as gemv_runtime
+from ..kernels.blockwise_heuristics import op_padded_rows, relayout_sfa, select_config
+from ..runtime import gemv as gemv_runtime, rowpad
 from ..quant.blockwise import blockwise_reference
 from ._registry import define_op
 
@@ -173,9 +175,26 @@ def _run_cuda(a, b, scale_a, scale_b, bias, out_dtype, act, m, n, k, major) -> T
             return ext.block_gemv(a, b.t(), scale_a, scale_b, bias, out_dtype, BLOCK, 7, activations.EXT_CODES[act])
     if m == 0:
         return torch.empty((m, n), dtype=out_dtype, device=a.device)
-    if major == "k" and relayout_sfa(m, k):  # the TMA-loaded layout, worth its copy at deep K (kernels/blockwise.py)
+    rows = op_padded_rows(m, "e4m3", n, k) if rowpad.enabled() else m
+    if rows > m:
+        a, scale_a = _pad(a, scale_a, major, rows)
+    if major == "k" and relayout_sfa(rows, k):  # the TMA-loaded layout, worth its copy at deep K (kernels/blockwise.py)
         scale_a, major = scale_a.t().contiguous().t(), "mn"
-    return launch(a, b.stride(1) if n > 1 else k, b, scale_a, scale_b, bias, out_dtype, act, m, n, k, major, "e4m3")
+    out = launch(a, b.stride(1) if n > 1 else k, b, scale_a, scale_b, bias, out_dtype, act, rows, n, k, major, "e4m3")
+    return out[:m] if rows > m else out  # whole rows of a contiguous (rows, n) tensor: contiguous
+
+
+def _pad(a: Tensor, scale_a: Tensor, major: str, rows: int) -> Tuple[Tensor, Tensor]:
+    """a and scale_a copied into `rows` rows, zero past M, scale_a in its own layout (one launch; runtime/rowpad.py):
+    a mostly empty last M tile costs the load-bound fp8 kernel up to 1.8x (blockwise_heuristics.op_padded_rows)."""
+    a_p = torch.empty((rows, a.shape[1]), dtype=a.dtype, device=a.device)
+    if major == "mn":  # column-major: its transpose is row-major, padded along its columns
+        sa_t = torch.empty((scale_a.shape[1], rows), dtype=scale_a.dtype, device=a.device)
+        rowpad.pad_into([(a, a_p), (scale_a.t(), sa_t)])
+        return a_p, sa_t.t()
+    sa_p = torch.empty((rows, scale_a.shape[1]), dtype=scale_a.dtype, device=a.device)
+    rowpad.pad_into([(a, a_p), (scale_a, sa_p)])
+    return a_p, sa_p
 
 
 def launch(a: Tensor, ldb: int, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Optional[Tensor],

@@ -17,7 +17,9 @@ function). A zero-point call without a bias runs a kernel that has no bias input
 
 CUDA tensors run the CUTLASS kernels on the current stream of the tensors' device (at M <= 16 on SM90, the
 extension's W8A8 GEMV where `heuristics.GEMV` says: kernels/gemv.py); CPU tensors run a float64 reference (slow,
-for tests and CPU-only code). Every argument is validated before any launch (InvalidArgumentError naming it).
+for tests and CPU-only code). On SM90 a call whose last M tile would be mostly empty runs on its operands copied into
+whole tiles (`heuristics.op_padded_rows`, runtime/rowpad.py; one extra launch) and returns the first M rows of that
+output, a contiguous tensor; CUTLASS_GEMM_PAD_ROWS=0 turns that off. Every argument is validated before any launch (InvalidArgumentError naming it).
 """
 from __future__ import annotations
 
@@ -28,11 +30,12 @@ import torch
 from ..kernels import activations, heuristics
 from ..kernels.epilogues import SCALE_A_SCALAR, SCALE_B_SCALAR
 from ..kernels.gemv import GemvConfig
-from ..runtime import autotune, fastpath, gemv, loader
+from ..runtime import autotune, fastpath, gemv, loader, rowpad
 from ..errors import KernelNotBuiltError, UnsupportedDeviceError, warn_user
 # the checks live in _gemm_args.py; K_ALIGN, N_ALIGN, SIZE_LIMIT and the checks stay importable from here
 from ._gemm_args import (K_ALIGN, N_ALIGN, SIZE_LIMIT, _IN_NAMES, _OUT_NAMES, _fast_layout, _overlap,  # noqa: F401
                          check_pointers, validate)
+from ._gemm_launch import _as_vector, _launch_args, _run_padded, workspace_for  # noqa: F401 (tests import them here)
 from ._gemm_reference import reference  # the CPU path; importable from here as before
 from ._registry import define_op
 
@@ -167,10 +170,12 @@ def _row_scale_a(m: int, sa: str, sb: str) -> str:
 
 
 def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=None, activation="none"):
-    """(ctypes launch function, kernel, expand scale_a?, expand scale_b?, needs a workspace?, scale_flags) for a
-    call; memoised. Stream-K / split-K kernels (heuristics.SPLIT) need a workspace, whose size depends on K too:
-    it is asked of the kernel on every call (a host computation, no device call) and taken from torch's
-    caching allocator on the current stream (so it is CUDA-graph safe and never a cudaMalloc per call)."""
+    """(ctypes launch function, kernel, expand scale_a?, expand scale_b?, needs a workspace?, scale_flags, rows) for a
+    call; memoised. `rows` > m: the kernel runs on the call's operands copied into that many rows (whole M tiles,
+    heuristics.op_padded_rows; runtime/rowpad.py); not with an autotuned tile, which was timed unpadded. Stream-K /
+    split-K kernels (heuristics.SPLIT) need a workspace, whose size depends on K too: it is asked of the kernel on
+    every call (a host computation, no device call) and taken from torch's caching allocator on the current stream
+    (so it is CUDA-graph safe and never a cudaMalloc per call)."""
     sa = _row_scale_a(m, sa, sb)
     key = plan_key(dev, variant, a_dtype, out_dtype, sa, sb, m, n, k, activation)
     tuned = autotune.enabled()
@@ -185,12 +190,17 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
             # decode M: the extension's GEMV (it reads scalar scales itself: nothing to broadcast)
             lib = gemv.kernel(GemvConfig(_IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb))
             want_a, want_b = sa, sb
+        rows = m
         if lib is None:
-            lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, m,
+            if choice is None and rowpad.enabled():
+                rows = heuristics.op_padded_rows(sm, m, n, _IN_NAMES[a_dtype], variant, activation, k)
+            lib, want_a, want_b = select_kernel(sm, variant, _IN_NAMES[a_dtype], _OUT_NAMES[out_dtype], sa, sb, rows,
                                                 choice=choice, activation=activation, n=n, k=k)
         needs_workspace = lib.config.scheduler != "persistent"  # persistent kernels never need one
         expand_a, expand_b, flags = _scale_handling(lib, sa, sb, want_a, want_b)
-        plan = (lib._launch, lib, expand_a, expand_b, needs_workspace, flags)
+        if expand_a or expand_b:
+            rows = m  # (SM80 only, which never pads)
+        plan = (lib._launch, lib, expand_a, expand_b, needs_workspace, flags, rows)
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
         _plans[key] = plan
@@ -198,43 +208,13 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
         if fast is not None:  # teach the C++ fast path this plan; later calls skip Python entirely
             fast.register_plan(dev, fastpath.CODES[variant, activation], a_dtype, out_dtype, sa == "token",
                                sb == "channel", m, n, k, lib.function_address, plan[2], plan[3],
-                               lib.workspace_address if needs_workspace else 0, flags)
+                               lib.workspace_address if needs_workspace else 0, flags, rows if rows > m else 0)
     return plan
-
-
-def _as_vector(scale, expand: bool, rows: int, cols: int):
-    """A per-tensor scale for a vector kernel that cannot broadcast it (SM80) is expanded to a real vector."""
-    return scale.expand(rows, cols).contiguous() if expand else scale
-
-
-def workspace_for(lib, M: int, N: int, K: int, device) -> tuple:
-    """(tensor or None, pointer, bytes): the workspace kernel `lib` needs for an M x N x K call, as uint8 from
-    torch's caching allocator on the current stream (keep the tensor alive until the launch is queued).
-    CUTLASS zeroes the part it must (a cudaMemsetAsync in the launch), so the bytes need no initialisation."""
-    nbytes = lib.workspace_size(M, N, K)
-    if nbytes == 0:
-        return None, None, 0
-    ws = torch.empty(nbytes, dtype=torch.uint8, device=device)
-    return ws, ws.data_ptr(), nbytes
-
-
-def _launch_args(variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N, K, dev,
-                 workspace=(None, None, 0), scale_flags: int = 0) -> tuple:
-    """cg_launch's arguments, in its order. `azp_adj` holds azp * colsum for the per-tensor variant;
-    `workspace` is what workspace_for returned (none by default); `scale_flags` what _scale_handling said."""
-    adj = None if azp_adj is None else azp_adj.data_ptr()
-    per_tensor_azp = variant in ("scaled_azp", "scaled_azp_nobias")
-    # With one row a leading dimension is meaningless (and may be any stride); give the packed one.
-    lda, ldd = (a.stride(0), out.stride(0)) if M > 1 else (K, N)
-    return (a.data_ptr(), b.data_ptr(), out.data_ptr(), M, N, K, lda, b.stride(1), ldd,
-            scale_a.data_ptr(), scale_b.data_ptr(), None if azp is None else azp.data_ptr(),
-            None if per_tensor_azp else adj, adj if per_tensor_azp else None,
-            None if bias is None else bias.data_ptr(), workspace[1], workspace[2],
-            torch._C._cuda_getCurrentRawStream(dev), scale_flags)
 
 
 def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb, act):
     dev = a.get_device()
+    caller_out = out  # (a padded call writes the caller's `out` only: a fresh output is the padded one's rows)
     if out is None:
         out = torch.empty((M, N), dtype=out_dtype, device=a.device)
     if M == 0 or N == 0:
@@ -244,13 +224,16 @@ def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
         return out
     if torch._C._cuda_getDevice() != dev:
         with torch.cuda.device(dev):
-            return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb,
-                             act)
+            return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, caller_out, M, N, K, sa,
+                             sb, act)
     global _fast_ready
     if _fast_ready is None:
         _fast_ready = fastpath.module() or False
-    launch, lib, expand_a, expand_b, needs_ws, flags = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M, N, K,
-                                                             (a, b, scale_a, scale_b, bias, azp_adj, azp, out), act)
+    launch, lib, expand_a, expand_b, needs_ws, flags, rows = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M, N, K,
+                                                                   (a, b, scale_a, scale_b, bias, azp_adj, azp, out), act)
+    if rows > M:
+        return _run_padded(launch, lib, needs_ws, flags, variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp,
+                           caller_out, M, N, K, rows, sa, dev)
     ws = workspace_for(lib, M, N, K, a.device) if needs_ws else (None, None, 0)
     rc = launch(*_launch_args(variant, a, b, _as_vector(scale_a, expand_a, M, 1), _as_vector(scale_b, expand_b, 1, N),
                               bias, azp_adj, azp, out, M, N, K, dev, ws, flags))

@@ -23,12 +23,13 @@ CSRC = Path(__file__).resolve().parent / "csrc"
 # The quantization kernels of each input type compile in a unit of their own (quant_inst_*.cu): ninja builds
 # the units in parallel, and one unit holding them all was the build's longest step.
 SOURCES = ("fast_path.cpp", "quant_ops.cu", "quant_inst_float.cu", "quant_inst_half.cu", "quant_inst_bf16.cu",
-           "wo_ops.cu", "wo_conv_ops.cu", "bi8_ops.cu", "gemv_w8a8.cu", "wo_mixed_fast.cpp", "conv_fast.cpp", "w8a8_fast.cpp")
+           "wo_ops.cu", "wo_conv_ops.cu", "bi8_ops.cu", "gemv_w8a8.cu", "wo_mixed_fast.cpp", "conv_fast.cpp", "w8a8_fast.cpp",
+           "pad_rows.cu")
 #: Everything whose text changes the binary (the sources and the headers they include).
 HASHED = SOURCES + ("quant_common.cuh", "quant_launch.cuh", "quant_ops.h", "quant_rows.cuh", "quant_tensor.cuh",
                      "wo_common.cuh", "wo_dequant.cuh", "wo_gemm.cuh", "wo_launch.cuh", "wo_ops.h", "wo_spread.h",
                      "wo_stream.cuh", "wo_warp.cuh", "wo_direct.cuh", "bi8_gemm.cuh", "bi8_launch.cuh", "bi8_ops.h", "ext_msg.h", "gemv_w8a8.cuh", "gemv_w8a8.h",
-                     "wo_mixed_fast.h", "conv_fast.h", "pdl.cuh", "gemm_plans.h", "w8a8_fast.h", "alloc.h", "wo_conv.cuh", "wo_run.h", "wo_kernel.h", "wo_conv_rows.cuh")
+                     "wo_mixed_fast.h", "conv_fast.h", "pdl.cuh", "gemm_plans.h", "w8a8_fast.h", "alloc.h", "wo_conv.cuh", "wo_run.h", "wo_kernel.h", "wo_conv_rows.cuh", "pad_rows.h")
 
 _module = None
 _tried = False

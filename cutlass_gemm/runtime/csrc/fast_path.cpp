@@ -15,6 +15,7 @@
 #include "conv_fast.h"
 #include "gemm_plans.h"
 #include "gemv_w8a8.h"
+#include "pad_rows.h"
 #include "quant_ops.h"
 #include "w8a8_fast.h"
 #include "wo_mixed_fast.h"
@@ -44,12 +45,13 @@ std::unordered_map<PlanKey, Plan, PlanKeyHash> g_plans;
 
 void register_plan(int device, int code, at::ScalarType a_dtype, at::ScalarType out_dtype, bool scale_a_vector,
                    bool scale_b_vector, int64_t m, int64_t n, int64_t k, int64_t fn, bool expand_a, bool expand_b,
-                   int64_t workspace_size_fn, int64_t scale_flags) {
+                   int64_t workspace_size_fn, int64_t scale_flags, int64_t pad_rows) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_plans.size() > (1u << 14)) g_plans.clear();
   g_plans[PlanKey{device, code, static_cast<int>(a_dtype), static_cast<int>(out_dtype), scale_a_vector,
                   scale_b_vector, m, n, k}] = Plan{reinterpret_cast<LaunchFn>(fn), expand_a, expand_b,
-                                  static_cast<int>(scale_flags), reinterpret_cast<WorkspaceSizeFn>(workspace_size_fn)};
+                                  static_cast<int>(scale_flags), reinterpret_cast<WorkspaceSizeFn>(workspace_size_fn),
+                                  pad_rows > m ? pad_rows : 0};
 }
 
 void clear_plans() {
@@ -128,6 +130,45 @@ bool overlaps(at::Tensor const& out, c10::optional<at::Tensor> const& t) {
 
 namespace cg {
 
+// A call whose plan runs on whole M tiles (plan.pad_rows rows): A, a per-token scale_a and per-token zero points are
+// copied into one zero-padded byte buffer in one launch, the kernel writes a (pad_rows, N) output, and the caller gets
+// its first M rows (contiguous; with `out`, a second copy launch puts them there). The plan was made for this (the
+// kernel chosen for pad_rows rows); the SM90 kernels never expand a scale (plan.expand_a / expand_b are false).
+py::object run_padded(Plan const& plan, int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor const& scale_a,
+                      at::Tensor const& scale_b, at::ScalarType out_dtype, c10::optional<at::Tensor> const& bias,
+                      c10::optional<at::Tensor> const& azp_adj, c10::optional<at::Tensor> const& azp,
+                      c10::optional<at::Tensor> const& out, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                      bool scale_a_rows, int device) {
+  if (plan.expand_a || plan.expand_b) return py::none();
+  const int64_t rows = plan.pad_rows;
+  const bool azp_rows = per_token_azp(variant);
+  const int64_t a_bytes = round256(rows * k), s_bytes = scale_a_rows ? round256(rows * 4) : 0;
+  at::Tensor buf = empty_dev({a_bytes + s_bytes + (azp_rows ? round256(rows * 4) : 0)}, at::kByte, device);
+  char* base = static_cast<char*>(buf.data_ptr());
+  PadJob jobs[3];
+  int count = 0;
+  jobs[count++] = PadJob{a.data_ptr(), base, m, k, lda, rows, k, k};  // int8 / e4m3: one byte per element
+  if (scale_a_rows) jobs[count++] = PadJob{scale_a.data_ptr(), base + a_bytes, 1, m * 4, m * 4, 1, rows * 4, rows * 4};
+  if (azp_rows) jobs[count++] = PadJob{azp->data_ptr(), base + a_bytes + s_bytes, 1, m * 4, m * 4, 1, rows * 4, rows * 4};
+  cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
+  if (pad_launch(jobs, count, device, stream) != cudaSuccess) return py::none();  // Python repeats it and raises
+  at::Tensor full = empty_dev({rows, n}, out_dtype, device);
+  void const* adj = azp_adj.has_value() ? azp_adj->data_ptr() : nullptr;
+  GemmArgs g{base, b.data_ptr(), full.data_ptr(), rows, n, k, k, ldb, n,
+             scale_a_rows ? static_cast<void const*>(base + a_bytes) : scale_a.data_ptr(), scale_b.data_ptr(),
+             azp_rows ? static_cast<void const*>(base + a_bytes + s_bytes) : nullptr,
+             azp_rows ? adj : nullptr, per_tensor_azp(variant) ? adj : nullptr,
+             bias.has_value() ? bias->data_ptr() : nullptr};
+  int rc = launch_plan(plan, g, device, stream);
+  if (rc != 0) return py::int_(rc);
+  if (!out.has_value()) return py::cast(leading_rows(full, {m, n}));
+  at::Tensor const& o = *out;
+  const int64_t e = o.element_size();
+  PadJob back{full.data_ptr(), o.data_ptr(), m, n * e, n * e, m, n * e, (m > 1 ? o.stride(0) : n) * e};
+  if (pad_launch(&back, 1, device, stream) != cudaSuccess) return py::none();
+  return py::cast(o);
+}
+
 // Returns the output tensor, None when the Python path must take the call, or an int error code
 // from the kernel's launcher (Python turns it into KernelLaunchError with the launcher's message).
 py::object run(int code, at::Tensor const& a, at::Tensor const& b, at::Tensor const& scale_a,
@@ -181,6 +222,8 @@ py::object run(int code, at::Tensor const& a, at::Tensor const& b, at::Tensor co
     return py::none();
   c10::cuda::OptionalCUDAGuard guard;
   if (c10::cuda::current_device() != device) guard.set_index(device);
+  if (plan.pad_rows > m) return run_padded(plan, variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out,
+                                           m, n, k, lda, ldb, sa == 2, device);
   at::Tensor sa_t = plan.expand_a ? scale_a.reshape({1, 1}).expand({m, 1}).contiguous() : scale_a;
   at::Tensor sb_t = plan.expand_b ? scale_b.reshape({1, 1}).expand({1, n}).contiguous() : scale_b;
   at::Tensor result = out.has_value() ? *out : empty_dev({m, n}, out_dtype, a.get_device());  // alloc.h: no dispatcher
@@ -263,6 +306,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("gemv_w8a8_set_warps_k", &cg::gemv_w8a8_set_warps_k, "force the GEMV's warps per CTA (4/8/16; 0 = automatic)");
   m.def("run", &cg::run, "fast eager path; None when the Python path must handle the call");
   m.def("register_plan", &register_plan);
+  m.def("pad2d", &cg::pad2d, "copy each source into the leading corner of its destination and zero the rest, one launch "
+        "(pad_rows.h: operands padded to whole M tiles)");
   m.def("mixed_linear_fast",
         [](at::Tensor const& x, at::Tensor const& qweight, at::Tensor const& scales,
            c10::optional<at::Tensor> const& bias, int64_t bits, int64_t group_size, int64_t n) -> py::object {

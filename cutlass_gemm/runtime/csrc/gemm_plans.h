@@ -39,6 +39,11 @@ struct Plan {
   // Stream-K / split-K kernels only (null otherwise): the kernel's cg_workspace_size, asked on every call (host
   // arithmetic, no device call).
   WorkspaceSizeFn workspace_size;
+  // The rows the kernel runs on when more than the call's M (0: the call's own): the ops' `run` copies A, a per-token
+  // scale_a and per-token zero points into that many rows (zero past M; pad_rows.h) and returns the output's first M
+  // rows (kernels/heuristics.py padded_rows). Lookups that cannot pad (the W8A8 layer's, which quantizes into whole
+  // tiles itself) refuse such a plan.
+  int64_t pad_rows;
 };
 
 // The plan registered for `key` into *plan; false when there is none (the Python path then makes it).

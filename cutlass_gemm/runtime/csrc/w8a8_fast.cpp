@@ -45,7 +45,7 @@ py::object direct(at::Tensor const& x, at::Tensor const& weight, at::Tensor cons
   at::ScalarType wt = weight.scalar_type();
   Plan plan;
   if (!find_plan(PlanKey{device, code, static_cast<int>(wt), static_cast<int>(od), sa == 2, sb == 2, rows, n, k}, &plan) ||
-      plan.expand_a || plan.expand_b)
+      plan.expand_a || plan.expand_b || plan.pad_rows != 0)  // (a plan that pads: the ops' run, never this call's)
     return py::none();
 
   c10::cuda::OptionalCUDAGuard guard;
