@@ -19,7 +19,8 @@ CUDA tensors run the CUTLASS kernels on the current stream of the tensors' devic
 extension's W8A8 GEMV where `heuristics.GEMV` says: kernels/gemv.py); CPU tensors run a float64 reference (slow,
 for tests and CPU-only code). On SM90 a call whose last M tile would be mostly empty runs on its operands copied into
 whole tiles (`heuristics.op_padded_rows`, runtime/rowpad.py; one extra launch) and returns the first M rows of that
-output, a contiguous tensor; CUTLASS_GEMM_PAD_ROWS=0 turns that off. Every argument is validated before any launch (InvalidArgumentError naming it).
+output, a contiguous tensor; CUTLASS_GEMM_PAD_ROWS=0 turns that off. Every argument is validated before any launch
+(InvalidArgumentError naming it).
 """
 from __future__ import annotations
 
