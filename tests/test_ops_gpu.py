@@ -256,8 +256,15 @@ def test_works_inside_a_cuda_graph():
     static = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in p.items()}
     out = torch.full((16, 512), float("nan"), dtype=torch.float16, device="cuda")
     graph, _ = capture(lambda: run_op("scaled_azp_per_token", static, out))
-    for seed in (5, 6):
-        fresh = make_problem("scaled_azp_per_token", 16, 512, 1024, torch.float16, seed=seed)
+    replays_match_float64(graph, static, out, lambda seed: make_problem("scaled_azp_per_token", 16, 512, 1024,
+                                                                        torch.float16, seed=seed), (5, 6))
+
+
+def replays_match_float64(graph, static, out, problem, seeds):
+    """For each seed: problem(seed)'s tensors copied into the captured call's `static` ones, `out` (the graph's output)
+    poisoned, one replay, every element against float64."""
+    for seed in seeds:
+        fresh = problem(seed)
         refill(static, fresh)
         out.fill_(float("nan"))
         graph.replay()

@@ -10,8 +10,9 @@ from cutlass_gemm.kernels import heuristics
 from cutlass_gemm.ops import gemm as ops
 from cutlass_gemm.runtime import extension, rowpad
 
-from gpu_helpers import capture, refill, row_padding
-from test_ops_gpu import _cuda_kernels_of, check, compiled_matches_eager, make_problem, reference64, run_op
+from gpu_helpers import capture, row_padding
+from test_ops_gpu import (_cuda_kernels_of, check, compiled_matches_eager, make_problem, reference64,
+                          replays_match_float64, run_op)
 
 pytestmark = pytest.mark.gpu
 
@@ -142,13 +143,8 @@ def test_padded_calls_replay_in_a_cuda_graph():
     p = make_problem("scaled_bias", m, n, k, torch.bfloat16, seed=9)
     static = {key: v.clone() if isinstance(v, torch.Tensor) else v for key, v in p.items()}
     graph, y = capture(lambda: run_op("scaled_bias", static, None))
-    for seed in (10, 11):
-        fresh = make_problem("scaled_bias", m, n, k, torch.bfloat16, seed=seed)
-        refill(static, fresh)
-        y.fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        check(y, reference64(fresh), f"graph replay seed {seed}")
+    replays_match_float64(graph, static, y, lambda seed: make_problem("scaled_bias", m, n, k, torch.bfloat16, seed=seed),
+                          (10, 11))
 
 
 def test_padded_calls_compile_and_opcheck():

@@ -17,8 +17,8 @@ from cutlass_gemm.kernels.config import KernelConfig
 from cutlass_gemm.ops import gemm as ops
 from cutlass_gemm.runtime import loader
 
-from gpu_helpers import capture, forget_gemm_plans, refill
-from test_ops_gpu import check, make_problem, reference64
+from gpu_helpers import capture, forget_gemm_plans
+from test_ops_gpu import check, make_problem, reference64, replays_match_float64
 
 pytestmark = pytest.mark.gpu
 
@@ -203,13 +203,8 @@ def test_split_k_call_is_captured_in_a_cuda_graph(fast, candidate_rows):
         ops._fast_ready = saved
     lib = next(v[1] for key, v in ops._plans.items() if key[7:9] == (m, n))
     assert lib.config.scheduler != "persistent"
-    for seed in (5, 6, 7):
-        fresh = make_problem("scaled_bias", m, n, k, torch.bfloat16, seed=seed)
-        refill(static, fresh)
-        out.fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        check(out, reference64(fresh), f"graph replay {seed}")
+    replays_match_float64(graph, static, out, lambda seed: make_problem("scaled_bias", m, n, k, torch.bfloat16,
+                                                                        seed=seed), (5, 6, 7))
 
 
 def test_split_row_under_torch_compile_and_opcheck(candidate_rows):
