@@ -365,12 +365,13 @@ def padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", 
 #: caller's rows into padded_rows' whole tiles themselves (one pad2d launch, runtime/rowpad.py) instead of running the
 #: kernel on them as they are. Measured (H200, session 62, tools/results/h200-2026-11-30/session62/call2, probe/
 #: pad_ops.py: CUDA graphs of 20 op calls, in alternation, unpadded / padded time; 17..1000 rows x 10 shapes, int8 and
-#: e4m3 per-token, blockwise fp8): the copy and its launch cost 3-10 us over operands the caller padded; the padded
-#: call won 1.1-1.7x where the unpadded kernel's last unit was >= 3/4 empty (140 x 8192^2 45.7 -> 30.1 us, 260 x 22016 x
-#: 4096 84.9 -> 50.4, 395 x 4096 x 14336 58.8 -> 44.8) and lost up to 0.7x where it was fuller or the GEMM small (100 x
-#: 4096^2 0.69x, 700 x 14336 x 4096 0.93-0.97x, 1000 x 4096^2 0.82x). Out of sample (call 3: 20..1020 rows x 8 other
-#: shapes) the rule moved 48 of 80 int8 / e4m3 calls, 1.19x faster on geometric mean (0.83-1.55x). With `out=` the
-#: padded call adds a copy of the output (2-36 us): over call 2's moved calls still 1.13x, 0.87x at worst; it pads too.
+#: e4m3 per-token, blockwise fp8): the copy and its launch cost a median 3.5-4.3 us (0.1-10.5) over operands the caller
+#: padded; the padded call won 1.1-1.7x where the unpadded kernel's last unit was >= 3/4 empty (140 x 8192^2 45.7 ->
+#: 30.1 us, 260 x 22016 x 4096 84.9 -> 50.4, 395 x 4096 x 14336 58.8 -> 44.8) and lost up to 0.7x where it was fuller or
+#: the GEMM small (100 x 4096^2 0.69x, 700 x 14336 x 4096 0.93-0.97x, 1000 x 4096^2 0.82x). Out of sample (call 3:
+#: 20..1020 rows x 8 other shapes) the rule moved 48 of 80 int8 / e4m3 calls, 1.19x faster on geometric mean
+#: (0.83-1.55x). With `out=` the padded call adds a copy of the output (2-36 us): over call 2's moved calls still 1.13x,
+#: 0.87x at worst; it pads too.
 OP_PAD: Dict[int, OpPadRule] = {90: OpPadRule(0.75, 1 << 24)}
 
 
