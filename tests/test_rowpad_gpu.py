@@ -8,9 +8,10 @@ import torch
 
 from cutlass_gemm.kernels import heuristics
 from cutlass_gemm.ops import gemm as ops
+from cutlass_gemm.ops import quantize as ops_quant
 from cutlass_gemm.runtime import extension, rowpad
 
-from gpu_helpers import capture, row_padding
+from gpu_helpers import assert_same_bits, capture, row_padding
 from test_ops_gpu import (_cuda_kernels_of, check, compiled_matches_eager, make_problem, reference64,
                           replays_match_float64, run_op)
 
@@ -145,6 +146,49 @@ def test_padded_calls_replay_in_a_cuda_graph():
     graph, y = capture(lambda: run_op("scaled_bias", static, None))
     replays_match_float64(graph, static, y, lambda seed: make_problem("scaled_bias", m, n, k, torch.bfloat16, seed=seed),
                           (10, 11))
+
+
+def test_pad_launched_early_reads_operands_written_just_before():
+    """The pad kernel is a programmatic dependent (pad_rows.cu): it may be resident while the kernel ahead runs. A chain
+    of padded calls, each one's A quantized by the kernel right before it from the previous call's output: the first
+    output against float64, and the whole chain the same bits with the extension's early launches off and on, eager and
+    replayed from a CUDA graph (many replays: a stale read would depend on which CTAs share an SM)."""
+    ext = _ext()
+    if not hasattr(ext, "pdl_set"):
+        pytest.skip("extension without programmatic dependent launches")
+    m, width, depth = 140, 4104, 4
+    assert heuristics.op_padded_rows(90, m, width, "int8", "scaled", "none", width) > m
+    g = torch.Generator(device="cuda").manual_seed(12)
+    ws = [torch.randint(-127, 128, (width, width), device="cuda", dtype=torch.int8, generator=g).t()
+          for _ in range(depth)]
+    sbs = [torch.rand(1, width, device="cuda", generator=g) * 2e-4 + 1e-4 for _ in range(depth)]
+
+    def chain(x):
+        outs = []
+        for w, sb in zip(ws, sbs):
+            q, sa = ops_quant.quantize_per_token(x, torch.int8)
+            x = ops.scaled_mm(q, w, sa, sb, torch.bfloat16)
+            outs.append(x)
+        return torch.stack(outs)
+
+    x = torch.randn(m, width, device="cuda", generator=g).bfloat16()
+    q, sa = ops_quant.quantize_per_token(x, torch.int8)
+    first = {"a": q, "b": ws[0], "scale_a": sa, "scale_b": sbs[0]}
+    check(ops.scaled_mm(q, ws[0], sa, sbs[0], torch.bfloat16), reference64(first), "first padded call")
+    before = ext.pdl_set(-1)
+    try:
+        ext.pdl_set(0)
+        plain = chain(x)
+        ext.pdl_set(1)
+        for i in range(3):
+            assert_same_bits(chain(x), plain, f"eager chain {i} with the pad launched early")
+        static = x.clone()
+        graph, y = capture(chain, static)
+        for i in range(20):
+            graph.replay()
+            assert_same_bits(y, plain, f"graph replay {i}")
+    finally:
+        ext.pdl_set(before)
 
 
 def test_padded_calls_compile_and_opcheck():

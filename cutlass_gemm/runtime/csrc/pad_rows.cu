@@ -8,6 +8,7 @@
 #include <c10/cuda/CUDAStream.h>
 
 #include "ext_msg.h"
+#include "pdl.cuh"
 
 namespace cg {
 namespace {
@@ -17,31 +18,49 @@ struct PadJobs {
   int word[kMaxPadJobs];  // bytes moved per access: the widest that divides every pointer, pitch and width
 };
 
-template <typename W>
-__device__ __forceinline__ void run_job(PadJob const& j, uint64_t first, uint64_t stride) {
-  const uint64_t per_row = static_cast<uint64_t>(j.dst_row_bytes) / sizeof(W);
-  const uint64_t src_words = static_cast<uint64_t>(j.row_bytes) / sizeof(W);
-  const uint64_t rows = static_cast<uint64_t>(j.rows), total = static_cast<uint64_t>(j.dst_rows) * per_row;
-  for (uint64_t i = first; i < total; i += stride) {
-    const uint64_t r = i / per_row, c = i - r * per_row;
+// I: the index type, 32-bit wherever the region's words fit (a 64-bit division per word costs ~4x the instructions of
+// the 32-bit one, and these blocks are a few MB).
+template <typename W, typename I>
+__device__ __forceinline__ void run_job(PadJob const& j, I first, I stride) {
+  const I per_row = static_cast<I>(static_cast<uint64_t>(j.dst_row_bytes) / sizeof(W));
+  const I src_words = static_cast<I>(static_cast<uint64_t>(j.row_bytes) / sizeof(W));
+  const I rows = static_cast<I>(j.rows), total = static_cast<I>(j.dst_rows) * per_row;
+  for (I i = first; i < total; i += stride) {
+    const I r = i / per_row, c = i - r * per_row;
     W v{};  // value-initialised: zero bytes
     if (r < rows && c < src_words)
-      v = *reinterpret_cast<W const*>(static_cast<char const*>(j.src) + r * j.src_pitch + c * sizeof(W));
-    *reinterpret_cast<W*>(static_cast<char*>(j.dst) + r * j.dst_pitch + c * sizeof(W)) = v;
+      v = *reinterpret_cast<W const*>(static_cast<char const*>(j.src) + static_cast<uint64_t>(r) * j.src_pitch +
+                                      static_cast<uint64_t>(c) * sizeof(W));
+    *reinterpret_cast<W*>(static_cast<char*>(j.dst) + static_cast<uint64_t>(r) * j.dst_pitch +
+                          static_cast<uint64_t>(c) * sizeof(W)) = v;
   }
 }
 
-__global__ void pad_kernel(PadJobs jobs, int count) {
-  const int y = blockIdx.y;
-  if (y >= count) return;
+template <typename W>
+__device__ __forceinline__ void run_job(PadJob const& j) {
   const uint64_t first = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+  const uint64_t total = static_cast<uint64_t>(j.dst_rows) * (static_cast<uint64_t>(j.dst_row_bytes) / sizeof(W));
+  if (total + stride < (uint64_t{1} << 32))
+    run_job<W, uint32_t>(j, static_cast<uint32_t>(first), static_cast<uint32_t>(stride));
+  else
+    run_job<W, uint64_t>(j, first, stride);
+}
+
+// Launched as a programmatic dependent where pdl.cuh allows (SM90, CUTLASS_GEMM_PDL not 0): the CTAs may be resident
+// while the kernel ahead (the previous GEMM, or the quantizer that wrote A) finishes, and wait() before any load or
+// store. The GEMM after it is a programmatic dependent too, so its prologue overlaps this copy.
+__global__ void pad_kernel(PadJobs jobs, int count) {
+  cg_pdl::launch_dependents();
+  cg_pdl::wait();  // nothing global before it: A may still be being written, dst's memory still being read
+  const int y = blockIdx.y;
+  if (y >= count) return;
   switch (jobs.word[y]) {
-    case 16: run_job<uint4>(jobs.job[y], first, stride); break;
-    case 8: run_job<uint2>(jobs.job[y], first, stride); break;
-    case 4: run_job<uint32_t>(jobs.job[y], first, stride); break;
-    case 2: run_job<uint16_t>(jobs.job[y], first, stride); break;
-    default: run_job<uint8_t>(jobs.job[y], first, stride); break;
+    case 16: run_job<uint4>(jobs.job[y]); break;
+    case 8: run_job<uint2>(jobs.job[y]); break;
+    case 4: run_job<uint32_t>(jobs.job[y]); break;
+    case 2: run_job<uint16_t>(jobs.job[y]); break;
+    default: run_job<uint8_t>(jobs.job[y]); break;
   }
 }
 
@@ -71,8 +90,8 @@ cudaError_t pad_launch(PadJob const* jobs, int count, int device, cudaStream_t s
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);  // (a host-side query; no device work)
   const unsigned cap = static_cast<unsigned>(std::max(sms, 1)) * 8u;
   const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((most + kThreads - 1) / kThreads, cap));
-  pad_kernel<<<dim3(blocks, static_cast<unsigned>(count)), kThreads, 0, stream>>>(p, count);
-  return cudaGetLastError();
+  return cg_pdl::launch(pad_kernel, dim3(blocks, static_cast<unsigned>(count)), dim3(kThreads), 0, stream,
+                        cg_pdl::active(), p, count);
 }
 
 PadJob pad_job(at::Tensor const& src, at::Tensor const& dst) {
