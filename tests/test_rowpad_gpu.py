@@ -36,11 +36,13 @@ def _ext():
 @pytest.mark.parametrize("dtype", [torch.int8, torch.float8_e4m3fn, torch.float32, torch.bfloat16, torch.int32])
 def test_pad2d_matches_torch_at_every_width(dtype):
     """Sources at byte offsets 0..3 and odd widths (1-, 2-, 4-, 8- and 16-byte accesses), strided rows, up to four pairs
-    in one launch: the corner equals the source bit for bit, everything else of the destination is zero."""
+    in one launch, blocks larger than one pass of the grid: the corner equals the source bit for bit, everything else
+    of the destination is zero."""
     ext = _ext()
     g = torch.Generator(device="cuda").manual_seed(1)
+    # the last block is larger than one pass of the grid (660 CTAs x 256 threads x 4 words on 132 SMs)
     for rows, cols, pad_r, pad_c, offset in ((7, 40, 9, 0, 0), (130, 33, 126, 5, 1), (1, 16, 63, 0, 2),
-                                             (64, 7, 0, 9, 3), (33, 256, 31, 16, 0)):
+                                             (64, 7, 0, 9, 3), (33, 256, 31, 16, 0), (2900, 1030, 172, 10, 1)):
         srcs, dsts = [], []
         for j in range(4):
             base = torch.randint(-100, 100, (rows, cols + offset + 8), device="cuda", generator=g).float().to(dtype)
@@ -156,7 +158,7 @@ def test_pad_launched_early_reads_operands_written_just_before():
     ext = _ext()
     if not hasattr(ext, "pdl_set"):
         pytest.skip("extension without programmatic dependent launches")
-    m, width, depth = 140, 4104, 4
+    m, width, depth = 140, 4112, 4
     assert heuristics.op_padded_rows(90, m, width, "int8", "scaled", "none", width) > m
     g = torch.Generator(device="cuda").manual_seed(12)
     ws = [torch.randint(-127, 128, (width, width), device="cuda", dtype=torch.int8, generator=g).t()

@@ -6,7 +6,8 @@ from typing import List, Optional, Tuple
 
 from .blockwise import MAINLOOPS, OUT_DTYPES, SFA_MAJORS, BlockwiseConfig
 from .config import ACTIVATIONS
-from .heuristics import OP_PAD, whole_tile_rows
+from .heuristics import whole_tile_rows
+from .tile_rules import OpPadRule, column_units
 
 #: (largest M, (tile, cluster, schedule, scheduler, mainloop)), first match wins.
 #: - small M: 64 x 128 pingpong (session6/call5: at 16x7168x2048 10.75 us where a 128 x 128 stream-K tile took 15.6;
@@ -137,16 +138,21 @@ def padded_rows(m: int, ab: str = "e4m3", n: int = 0) -> int:
     return whole_tile_rows(m, unit)
 
 
+#: When `scaled_mm_blockwise` copies a caller's rows into padded_rows' whole tiles (heuristics.OP_PAD's rule for this
+#: family). Session 62 (tools/results/h200-2026-11-30/session62, the blockwise arm of the scaled_mm sweeps): the
+#: unpadded kernel's last M unit >= 3/4 empty and N * K > 2^24: 48 of call 2's 120 calls padded, 0.91-1.36x; out of
+#: sample 56 of 80, 1.075x on geometric mean, 0.91-1.41x.
+OP_PAD_E4M3 = OpPadRule(0.75, 1 << 24)
+
+
 def op_padded_rows(m: int, ab: str = "e4m3", n: int = 0, k: int = 0) -> int:
-    """The rows `scaled_mm_blockwise` runs a caller's M x N x K call on: padded_rows where heuristics.OP_PAD says the
-    copy pays (the unpadded kernel's last M unit mostly empty, N * K large enough; session 62, the blockwise arm of the
-    same sweeps: 48 of call 2's 120 calls padded, 0.91-1.36x; out of sample 56 of 80, 1.075x on geometric mean,
-    0.91-1.41x), else M."""
+    """The rows `scaled_mm_blockwise` runs a caller's M x N x K call on: padded_rows where OP_PAD_E4M3 says the copy
+    pays, else M."""
     rows = padded_rows(m, ab, n)
     if rows == m:
         return m
     tile, cluster = _selected_row(m, ab, n)[:2]
-    return rows if OP_PAD[90].pads(m, tile[0] * cluster[0], n, k) else m
+    return rows if OP_PAD_E4M3.pads(m, tile[0] * cluster[0], n, k, column_units(tile, cluster, n)) else m
 
 
 #: The int8 kernels (ab "s8": per-token and per-channel scales per 128-wide K block, kernels/cxx/blockwise_int8.hpp),

@@ -26,7 +26,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from .config import OUTPUT_DTYPES, VARIANTS, KernelConfig
 from .gemv import MAX_M as GEMV_MAX_M, VARIANTS as GEMV_VARIANTS
-from .tile_rules import OpPadRule, PartialRule, TileChoice, WaveRule, ctas, m_unit, partial_choice, wave_choice
+from .tile_rules import (OpPadRule, PartialRule, TileChoice, WaveRule, column_units, ctas, m_unit, partial_choice,
+                         wave_choice)
 
 
 #: The SM90 tiles the table and its rules name (NARROW, WAVES, PARTIAL) more than once.
@@ -381,6 +382,9 @@ def op_padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled
     of the kernel choose_tile gives the unpadded call mostly empty, a large enough GEMM), else M."""
     rule = OP_PAD.get(sm)
     rows = padded_rows(sm, m, n, a_dtype, variant, activation, k)
-    if rule is None or rows == m or not rule.pads(m, m_unit(choose_tile(sm, m, n, a_dtype, k)), n, k):
+    if rule is None or rows == m:
+        return m
+    choice = choose_tile(sm, m, n, a_dtype, k)
+    if not rule.pads(m, m_unit(choice), n, k, column_units(choice.tile, choice.cluster, n)):
         return m
     return rows
