@@ -142,6 +142,10 @@ def padded_rows(m: int, ab: str = "e4m3", n: int = 0) -> int:
 #: family). Session 62 (tools/results/h200-2026-11-30/session62, the blockwise arm of the scaled_mm sweeps): the
 #: unpadded kernel's last M unit >= 3/4 empty and N * K > 2^24: 48 of call 2's 120 calls padded, 0.91-1.36x; out of
 #: sample 56 of 80, 1.075x on geometric mean, 0.91-1.41x.
+#: Session 63 fitted this family again with the pad launched early (tools/results/h200-2026-11-30/session63/call2,
+#: probe/fit.py; 142 padded-row points): the best rule of either form, 0.6 empty share or an out-of-bounds fetch bound,
+#: was within 0.002 of this one on geometric mean (1.054 / 1.052, oracle 1.061) and no better out of sample (0.999 /
+#: 1.000 over 88 points of call 2's set B): kept.
 OP_PAD_E4M3 = OpPadRule(0.75, 1 << 24)
 
 
@@ -152,7 +156,7 @@ def op_padded_rows(m: int, ab: str = "e4m3", n: int = 0, k: int = 0) -> int:
     if rows == m:
         return m
     tile, cluster = _selected_row(m, ab, n)[:2]
-    return rows if OP_PAD_E4M3.pads(m, tile[0] * cluster[0], n, k, column_units(tile, cluster, n)) else m
+    return rows if OP_PAD_E4M3.pads(m, tile[0] * cluster[0], rows, n, k, column_units(tile, cluster, n)) else m
 
 
 #: The int8 kernels (ab "s8": per-token and per-channel scales per 128-wide K block, kernels/cxx/blockwise_int8.hpp),

@@ -362,29 +362,32 @@ def padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", 
     return whole_tile_rows(m, lambda rows: m_unit(choose_tile(sm, rows, n, a_dtype, k)))
 
 
-#: Per SM: when `scaled_mm` / `scaled_mm_azp` (and `scaled_mm_blockwise`, blockwise_heuristics.op_padded_rows) copy a
-#: caller's rows into padded_rows' whole tiles themselves (one pad2d launch, runtime/rowpad.py) instead of running the
-#: kernel on them as they are. Measured (H200, session 62, tools/results/h200-2026-11-30/session62/call2, probe/
-#: pad_ops.py: CUDA graphs of 20 op calls, in alternation, unpadded / padded time; 17..1000 rows x 10 shapes, int8 and
-#: e4m3 per-token, blockwise fp8): the copy and its launch cost a median 3.5-4.3 us (0.1-10.5) over operands the caller
-#: padded; the padded call won 1.1-1.7x where the unpadded kernel's last unit was >= 3/4 empty (140 x 8192^2 45.7 ->
-#: 30.1 us, 260 x 22016 x 4096 84.9 -> 50.4, 395 x 4096 x 14336 58.8 -> 44.8) and lost up to 0.7x where it was fuller or
-#: the GEMM small (100 x 4096^2 0.69x, 700 x 14336 x 4096 0.93-0.97x, 1000 x 4096^2 0.82x). Out of sample (call 3:
-#: 20..1020 rows x 8 other shapes) the rule moved 48 of 80 int8 / e4m3 calls, 1.19x faster on geometric mean
-#: (0.83-1.55x). With `out=` the padded call adds a copy of the output (2-36 us): over call 2's moved calls still 1.13x,
-#: 0.87x at worst; it pads too.
-OP_PAD: Dict[int, OpPadRule] = {90: OpPadRule(0.75, 1 << 24)}
+#: Per SM: when `scaled_mm` / `scaled_mm_azp` copy a caller's rows into padded_rows' whole tiles themselves (one pad2d
+#: launch, runtime/rowpad.py) instead of running the kernel on them as they are (`scaled_mm_blockwise`:
+#: blockwise_heuristics.OP_PAD_E4M3). Session 62 (H200, tools/results/h200-2026-11-30/session62) found 1.1-1.7x where
+#: the unpadded kernel's last unit was mostly empty, at a copy cost of 3.5-4.3 us (median), and padded only where that
+#: unit was >= 3/4 empty and N * K > 2^24. Session 63 (tools/results/h200-2026-11-30/session63) launched the copy as a
+#: programmatic dependent (median cost 1.9-2.5 us over the caller's own padding, 3.1-3.3 launched plainly, same
+#: process) and fitted this rule (probe/fit.py's form, the grid's best on call 2's set A: 12 rows x 13 shapes, int8
+#: and e4m3, CUDA graphs of 20 calls in alternation): pad where the last unit is >= 40% empty and its out-of-bounds
+#: fetch (rows x K x column units) is >= 10M elements and >= 2x the bytes copied. On set A 1.093x on geometric mean over
+#: the 312 padded-row points (0.92x at worst; the session-62 rule 1.057x; padding exactly where it won 1.102x); out of
+#: sample (set B: 12 other rows x 8 other shapes, 192 points) 1.033x, 0.91x at worst (session 62's rule 1.002x, best
+#: possible 1.040x); call 1's 90 points 1.160x (best possible 1.168x). The losses left: 1536-column GEMMs and K-heavy
+#: calls at 600-1000 rows, where the copy costs 3-29 us. With `out=` the padded call adds a copy of the output.
+OP_PAD: Dict[int, OpPadRule] = {90: OpPadRule(0.4, min_fetch=10_000_000, fetch_per_copied=2.0)}
 
 
 def op_padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", activation: str = "none",
                    k: int = 0) -> int:
     """The rows an op runs a caller's M x N x K call on: padded_rows where OP_PAD says the copy pays (the last M unit
-    of the kernel choose_tile gives the unpadded call mostly empty, a large enough GEMM), else M."""
+    of the kernel choose_tile gives the unpadded call mostly empty and fetching far more out-of-bounds rows than the
+    copy moves), else M."""
     rule = OP_PAD.get(sm)
     rows = padded_rows(sm, m, n, a_dtype, variant, activation, k)
     if rule is None or rows == m:
         return m
     choice = choose_tile(sm, m, n, a_dtype, k)
-    if not rule.pads(m, m_unit(choice), n, k, column_units(choice.tile, choice.cluster, n)):
+    if not rule.pads(m, m_unit(choice), rows, n, k, column_units(choice.tile, choice.cluster, n)):
         return m
     return rows

@@ -49,25 +49,23 @@ class PartialRule:
 
 @dataclass(frozen=True)
 class OpPadRule:
-    """Where an op copies a caller's unpadded rows into whole M tiles before the GEMM (runtime/rowpad.py): the last M
-    unit of the kernel the unpadded call would run is at least `min_empty` out of bounds and N * K exceeds `min_nk`
-    (below it the copy's launch, a microsecond or two, outweighs what the whole tiles save); a unit of `wide_rows` rows
-    or more pays only where its out-of-bounds fetch, out-of-bounds rows x K x the column units of the grid, reaches
-    `wide_min_fetch` (0: no such bound). Why the wide units differ is measured, not explained: the 256-row tile in
-    1 x 2 clusters often loses nothing to a mostly empty last unit (910 x 8192^2, any empty share at K >= 8192 with
-    several M units), where the 128-row tile loses 1.2-1.6x."""
+    """Where an op copies a caller's unpadded rows into whole M tiles before the GEMM (runtime/rowpad.py). The loss it
+    avoids grows with what the last M unit's out-of-bounds rows make the TMA fetch, `fetch` = out-of-bounds rows x K x
+    the grid's column units (each cluster across N loads the unit's A rows once); the copy costs a microsecond or two
+    plus its bytes, (M + padded rows) x K. The rule pads where the last unit is at least `min_empty` out of bounds,
+    N * K exceeds `min_nk`, `fetch` reaches `min_fetch` and `fetch_per_copied` times the copied bytes."""
     min_empty: float
-    min_nk: int
-    wide_rows: int = 0
-    wide_min_fetch: int = 0
+    min_nk: int = 0
+    min_fetch: int = 0
+    fetch_per_copied: float = 0.0
 
-    def pads(self, m: int, unit: int, n: int, k: int, column_units: int = 1) -> bool:
-        """Whether an M x N x K call whose unpadded kernel covers `unit` rows per cluster, `column_units` clusters
-        across N, is padded."""
+    def pads(self, m: int, unit: int, rows: int, n: int, k: int, column_units: int = 1) -> bool:
+        """Whether an M x N x K call, padded to `rows`, whose unpadded kernel covers `unit` rows per cluster and
+        `column_units` clusters across N, is padded."""
         empty = (-m) % unit
-        if n * k <= self.min_nk or empty < self.min_empty * unit:
-            return False
-        return not (self.wide_rows and unit >= self.wide_rows and empty * k * column_units < self.wide_min_fetch)
+        fetch = empty * k * column_units
+        return (n * k > self.min_nk and empty >= self.min_empty * unit and fetch >= self.min_fetch
+                and fetch >= self.fetch_per_copied * (m + rows) * k)
 
 
 def column_units(tile: Tuple[int, int, int], cluster: Tuple[int, int, int], n: int) -> int:

@@ -8,6 +8,7 @@ Per (M, N, K): `scaled_mm` int8 and e4m3 (per-token x per-channel, bf16 out) and
   force_plain  the same with the extension's kernels launched plainly (extension pdl_set(0); the GEMMs keep theirs)
   own          the caller's own padding (no copy): force - own is what the copy costs
   copy         the int8 arm's pad2d alone (A and scale_a into the padded rows), no GEMM between the copies
+  rule         (the "rule" mode) where the library's rules, or fit.py's, pad; int8 "rule_out" / "nopad_out": with out=
   nopad        CUTLASS_GEMM_PAD_ROWS=0
 CUDA graphs of 20 calls per arm replayed in alternation, 7 rounds, median (session 62's pad_ops.py helpers). Every
 arm's output checked against force's (max abs difference: force, force_plain and own must agree bit for bit).
@@ -66,10 +67,14 @@ def point(n, k, m, w, bw, arms):
         sa_own[:m] = sa
         b, sb = w[ab], w["sb"]
         keep += [a, sa, a_own, sa_own]
+        out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        keep.append(out)
         for arm in arms:
             setting(arm)
             add(f"{ab}_{arm}", lambda: cutlass_gemm.scaled_mm(a, b, sa, sb, torch.bfloat16),
                 0 if arm == "force_plain" else 1)
+            if ab == "int8" and arm in ("rule", "nopad") and "rule" in arms:  # with out= given
+                add(f"{ab}_{arm}_out", lambda: cutlass_gemm.scaled_mm(a, b, sa, sb, torch.bfloat16, out=out))
         add(f"{ab}_own", lambda: cutlass_gemm.scaled_mm(a_own, b, sa_own, sb, torch.bfloat16))
         samples[f"{ab}_own"] = samples[f"{ab}_own"][:m]
         if ab == "int8":  # the copy alone: pad2d of A and scale_a into the padded rows (no GEMM)
