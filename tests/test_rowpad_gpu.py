@@ -69,7 +69,7 @@ def test_pad2d_refuses_what_it_cannot_copy():
         ext.pad2d([a.t()], [torch.zeros(16, 8, device="cuda")])
 
 
-#: Where heuristics.op_padded_rows pads (unpadded kernel's last unit >= 3/4 empty, N * K > 2^24), odd N and K
+#: Where heuristics.op_padded_rows pads (heuristics.OP_PAD), odd N and K
 SHAPES = [(140, 8200, 2064), (260, 4104, 4112), (395, 2056, 8208), (905, 4104, 4112)]
 
 

@@ -368,13 +368,15 @@ def padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", 
 #: the unpadded kernel's last unit was mostly empty, at a copy cost of 3.5-4.3 us (median), and padded only where that
 #: unit was >= 3/4 empty and N * K > 2^24. Session 63 (tools/results/h200-2026-11-30/session63) launched the copy as a
 #: programmatic dependent (median cost 1.9-2.5 us over the caller's own padding, 3.1-3.3 launched plainly, same
-#: process) and fitted this rule (probe/fit.py's form, the grid's best on call 2's set A: 12 rows x 13 shapes, int8
-#: and e4m3, CUDA graphs of 20 calls in alternation): pad where the last unit is >= 40% empty and its out-of-bounds
-#: fetch (rows x K x column units) is >= 10M elements and >= 2x the bytes copied. On set A 1.093x on geometric mean over
-#: the 312 padded-row points (0.92x at worst; the session-62 rule 1.057x; padding exactly where it won 1.102x); out of
-#: sample (set B: 12 other rows x 8 other shapes, 192 points) 1.033x, 0.91x at worst (session 62's rule 1.002x, best
-#: possible 1.040x); call 1's 90 points 1.160x (best possible 1.168x). The losses left: 1536-column GEMMs and K-heavy
-#: calls at 600-1000 rows, where the copy costs 3-29 us. With `out=` the padded call adds a copy of the output.
+#: process) and fitted this rule (probe/fit_fetch.py: the grid's best on call 2's set A, 12 rows x 13 shapes, int8 and
+#: e4m3, CUDA graphs of 20 calls in alternation): pad where the last unit is >= 40% empty and its out-of-bounds fetch
+#: (rows x K x column units) is >= 10M elements and >= 2x the bytes copied. On set A 1.093x on geometric mean over the
+#: 312 padded-row points (0.92x at worst; the session-62 rule 1.057x; padding exactly where it won 1.102x); out of
+#: sample, set B (12 other rows x 8 other shapes, 192 points) 1.033x, 0.91x at worst (session 62's rule 1.002x, best
+#: possible 1.040x), and set C (call 3, the final code, 12 rows x 8 more shapes) 1.090x / 1.077x int8 / e4m3 over 96
+#: calls each (1.047x / 1.046x; best possible 1.109x / 1.096x), the 53 padded int8 calls 1.17x (0.92-1.71x). The losses
+#: left: few column tiles and K-heavy calls at 600-1000 rows, where the copy costs 3-29 us. With `out=` the padded call
+#: adds a copy of the output that the rule does not weigh (set C: 1.045x, 0.84-1.61x).
 OP_PAD: Dict[int, OpPadRule] = {90: OpPadRule(0.4, min_fetch=10_000_000, fetch_per_copied=2.0)}
 
 

@@ -69,7 +69,7 @@ class OpPadRule:
 
 
 def column_units(tile: Tuple[int, int, int], cluster: Tuple[int, int, int], n: int) -> int:
-    """Clusters across N columns: a grid row of the M unit (each fetches the unit's A rows once, multicast inside it)."""
+    """Clusters across N columns: a grid row of the M unit (each loads the unit's A rows once, multicast inside it)."""
     return -(-n // (tile[1] * cluster[1]))
 
 

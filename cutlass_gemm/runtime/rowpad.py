@@ -3,9 +3,10 @@
 A TMA load of a partly empty last M tile fetches its out-of-bounds rows through L2, all of them on one L2 slice, and
 the GEMM runs 1.1-1.8x slower than on the same rows padded to whole tiles (docs/performance.md, "Partial M tiles").
 The W8A8 and blockwise layers quantize into whole tiles at no cost; `scaled_mm`, `scaled_mm_azp` and
-`scaled_mm_blockwise` get a caller's unpadded operands and copy them (one launch of the extension's pad2d, a few
-microseconds) where op_padded_rows says the copy pays (heuristics.OP_PAD: the unpadded kernel's last M unit mostly
-empty, a large enough GEMM). CUTLASS_GEMM_PAD_ROWS=0 turns that off (read when a call's plan is made: set it before the
+`scaled_mm_blockwise` get a caller's unpadded operands and copy them (one launch of the extension's pad2d, started
+early as a programmatic dependent: about 2 us beside the GEMM) where op_padded_rows says the copy pays
+(heuristics.OP_PAD: the unpadded kernel's last M unit mostly empty, its out-of-bounds fetch large against the copy).
+CUTLASS_GEMM_PAD_ROWS=0 turns that off (read when a call's plan is made: set it before the
 first call of a shape), e.g. to compare the two.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 # Session 63 call 2 (2026-11-30), carry [".whl"], from the repository root:
-#   bash tools/results/h200-2026-11-30/session63/call2.sh
+#   bash tools/results/h200-2026-11-30/session63/call2.sh (this file, moved to call2/command.sh after the call)
 # The pad kernel with 4 loads in flight per thread (pad_rows.cu) and the rules' new form (tile_rules.OpPadRule: a bound
 # for the 256-row units; the blockwise family's own OP_PAD_E4M3), from an EMPTY kernel cache: the extension beside the
 # 43 kernels of probe/kernels2.txt, the pad / early-launch / blockwise padded-rows / op tests, then

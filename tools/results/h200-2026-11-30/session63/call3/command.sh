@@ -1,5 +1,5 @@
 # Session 63 call 3 (2026-11-30), carry [".whl"], from the repository root:
-#   bash tools/results/h200-2026-11-30/session63/call3.sh
+#   bash tools/results/h200-2026-11-30/session63/call3.sh (this file, moved to call3/command.sh after the call)
 # The final code from an EMPTY kernel cache: heuristics.OP_PAD = OpPadRule(0.4, min_fetch=10M, fetch_per_copied=2)
 # (fitted on call 2's set A offline, checked on its set B), blockwise_heuristics.OP_PAD_E4M3 unchanged; the extension
 # beside the 43 kernels of probe/kernels3.txt, the GPU tests of the pad, the early launches, stream-K, the blockwise

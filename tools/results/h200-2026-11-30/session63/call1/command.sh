@@ -1,5 +1,5 @@
 # Session 63 call 1 (2026-11-30), carry [".whl"], from the repository root:
-#   bash tools/results/h200-2026-11-30/session63/call1.sh
+#   bash tools/results/h200-2026-11-30/session63/call1.sh (this file, moved to call1/command.sh after the call)
 # The pad kernel launched as a programmatic dependent (pad_rows.cu) from an EMPTY kernel cache: the extension beside
 # the 43 kernels of probe/kernels1.txt, then the GPU tests of the pad, the early launches and stream-K (the helpers
 # session 62 refactored after its last GPU run) and test_ops_gpu.py's compile / graph / opcheck tests, then
