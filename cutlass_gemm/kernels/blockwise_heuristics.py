@@ -143,9 +143,9 @@ def padded_rows(m: int, ab: str = "e4m3", n: int = 0) -> int:
 #: unpadded kernel's last M unit >= 3/4 empty and N * K > 2^24: 48 of call 2's 120 calls padded, 0.91-1.36x; out of
 #: sample 56 of 80, 1.075x on geometric mean, 0.91-1.41x.
 #: Session 63 fitted this family again with the pad launched early (tools/results/h200-2026-11-30/session63/call2,
-#: probe/fit.py; 142 padded-row points): the best rule of either form, 0.6 empty share or an out-of-bounds fetch bound,
-#: was within 0.002 of this one on geometric mean (1.054 / 1.052, oracle 1.061) and no better out of sample (0.999 /
-#: 1.000 over 88 points of call 2's set B): kept.
+#: probe/fit.py and probe/fit_fetch.py --blockwise; 142 padded-row points of set A): the best rule of either form (a
+#: 0.6 empty share; or that and an out-of-bounds fetch >= 20M elements) was within 0.002 of this one on geometric mean
+#: (1.054 / 1.052, oracle 1.061) and no better out of sample (0.999 / 1.000 over set B's 88): kept.
 OP_PAD_E4M3 = OpPadRule(0.75, 1 << 24)
 
 

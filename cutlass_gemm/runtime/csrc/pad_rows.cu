@@ -18,13 +18,14 @@ struct PadJobs {
   int word[kMaxPadJobs];  // bytes moved per access: the widest that divides every pointer, pitch and width
 };
 
-// Each thread issues kUnroll loads before its stores (the words `stride` apart, so a warp's accesses stay contiguous):
-// with one 16-byte load in flight per thread the copy ran at ~1.6 TB/s (session 63, call 1: 1.25 us + 0.63 us per MB
-// read and written), far below the copy rate. I: the index type, 32-bit wherever the region's words fit (a 64-bit
-// division per word costs ~4x the instructions of the 32-bit one).
+// Each thread issues kUnroll loads before its stores (the words `stride` apart, so a warp's accesses stay contiguous),
+// since session 63; before, one load at a time. Alone the copy now moves 3.7-5.1 TB/s read + written on blocks over
+// 20 MB on the H200 (tools/results/h200-2026-11-30/session63, calls 2-3); the one-load form was never timed alone, so
+// what the unrolling gained is not measured. I: the index type, 32-bit wherever the region's words fit (a 64-bit
+// division per word costs several times the instructions of the 32-bit one).
 constexpr int kUnroll = 4;
 constexpr unsigned kThreads = 256;
-constexpr unsigned kBlocksPerSm = 5;  // resident at once: 48 registers a thread (no spills; 6 spill)
+constexpr unsigned kBlocksPerSm = 5;  // resident at once: 48 registers a thread (6 CTAs would leave 40: spills)
 
 template <typename W, typename I>
 __device__ __forceinline__ void run_job(PadJob const& j, I first, I stride) {

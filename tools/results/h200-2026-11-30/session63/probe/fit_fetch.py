@@ -8,7 +8,8 @@ point's score is the geometric mean of nopad / that time over set A, its worst p
   copied = (M + padded rows) x K (millions of bytes)
   pad where empty share >= e, fetch >= ratio x copied, fetch >= x0, and (256-row units) fetch >= wide
 
-    python fit_fetch.py          # prints the 15 best on A with their scores on B and call 1, and the oracles
+    python fit_fetch.py [--blockwise]   # the 15 best on A with their scores on B and call 1, and the oracles
+                                        # (--blockwise: scaled_mm_blockwise's points, bw_* arms)
 """
 import json
 import math
@@ -21,18 +22,28 @@ import pad_ops as P  # noqa: E402  (puts the repository on sys.path)
 from cutlass_gemm.kernels.tile_rules import column_units  # noqa: E402
 
 
+BLOCKWISE = "--blockwise" in sys.argv
+
+
 def load(path):
     out = []
+
+    def add(m, n, k, rows, tile, cluster, arm, u):
+        unit = tile[0] * cluster[0]
+        oob = (-m) % unit
+        out.append(dict(unit=unit, oob=oob, X=oob * k * column_units(tile, cluster, n) / 1e6,
+                        copy=(m + rows) * k / 1e6, nopad=u[f"{arm}_nopad"], force=u[f"{arm}_force"]))
     for r in json.loads(Path(path).read_text()):
         m, n, k, u = r["m"], r["n"], r["k"], r["us"]
+        if BLOCKWISE:
+            if r["rows_blockwise"] > m:
+                tile, cluster = P.B._selected_row(m, "e4m3", n)[:2]
+                add(m, n, k, r["rows_blockwise"], tile, cluster, "bw", u)
+            continue
         for ab in ("int8", "e4m3"):
-            rows = r["rows_gemm"][ab]
-            if rows > m:
+            if r["rows_gemm"][ab] > m:
                 c = P.H.choose_tile(90, m, n, ab, k)
-                unit = c.tile[0] * c.cluster[0]
-                oob = (-m) % unit
-                out.append(dict(unit=unit, oob=oob, X=oob * k * column_units(c.tile, c.cluster, n) / 1e6,
-                                copy=(m + rows) * k / 1e6, nopad=u[f"{ab}_nopad"], force=u[f"{ab}_force"]))
+                add(m, n, k, r["rows_gemm"][ab], c.tile, c.cluster, ab, u)
     return out
 
 
@@ -52,10 +63,10 @@ def main():
     oracle = lambda p: p["force"] < p["nopad"]  # noqa: E731
     print("oracle A %.3f B %.3f call1 %.3f" % (score(oracle, a)[0], score(oracle, b)[0], score(oracle, c1)[0]))
     res = []
-    for e in (0.0, 0.2, 0.3, 0.4, 0.5):
+    for e in (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.75):
         for ratio in (0, 0.5, 1, 1.5, 2, 3, 4, 6):
             for wide in (0, 20, 30, 40):
-                for x0 in (0, 5, 10):
+                for x0 in (0, 5, 10, 20, 30):
                     def rule(p, e=e, ratio=ratio, wide=wide, x0=x0):
                         return (p["oob"] >= e * p["unit"] and p["X"] >= ratio * p["copy"] and p["X"] >= x0
                                 and not (wide and p["unit"] >= 256 and p["X"] < wide))
