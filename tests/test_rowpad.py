@@ -172,3 +172,21 @@ def test_the_layers_padded_rows_are_never_padded_again(ab):
             assert heuristics.op_padded_rows(90, m, n, ab, "scaled", "none", k) in (m, rows)
             brows = blockwise_heuristics.padded_rows(m, "e4m3", n)
             assert blockwise_heuristics.op_padded_rows(brows, "e4m3", n, k) == brows
+
+
+def test_op_pad_rule_weighs_the_out_of_bounds_fetch_against_the_copy():
+    """OpPadRule's bounds one by one (heuristics.OP_PAD's values): the empty share, the fetch's floor, and the fetch
+    against the copied bytes, a test that does not depend on K (both sides scale with it)."""
+    from cutlass_gemm.kernels.tile_rules import OpPadRule, column_units
+    rule = OpPadRule(0.4, min_fetch=10_000_000, fetch_per_copied=2.0)
+    assert rule == heuristics.OP_PAD[90]
+    assert column_units((128, 128, 128), (1, 1, 1), 8192) == 64 and column_units((256, 128, 128), (1, 2, 1), 8200) == 33
+    # 140 rows on 128-row units: 116 empty; 116 x 8192 x 64 = 60.8M fetched against (140 + 256) x 8192 = 3.2M copied
+    assert rule.pads(140, 128, 256, 8192, 8192, 64)
+    assert not rule.pads(100, 128, 128, 8192, 8192, 64)  # 28 of 128 empty: under 40%
+    assert not rule.pads(140, 128, 256, 2048, 2048, 16)  # 116 x 2048 x 16 = 3.8M: under 10M
+    # 910 rows on 256-row units, 12 column units: 11.2M fetched, over 10M, but under 2 x (910 + 1024) x 8192
+    assert not rule.pads(910, 256, 1024, 3072, 8192, 12)
+    for k in (8192, 65536):  # above the floor: out-of-bounds rows x column units >= 2 (M + rows), whatever K
+        assert rule.pads(300, 128, 384, 8192, k, 17)  # 84 x 17 = 1428 >= 2 x 684
+        assert not rule.pads(300, 128, 384, 8192, k, 16)  # 84 x 16 = 1344
