@@ -22,7 +22,7 @@ struct PadJobs {
 // since session 63; before, one load at a time. Alone the copy now moves 3.7-5.1 TB/s read + written on blocks over
 // 20 MB on the H200 (tools/results/h200-2026-11-30/session63, calls 2-3); the one-load form was never timed alone, so
 // what the unrolling gained is not measured. I: the index type, 32-bit wherever the region's words fit (a 64-bit
-// division per word costs several times the instructions of the 32-bit one).
+// integer division is a software routine on the GPU, a 32-bit one a short instruction sequence; not timed here).
 constexpr int kUnroll = 4;
 constexpr unsigned kThreads = 256;
 constexpr unsigned kBlocksPerSm = 5;  // resident at once: 48 registers a thread (6 CTAs would leave 40: spills)
