@@ -190,3 +190,28 @@ def test_op_pad_rule_weighs_the_out_of_bounds_fetch_against_the_copy():
     for k in (8192, 65536):  # above the floor: out-of-bounds rows x column units >= 2 (M + rows), whatever K
         assert rule.pads(300, 128, 384, 8192, k, 17)  # 84 x 17 = 1428 >= 2 x 684
         assert not rule.pads(300, 128, 384, 8192, k, 16)  # 84 x 16 = 1344
+
+
+def test_the_launchers_compute_the_padded_rows_and_store_m():
+    """cg_launch's m_padded (GEMM launcher ABI 4) in the committed sources: an SM90 kernel builds its problem on
+    max(m, m_padded) rows and remakes the output's TMA store descriptor for m rows after its params (so that a padded
+    call writes the caller's `out` directly, no rows past it); an SM80 kernel takes the argument and computes m rows."""
+    from pathlib import Path
+
+    from cutlass_gemm.kernels.emit import GEMM_LAUNCHER_ABI_VERSION
+    assert GEMM_LAUNCHER_ABI_VERSION == 4
+    gen = Path(__file__).resolve().parents[1] / "generated"
+    sm90 = (gen / "sm90" / "sm90_int8_bf16_scaled_bias_token_channel_t256x128x128_c1x2x1_cooperative_s0_a16x16x8.cu"
+            ).read_text()
+    launch = sm90[sm90.index("CG_EXPORT int cg_launch"):]
+    assert "int scale_flags,\n                        int64_t m_padded)" in launch
+    assert "const int64_t rows = m_padded > m ? m_padded : m;" in launch
+    assert "make_args(a, b, d, rows, n, k," in launch
+    params = launch.index("GemmKernel::to_underlying_arguments(args, workspace);")
+    store = launch.index("params.epilogue.tma_store_d =")
+    assert params < store < launch.index("return cg_run(")
+    assert "cute::get<0>(stored) = static_cast<int>(m);" in launch[params:store]
+    sm80 = next((gen / "sm80").glob("sm80_int8_bf16_scaled_bias_*.cu")).read_text()
+    launch80 = sm80[sm80.index("CG_EXPORT int cg_launch"):]
+    assert "int64_t m_padded)" in launch80 and "make_args(a, b, d, m, n, k," in launch80
+    assert "tma_store_d" not in launch80

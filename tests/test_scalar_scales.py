@@ -27,7 +27,7 @@ def test_sm90_vector_scales_take_a_dynamic_stride_set_from_the_flags(sa, sb):
     src = emit_source(KernelConfig.from_name(SM90.format(sa, sb)))
     assert f"cg_abi_version() {{ return {GEMM_LAUNCHER_ABI_VERSION}; }}" in src
     assert "constexpr int kScalarScalesServed = 3;" in src
-    assert "void* stream_handle, int scale_flags)" in src
+    assert "void* stream_handle, int scale_flags,\n                        int64_t m_padded)" in src
     if sa == "token":
         assert "cute::Stride<bool, cute::Int<0>, cute::Int<0>>" in _decl(src, DYN_A)
         assert "cute::make_stride(!(scale_flags & 1), cute::Int<0>{}, cute::Int<0>{})" in src
@@ -74,7 +74,7 @@ def test_scale_handling_broadcasts_where_served_and_expands_elsewhere(served, ca
     assert ops._scale_handling(_Lib(served), *call, *want) == expected
 
 
-def test_launch_args_end_with_the_flags(monkeypatch):
+def test_launch_args_end_with_the_flags_and_the_padded_rows(monkeypatch):
     import torch
     a = torch.zeros(4, 16, dtype=torch.int8)
     b = torch.zeros(8, 16, dtype=torch.int8).t()
@@ -82,4 +82,6 @@ def test_launch_args_end_with_the_flags(monkeypatch):
     out = torch.empty(4, 8, dtype=torch.bfloat16)
     monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda dev: 0, raising=False)
     args = ops._launch_args("scaled", a, b, s, s, None, None, None, out, 4, 8, 16, 0, scale_flags=3)
-    assert len(args) == 19 and args[-1] == 3 and args[3:6] == (4, 8, 16)
+    assert len(args) == 20 and args[-2:] == (3, 0) and args[3:6] == (4, 8, 16)
+    args = ops._launch_args("scaled", a, b, s, s, None, None, None, out, 4, 8, 16, 0, scale_flags=1, m_padded=64)
+    assert args[-2:] == (1, 64) and args[3] == 4

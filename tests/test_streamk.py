@@ -169,7 +169,8 @@ def test_streamk_source_sets_the_scheduler():
     for piece in ("cg_streamk::Scheduler", "PersistentTileSchedulerSm90StreamK<TileShape, ClusterShape>",
                   "args.scheduler.decomposition_mode = DecompositionMode::StreamK",
                   "ReductionMode::Deterministic", "args.scheduler.splits = 1;",
-                  "KernelTmaWarpSpecializedCooperative", "GemmKernel::initialize_workspace(args, workspace, stream"):
+                  "KernelTmaWarpSpecializedCooperative", "GemmKernel::initialize_workspace(args, workspace, stream",
+                  "make_args(a, b, d, rows, n, k,", "params.epilogue.tma_store_d ="):  # (padded rows: test_rowpad.py)
         assert piece in text, piece
     # its cg_workspace_size sizes for the device's SM count, as the launch does
     ws = text[text.index("CG_EXPORT size_t cg_workspace_size"):text.index("CG_EXPORT int cg_launch")]
@@ -218,7 +219,7 @@ def test_workspace_for_asks_the_kernel_with_k_and_allocates_bytes():
 
 def test_fast_path_plans_carry_the_workspace_size_function():
     src = (ROOT / "cutlass_gemm" / "runtime" / "csrc" / "fast_path.cpp").read_text()
-    assert "plan.workspace_size(g.m, g.n, g.k)" in src and "empty_dev({static_cast<int64_t>(ws_bytes)}" in src
+    assert "plan.workspace_size(rows, g.n, g.k)" in src and "g.m_padded > g.m ? g.m_padded : g.m" in src and "empty_dev({static_cast<int64_t>(ws_bytes)}" in src
     gemm_src = (ROOT / "cutlass_gemm" / "ops" / "gemm.py").read_text()
     assert "lib.workspace_address if needs_workspace else 0" in gemm_src
 

@@ -16,8 +16,9 @@ from ..errors import InvalidArgumentError
 #: Bumped whenever the emitted source for an unchanged config would change (4: SM90 per-token / per-channel kernels
 #: launched as programmatic dependents, emit.programmatic_launch; 5: the per-tensor scale kinds too, their scalars
 #: read after the mainloop, emit_evt.late_scalars; 6: stream-K / split-K too, their workspace cleared by a programmatic
-#: kernel, emit_streamk).
-GENERATOR_VERSION = "6"
+#: kernel, emit_streamk; 7: cg_launch's m_padded, the SM90 launchers computing padded rows and storing m, GEMM launcher
+#: ABI 4).
+GENERATOR_VERSION = "7"
 
 SUPPORTED_SMS = (80, 89, 90)
 INPUT_DTYPES = ("int8", "e4m3")

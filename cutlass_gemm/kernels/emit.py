@@ -27,9 +27,9 @@ from .launcher_text import (PROGRAMMATIC_DEFINE, _COMMON_PRELUDE, _SM90_DEVICE_L
 #: cutlass_cppgen consults the nvcc version for a few emission choices; pin it so output is reproducible.
 EMIT_NVCC_VERSION = "13.0"
 #: Bumped when the scaled GEMMs' cg_launch C signature changes; checked when a library is loaded. 3: the
-#: trailing `scale_flags` (a per-tensor scale broadcast inside the epilogue). The other families keep
-#: launcher_text.LAUNCHER_ABI_VERSION.
-GEMM_LAUNCHER_ABI_VERSION = 3
+#: trailing `scale_flags` (a per-tensor scale broadcast inside the epilogue); 4: the trailing `m_padded` (the rows
+#: A holds beyond the m rows of d written, _ENTRY_POINTS). The other families keep launcher_text.LAUNCHER_ABI_VERSION.
+GEMM_LAUNCHER_ABI_VERSION = 4
 
 _target_cc: Dict[str, int] = {"cc": 90}
 _registries: Dict[int, object] = {}
@@ -207,7 +207,10 @@ typename Gemm::Arguments make_args(void const* a, void const* b, void* d,
 
 # The exported entry points, shared by both launchers; each appends its own body to cg_launch. scale_flags
 # (epilogues.SCALE_A_SCALAR | SCALE_B_SCALAR): scale_a / scale_b is one element to broadcast; a kernel refuses
-# the bits it cannot honour (kScalarScalesServed) before touching the GPU.
+# the bits it cannot honour (kScalarScalesServed) before touching the GPU. m_padded > m: a, a per-token scale_a and
+# per-token azp hold m_padded rows (whole M tiles; any values past m), d holds m: an SM90 kernel computes m_padded rows
+# (no out-of-bounds A rows for its TMA to fetch, kernels/heuristics.py OP_PAD) and stores d's first m only; SM80
+# computes m rows (its loads are predicated: nothing to gain).
 _ENTRY_POINTS = """\
 CG_EXPORT size_t cg_workspace_size(int64_t m, int64_t n, int64_t k) {
   auto args = make_args(nullptr, nullptr, nullptr, m, n, k, k, k, n,
@@ -219,7 +222,8 @@ CG_EXPORT int cg_launch(void const* a, void const* b, void* d,
                         int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldd,
                         void const* scale_a, void const* scale_b, void const* azp, void const* azp_adj,
                         void const* azp_with_adj, void const* bias,
-                        void* workspace, size_t workspace_bytes, void* stream_handle, int scale_flags) {
+                        void* workspace, size_t workspace_bytes, void* stream_handle, int scale_flags,
+                        int64_t m_padded) {
   if (scale_flags & ~kScalarScalesServed)
     return cg_fail(1, "scale_flags", "this kernel reads that scale as a vector; broadcast the per-tensor scale first");
 """
@@ -265,15 +269,16 @@ def programmatic_launch(cfg: KernelConfig) -> bool:
 
 def _sm90_launch_functions(cfg: KernelConfig) -> str:
     """The SM90 entry points; stream-K / split-K kernels size their workspace with the device's hw_info."""
-    make_args = ("  auto args = make_args(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj,"
-                 " bias,\n                        scale_flags);\n")
+    make_args = ("  const int64_t rows = m_padded > m ? m_padded : m;\n"
+                 "  auto args = make_args(a, b, d, rows, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj,"
+                 " azp_with_adj, bias,\n                        scale_flags);\n")
     setup = sm90_device_setup(programmatic_launch(cfg))
     if cfg.scheduler == "persistent":
-        return setup + _ENTRY_POINTS + _SM90_DEVICE_LOOKUP + make_args + sm90_run_args()
+        return setup + _ENTRY_POINTS + _SM90_DEVICE_LOOKUP + make_args + sm90_run_args(store_rows=True)
     sk = emit_streamk.streamk_text(True)
     entry = _ENTRY_POINTS.split("\n\n", 1)[1]  # cg_launch's head, without the hw_info-less cg_workspace_size
     return (setup + sk.filler + emit_streamk.SM90_STREAMK_WORKSPACE + "\n" + entry
-            + _SM90_DEVICE_LOOKUP + make_args + sm90_run_args(sk.adapter))
+            + _SM90_DEVICE_LOOKUP + make_args + sm90_run_args(sk.adapter, store_rows=True))
 
 
 def sm80_arguments(evt: str, a: str, b: str, lda: str, ldb: str) -> str:

@@ -270,24 +270,39 @@ _SM90_DEVICE_LOOKUP = """\
 """
 
 
-def sm90_launch_tail(workspace_adapter: str = "") -> str:
+#: The scaled GEMMs' launch of `rows` > m computed rows (emit.py cg_launch's m_padded): the output's TMA store
+#: descriptor made again for an m-row problem, so that the kernel writes d's first m rows only (TMA drops a store's
+#: elements outside the descriptor's bounds). Nothing else in the epilogue's parameters depends on M: its EVT nodes
+#: (broadcasts, scalars, computes) keep their `rows` form and read the padded per-row vectors up to `rows`.
+_STORE_ROWS = """\
+  if (rows > m) {
+    auto stored = args.problem_shape;
+    cute::get<0>(stored) = static_cast<int>(m);
+    params.epilogue.tma_store_d =
+        GemmKernel::CollectiveEpilogue::to_underlying_arguments(stored, args.epilogue, nullptr).tma_store_d;
+  }
+"""
+
+
+def sm90_launch_tail(workspace_adapter: str = "", store_rows: bool = False) -> str:
     """After `args.hw_info` and the checks: workspace initialisation, params, launch. `workspace_adapter`: the
     CudaHostAdapter object CUTLASS clears the workspace through (stream-K sources, emit_streamk); none: CUTLASS's
-    cudaMemsetAsync."""
+    cudaMemsetAsync. `store_rows`: the launcher computes `rows` rows and stores `m` (_STORE_ROWS)."""
     adapter = f", &{workspace_adapter}" if workspace_adapter else ""
+    splice = _STORE_ROWS if store_rows else ""
     return f"""\
   cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
   status = GemmKernel::initialize_workspace(args, workspace, stream{adapter});
   if (status != cutlass::Status::kSuccess)
     return cg_fail(3, "initialize_workspace", cutlass::cutlassGetStatusString(status));
   typename GemmKernel::Params params = GemmKernel::to_underlying_arguments(args, workspace);
-  return cg_run(setup.kernel, params, stream);
+{splice}  return cg_run(setup.kernel, params, stream);
 }}
 """
 
 
-def sm90_run_args(workspace_adapter: str = "") -> str:
-    """hw_info, can_implement, the workspace size check, then sm90_launch_tail(workspace_adapter)."""
+def sm90_run_args(workspace_adapter: str = "", store_rows: bool = False) -> str:
+    """hw_info, can_implement, the workspace size check, then sm90_launch_tail(workspace_adapter, store_rows)."""
     return """\
   args.hw_info = cutlass::KernelHardwareInfo{device, setup.sm_count, setup.max_active_clusters};
   cutlass::Status status = Gemm::can_implement(args);
@@ -295,4 +310,4 @@ def sm90_run_args(workspace_adapter: str = "") -> str:
     return cg_fail(1, "can_implement", cutlass::cutlassGetStatusString(status));
   if (Gemm::get_workspace_size(args) > workspace_bytes)
     return cg_fail(2, "workspace", "the workspace passed is smaller than cg_workspace_size()");
-""" + sm90_launch_tail(workspace_adapter)
+""" + sm90_launch_tail(workspace_adapter, store_rows)

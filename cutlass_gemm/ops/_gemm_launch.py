@@ -22,9 +22,10 @@ def workspace_for(lib, M: int, N: int, K: int, device) -> tuple:
 
 
 def _launch_args(variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N, K, dev,
-                 workspace=(None, None, 0), scale_flags: int = 0) -> tuple:
+                 workspace=(None, None, 0), scale_flags: int = 0, m_padded: int = 0) -> tuple:
     """cg_launch's arguments, in its order. `azp_adj` holds azp * colsum for the per-tensor variant;
-    `workspace` is what workspace_for returned (none by default); `scale_flags` what _scale_handling said."""
+    `workspace` is what workspace_for returned (none by default); `scale_flags` what _scale_handling said;
+    `m_padded` > M: a (and a per-token scale_a / azp) hold that many rows, which the kernel computes, writing out's M."""
     adj = None if azp_adj is None else azp_adj.data_ptr()
     per_tensor_azp = variant in ("scaled_azp", "scaled_azp_nobias")
     # With one row a leading dimension is meaningless (and may be any stride); give the packed one.
@@ -33,26 +34,25 @@ def _launch_args(variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N,
             scale_a.data_ptr(), scale_b.data_ptr(), None if azp is None else azp.data_ptr(),
             None if per_tensor_azp else adj, adj if per_tensor_azp else None,
             None if bias is None else bias.data_ptr(), workspace[1], workspace[2],
-            torch._C._cuda_getCurrentRawStream(dev), scale_flags)
+            torch._C._cuda_getCurrentRawStream(dev), scale_flags, m_padded)
 
 
 def _run_padded(launch, lib, needs_ws, flags, variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N,
                 K, rows, sa, dev):
     """The call on its operands copied into `rows` rows (zero past M; one launch): A, a per-token scale_a and per-token
-    zero points; the kernel writes (rows, N) and the caller gets the first M rows (into `out` when given). What the
-    C++ fast path's run_padded does (runtime/csrc/fast_path.cpp)."""
+    zero points; the kernel computes `rows` rows and writes the output's M only (cg_launch's m_padded), into `out` when
+    given. What the C++ fast path's run_padded does (runtime/csrc/fast_path.cpp)."""
     token = sa == "token"
     srcs = [a] + ([scale_a.reshape(-1)] if token else []) + ([azp.reshape(-1)] if azp is not None else [])
     padded = rowpad.padded(srcs, rows)
     a_p = padded[0]
     sa_p = padded[1].view(rows, 1) if token else scale_a
     azp_p = padded[-1] if azp is not None else None
-    full = torch.empty((rows, N), dtype=out_dtype, device=a.device)
+    if out is None:
+        out = torch.empty((M, N), dtype=out_dtype, device=a.device)
     ws = workspace_for(lib, rows, N, K, a.device) if needs_ws else (None, None, 0)
-    rc = launch(*_launch_args(variant, a_p, b, sa_p, scale_b, bias, azp_adj, azp_p, full, rows, N, K, dev, ws, flags))
+    rc = launch(*_launch_args(variant, a_p, b, sa_p, scale_b, bias, azp_adj, azp_p, out, M, N, K, dev, ws, flags,
+                              m_padded=rows))
     if rc:
         lib.raise_launch_error(rc, rows, N, K)
-    if out is None:
-        return full[:M]  # whole rows of a contiguous (rows, N) tensor: contiguous
-    rowpad.pad_into([(full[:M], out)])  # the fast path's copy too: the same launch on both paths
     return out

@@ -18,8 +18,8 @@ function). A zero-point call without a bias runs a kernel that has no bias input
 CUDA tensors run the CUTLASS kernels on the current stream of the tensors' device (at M <= 16 on SM90, the
 extension's W8A8 GEMV where `heuristics.GEMV` says: kernels/gemv.py); CPU tensors run a float64 reference (slow,
 for tests and CPU-only code). On SM90 a call whose last M tile would be mostly empty runs on its operands copied into
-whole tiles (`heuristics.op_padded_rows`, runtime/rowpad.py; one extra launch) and returns the first M rows of that
-output, a contiguous tensor; CUTLASS_GEMM_PAD_ROWS=0 turns that off. Every argument is validated before any launch
+whole tiles (`heuristics.op_padded_rows`, runtime/rowpad.py; one extra launch): the kernel computes the padded rows
+and writes the output's M only (into `out` as into a new tensor); CUTLASS_GEMM_PAD_ROWS=0 turns that off. Every argument is validated before any launch
 (InvalidArgumentError naming it).
 """
 from __future__ import annotations
@@ -215,7 +215,6 @@ def _plan(dev, variant, a_dtype, out_dtype, sa, sb, m, n=0, k=0, timing_args=Non
 
 def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb, act):
     dev = a.get_device()
-    caller_out = out  # (a padded call writes the caller's `out` only: a fresh output is the padded one's rows)
     if out is None:
         out = torch.empty((M, N), dtype=out_dtype, device=a.device)
     if M == 0 or N == 0:
@@ -225,8 +224,7 @@ def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
         return out
     if torch._C._cuda_getDevice() != dev:
         with torch.cuda.device(dev):
-            return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, caller_out, M, N, K, sa,
-                             sb, act)
+            return _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N, K, sa, sb, act)
     global _fast_ready
     if _fast_ready is None:
         _fast_ready = fastpath.module() or False
@@ -234,7 +232,7 @@ def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
                                                                    (a, b, scale_a, scale_b, bias, azp_adj, azp, out), act)
     if rows > M:
         return _run_padded(launch, lib, needs_ws, flags, variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp,
-                           caller_out, M, N, K, rows, sa, dev)
+                           out, M, N, K, rows, sa, dev)
     ws = workspace_for(lib, M, N, K, a.device) if needs_ws else (None, None, 0)
     rc = launch(*_launch_args(variant, a, b, _as_vector(scale_a, expand_a, M, 1), _as_vector(scale_b, expand_b, 1, N),
                               bias, azp_adj, azp, out, M, N, K, dev, ws, flags))

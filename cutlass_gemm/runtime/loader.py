@@ -28,7 +28,8 @@ JIT_ENV = "CUTLASS_GEMM_JIT"
 _P = ctypes.c_void_p
 _I = ctypes.c_int64
 #: cg_launch of the scaled GEMMs (and the extension's GEMV): ..., stream, scale_flags (epilogues.SCALE_A_SCALAR | ...)
-_LAUNCH_ARGTYPES = [_P, _P, _P, _I, _I, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _P, ctypes.c_size_t, _P, ctypes.c_int]
+_LAUNCH_ARGTYPES = [_P, _P, _P, _I, _I, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _P, ctypes.c_size_t, _P, ctypes.c_int,
+                    _I]
 
 
 def _dlopen_kernel(path: Path) -> ctypes.CDLL:
@@ -124,11 +125,12 @@ class KernelLibrary:
         return scalar_scales_served(self.config)
 
     def launch(self, a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
-               workspace, workspace_bytes, stream, scale_flags: int = 0) -> None:
+               workspace, workspace_bytes, stream, scale_flags: int = 0, m_padded: int = 0) -> None:
         """One cg_launch. `scale_flags`: epilogues.SCALE_A_SCALAR / SCALE_B_SCALAR when scale_a / scale_b is a
-        single element for a kernel built for a vector (SM90 kernels broadcast it; others refuse it)."""
+        single element for a kernel built for a vector (SM90 kernels broadcast it; others refuse it). `m_padded` > m:
+        a (and a per-token scale_a / azp) hold that many rows, computed, of which d's first m are written."""
         rc = self._launch(a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp, azp_adj, azp_with_adj, bias,
-                          workspace, workspace_bytes, stream, scale_flags)
+                          workspace, workspace_bytes, stream, scale_flags, m_padded)
         if rc:
             self.raise_launch_error(rc, m, n, k)
 

@@ -72,11 +72,13 @@ bool find_plan(PlanKey const& key, Plan* plan) {
 }
 
 int launch_plan(Plan const& plan, GemmArgs const& g, int device, cudaStream_t stream) {
-  size_t ws_bytes = plan.workspace_size ? plan.workspace_size(g.m, g.n, g.k) : 0;
+  const int64_t rows = g.m_padded > g.m ? g.m_padded : g.m;  // the rows the kernel computes (its workspace's)
+  size_t ws_bytes = plan.workspace_size ? plan.workspace_size(rows, g.n, g.k) : 0;
   at::Tensor ws;  // the launcher zeroes what CUTLASS needs zeroed with a cudaMemsetAsync on `stream`
   if (ws_bytes > 0) ws = empty_dev({static_cast<int64_t>(ws_bytes)}, at::kByte, device);
   return plan.fn(g.a, g.b, g.d, g.m, g.n, g.k, g.lda, g.ldb, g.ldd, g.scale_a, g.scale_b, g.azp, g.azp_adj_per_token,
-                 g.azp_adj_per_tensor, g.bias, ws_bytes ? ws.data_ptr() : nullptr, ws_bytes, stream, plan.scale_flags);
+                 g.azp_adj_per_tensor, g.bias, ws_bytes ? ws.data_ptr() : nullptr, ws_bytes, stream, plan.scale_flags,
+                 g.m_padded);
 }
 
 bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
@@ -131,9 +133,9 @@ bool overlaps(at::Tensor const& out, c10::optional<at::Tensor> const& t) {
 namespace cg {
 
 // A call whose plan runs on whole M tiles (plan.pad_rows rows): A, a per-token scale_a and per-token zero points are
-// copied into one zero-padded byte buffer in one launch, the kernel writes a (pad_rows, N) output, and the caller gets
-// its first M rows (contiguous; with `out`, a second copy launch puts them there). The plan was made for this (the
-// kernel chosen for pad_rows rows); the SM90 kernels never expand a scale (plan.expand_a / expand_b are false).
+// copied into one zero-padded byte buffer in one launch, and the kernel computes pad_rows rows from it and writes the
+// output's M rows only (GemmArgs::m_padded), straight into the caller's `out` when given. The plan was made for this
+// (the kernel chosen for pad_rows rows); the SM90 kernels never expand a scale (plan.expand_a / expand_b are false).
 py::object run_padded(Plan const& plan, int variant, at::Tensor const& a, at::Tensor const& b, at::Tensor const& scale_a,
                       at::Tensor const& scale_b, at::ScalarType out_dtype, c10::optional<at::Tensor> const& bias,
                       c10::optional<at::Tensor> const& azp_adj, c10::optional<at::Tensor> const& azp,
@@ -152,21 +154,16 @@ py::object run_padded(Plan const& plan, int variant, at::Tensor const& a, at::Te
   if (azp_rows) jobs[count++] = PadJob{azp->data_ptr(), base + a_bytes + s_bytes, 1, m * 4, m * 4, 1, rows * 4, rows * 4};
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
   if (pad_launch(jobs, count, device, stream) != cudaSuccess) return py::none();  // Python repeats it and raises
-  at::Tensor full = empty_dev({rows, n}, out_dtype, device);
+  at::Tensor result = out.has_value() ? *out : empty_dev({m, n}, out_dtype, device);
   void const* adj = azp_adj.has_value() ? azp_adj->data_ptr() : nullptr;
-  GemmArgs g{base, b.data_ptr(), full.data_ptr(), rows, n, k, k, ldb, n,
+  GemmArgs g{base, b.data_ptr(), result.data_ptr(), m, n, k, k, ldb, m > 1 ? result.stride(0) : n,
              scale_a_rows ? static_cast<void const*>(base + a_bytes) : scale_a.data_ptr(), scale_b.data_ptr(),
              azp_rows ? static_cast<void const*>(base + a_bytes + s_bytes) : nullptr,
              azp_rows ? adj : nullptr, per_tensor_azp(variant) ? adj : nullptr,
-             bias.has_value() ? bias->data_ptr() : nullptr};
+             bias.has_value() ? bias->data_ptr() : nullptr, rows};
   int rc = launch_plan(plan, g, device, stream);
   if (rc != 0) return py::int_(rc);
-  if (!out.has_value()) return py::cast(leading_rows(full, {m, n}));
-  at::Tensor const& o = *out;
-  const int64_t e = o.element_size();
-  PadJob back{full.data_ptr(), o.data_ptr(), m, n * e, n * e, m, n * e, (m > 1 ? o.stride(0) : n) * e};
-  if (pad_launch(&back, 1, device, stream) != cudaSuccess) return py::none();
-  return py::cast(o);
+  return py::cast(result);
 }
 
 // Returns the output tensor, None when the Python path must take the call, or an int error code

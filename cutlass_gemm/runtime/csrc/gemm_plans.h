@@ -7,10 +7,10 @@
 
 namespace cg {
 
-// cg_launch (kernels/emit.py, GEMM launcher ABI 3): ..., workspace, workspace_bytes, stream, scale_flags
+// cg_launch (kernels/emit.py, GEMM launcher ABI 4): ..., workspace, workspace_bytes, stream, scale_flags, m_padded
 using LaunchFn = int (*)(void const*, void const*, void*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                          void const*, void const*, void const*, void const*, void const*, void const*, void*, size_t,
-                         void*, int);
+                         void*, int, int64_t);
 using WorkspaceSizeFn = size_t (*)(int64_t, int64_t, int64_t);
 
 enum Variant : int {
@@ -40,9 +40,9 @@ struct Plan {
   // arithmetic, no device call).
   WorkspaceSizeFn workspace_size;
   // The rows the kernel runs on when more than the call's M (0: the call's own): the ops' `run` copies A, a per-token
-  // scale_a and per-token zero points into that many rows (zero past M; pad_rows.h) and returns the output's first M
-  // rows (kernels/heuristics.py padded_rows). Lookups that cannot pad (the W8A8 layer's, which quantizes into whole
-  // tiles itself) refuse such a plan.
+  // scale_a and per-token zero points into that many rows (zero past M; pad_rows.h) and the kernel writes the
+  // output's M rows only (GemmArgs::m_padded; kernels/heuristics.py padded_rows). Lookups that cannot pad (the W8A8
+  // layer's, which quantizes into whole tiles itself) refuse such a plan.
   int64_t pad_rows;
 };
 
@@ -50,7 +50,9 @@ struct Plan {
 bool find_plan(PlanKey const& key, Plan* plan);
 
 // One launch through a plan: D (m, n) = epilogue(A (m, k) row-major x B (k, n) column-major). Pointers are device
-// pointers on `device`; the per-tensor / per-token azp adjustments go to exactly one of the two slots.
+// pointers on `device`; the per-tensor / per-token azp adjustments go to exactly one of the two slots. m_padded > m:
+// A, a per-token scale_a and per-token azp hold m_padded rows (whole M tiles), which the kernel computes; it writes
+// D's m rows only (cg_launch's m_padded).
 struct GemmArgs {
   void const* a;
   void const* b;
@@ -62,6 +64,7 @@ struct GemmArgs {
   void const* azp_adj_per_token;
   void const* azp_adj_per_tensor;
   void const* bias;
+  int64_t m_padded = 0;
 };
 
 // Launches on `stream`; a Stream-K / split-K plan's workspace comes from the caching allocator on the current

@@ -116,15 +116,16 @@ cudaError_t launch_mt(cg_gemv::GemvArgs a, int kw, cudaStream_t s) {
 
 bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
-// The cg_launch signature (GEMM launcher ABI 3): (a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp,
-// azp_adj, azp_with_adj, bias, workspace, workspace_bytes, stream, scale_flags); scale_flags bit 0 (1) / bit 1
-// (2): scale_a / scale_b is one element even where the launcher was picked for a vector. b is the (K, N) column-major view of the (N, K) weight, ldb its
+// The cg_launch signature (GEMM launcher ABI 4): (a, b, d, m, n, k, lda, ldb, ldd, scale_a, scale_b, azp,
+// azp_adj, azp_with_adj, bias, workspace, workspace_bytes, stream, scale_flags, m_padded); scale_flags bit 0 (1) /
+// bit 1 (2): scale_a / scale_b is one element even where the launcher was picked for a vector; m_padded (rows A
+// holds past m) is ignored: the GEMV reads rows by row, never a tile's worth out of bounds. b is the (K, N) column-major view of the (N, K) weight, ldb its
 // column stride, i.e. the weight's row stride.
 template <bool kFp8, typename TOut, bool kSaVec, bool kSbVec>
 int launch(void const* a, void const* b, void* d, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
            int64_t ldd, void const* scale_a, void const* scale_b, void const* azp, void const* azp_adj,
            void const* azp_with_adj, void const* bias, void* /*workspace*/, size_t /*workspace_bytes*/,
-           void* stream, int scale_flags) {
+           void* stream, int scale_flags, int64_t /*m_padded*/) {
   if (azp != nullptr || azp_adj != nullptr || azp_with_adj != nullptr)
     return fail("gemv_w8a8: zero-point epilogues are not served by the GEMV");
   if (m < 1 || m > cg_gemv::kMaxM)
@@ -164,7 +165,7 @@ int launch(void const* a, void const* b, void* d, int64_t m, int64_t n, int64_t 
 
 using LaunchFn = int (*)(void const*, void const*, void*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                          void const*, void const*, void const*, void const*, void const*, void const*, void*, size_t,
-                         void*, int);
+                         void*, int, int64_t);
 
 template <bool kFp8, typename TOut>
 LaunchFn pick(bool sa_vec, bool sb_vec) {

@@ -53,7 +53,8 @@ py::object direct(at::Tensor const& x, at::Tensor const& weight, at::Tensor cons
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
   // One buffer: q (rows, K), then the scales (one per row; one for the dynamic per-tensor mode), the zero points (asymmetric), the per-tensor
   // quantizer's scratch; each part on a 256-byte boundary. The quantizer leaves the rows past m as allocated: the
-  // GEMM's output rows from them are never read (each output row depends on its own activation row and scale).
+  // GEMM computes output rows from them but never stores them (each output row depends on its own activation row and
+  // scale).
   const int64_t q_bytes = round256(rows * k), s_bytes = round256(per_row ? rows * 4 : 4);
   const int64_t z_bytes = act == 1 ? round256(rows * 4) : 0;
   const int64_t p_bytes = act == 4 ? round256(quant_partials_capacity() * 4) : 0;
@@ -67,12 +68,13 @@ py::object direct(at::Tensor const& x, at::Tensor const& weight, at::Tensor cons
 
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape.back() = n;
-  at::Tensor full = empty_dev(rows == m ? c10::IntArrayRef(shape) : c10::IntArrayRef({rows, n}), od, device);
-  GemmArgs g{t.q, weight.data_ptr(), full.data_ptr(), rows, n, k, k, k, n, t.scale, weight_scale.data_ptr(), t.azp,
-             act == 1 ? azp_adj->data_ptr() : nullptr, nullptr, bias.has_value() ? bias->data_ptr() : nullptr};
+  // The kernel computes the quantizer's `rows` rows (whole M tiles) and writes the output's m only (m_padded).
+  at::Tensor y = empty_dev(c10::IntArrayRef(shape), od, device);
+  GemmArgs g{t.q, weight.data_ptr(), y.data_ptr(), m, n, k, k, k, n, t.scale, weight_scale.data_ptr(), t.azp,
+             act == 1 ? azp_adj->data_ptr() : nullptr, nullptr, bias.has_value() ? bias->data_ptr() : nullptr, rows};
   int rc = launch_plan(plan, g, device, stream);
   if (rc != 0) return py::int_(rc);
-  return py::cast(rows == m ? full : leading_rows(full, shape));
+  return py::cast(y);
 }
 
 }  // namespace
