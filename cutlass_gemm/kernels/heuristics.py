@@ -375,8 +375,10 @@ def padded_rows(sm: int, m: int, n: int, a_dtype: str, variant: str = "scaled", 
 #: sample, set B (12 other rows x 8 other shapes, 192 points) 1.033x, 0.91x at worst (session 62's rule 1.002x, best
 #: possible 1.040x), and set C (call 3, the final code, 12 rows x 8 more shapes) 1.090x / 1.077x int8 / e4m3 over 96
 #: calls each (1.047x / 1.046x; best possible 1.109x / 1.096x), the 53 padded int8 calls 1.17x (0.92-1.71x). The losses
-#: left (sets B and C): 0.91-0.96x at 820-950 rows with K >= 7168, the copy 4-23 us, and at 24 fp8 rows. With `out=`
-#: the padded call adds a copy of the output that the rule does not weigh (set C: 1.045x, 0.84-1.61x).
+#: left (sets B and C): 0.91-0.96x at 820-950 rows with K >= 7168, the copy 4-23 us, and at 24 fp8 rows. `out=` calls
+#: follow the same plan at the same cost since session 64 (the kernel stores the caller's M rows into `out`, cg_launch's
+#: m_padded; until then a second copy put them there, set C 1.045x, 0.84x at worst): on set C again, session64/call2,
+#: the rule's 53 int8 calls 1.196x / 1.197x without / with out= (0.91-1.71x / 0.94-1.71x), e4m3 1.158x / 1.156x.
 OP_PAD: Dict[int, OpPadRule] = {90: OpPadRule(0.4, min_fetch=10_000_000, fetch_per_copied=2.0)}
 
 

@@ -6,7 +6,8 @@ The W8A8 and blockwise layers quantize into whole tiles at no cost; `scaled_mm`,
 `scaled_mm_blockwise` get a caller's unpadded operands and copy them (one launch of the extension's pad2d, started
 early as a programmatic dependent: about 2 us beside the GEMM) where op_padded_rows says the copy pays
 (heuristics.OP_PAD: the unpadded kernel's last M unit mostly empty, its out-of-bounds fetch large against the copy).
-CUTLASS_GEMM_PAD_ROWS=0 turns that off (read when a call's plan is made: set it before the
+The kernel computes the padded rows and stores the caller's M only (cg_launch's m_padded, kernels/emit.py), into `out`
+when given: no copy of the output. CUTLASS_GEMM_PAD_ROWS=0 turns that off (read when a call's plan is made: set it before the
 first call of a shape), e.g. to compare the two.
 """
 from __future__ import annotations
