@@ -240,3 +240,39 @@ def test_emission_runs_one_kernel_at_a_time_while_builds_run_side_by_side(monkey
     for t in threads:
         t.join()
     assert state["peak"] == 1
+
+
+def test_generate_kernels_builds_the_extension_beside_the_kernels(tmp_path, monkeypatch):
+    """--extension starts the extension's build in a thread before the family's work, so the two overlap (a device
+    call's build in one command), and any family flag gets it; a failed extension fails a call that compiles nothing."""
+    import threading
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import generate_kernels
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    from cutlass_gemm.runtime import extension
+    started, release = threading.Event(), threading.Event()
+    seen = []
+
+    def fake_build(verbose=False):
+        started.set()
+        assert release.wait(10)
+
+    def fake_run(args, p):
+        assert started.wait(10)  # the extension's build is under way while the kernels' work runs
+        seen.append((args.mixed, args.compile))
+        release.set()
+        return 0
+
+    monkeypatch.setattr(extension, "build_extension", fake_build)
+    monkeypatch.setattr(generate_kernels, "_run", fake_run)
+    assert generate_kernels.main(["--out", str(tmp_path), "--extension", "--mixed", "--compile"]) == 0
+    assert seen == [(True, True)]
+
+    def failing(verbose=False):
+        raise RuntimeError("no GPU")
+    monkeypatch.setattr(extension, "build_extension", failing)
+    monkeypatch.setattr(generate_kernels, "_run", lambda args, p: 0)
+    assert generate_kernels.main(["--out", str(tmp_path), "--extension"]) == 1
+    assert generate_kernels.main(["--out", str(tmp_path), "--extension", "--compile"]) == 0

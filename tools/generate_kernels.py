@@ -59,7 +59,8 @@ def main(argv=None) -> int:
                    help="parallel nvcc processes (default: the CPUs this process may use, %(default)s here)")
     p.add_argument("--extension", action="store_true",
                    help="also build the torch extension (C++ fast path + quantization kernels; needs CUDA torch "
-                        "and a GPU: it is built for the GPUs it sees)")
+                        "and a GPU: it is built for the GPUs it sees), in a thread beside the emission and the nvcc "
+                        "jobs of any family (a device call's build in one command)")
     p.add_argument("--mixed", action="store_true",
                    help="the weight-only mixed-input family instead (generated/sm90_mixed, with --sm 80 the W8A16 "
                         "upcast kernels in generated/sm80_mixed; --compile builds "
@@ -83,6 +84,16 @@ def main(argv=None) -> int:
         except ValueError as exc:
             p.error(str(exc))
 
+    ext = _ExtensionBuild() if args.extension else None
+    rc = _run(args, p)
+    if ext is not None:
+        ok = ext.finish()
+        rc = rc if ok or args.compile else max(rc, 1)  # a failed extension fails a call that built nothing else
+    return rc
+
+
+def _run(args, p) -> int:
+    """The family's sources (and with --compile, its kernels)."""
     if args.mixed:
         return _mixed(args, p)
     if args.conv:
@@ -108,17 +119,6 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"generated {len(paths)} kernel sources under {args.out} in {time.perf_counter() - t0:.1f} s")
-    if args.extension:
-        from cutlass_gemm.runtime import extension
-        t1 = time.perf_counter()
-        try:
-            extension.build_extension()
-        except Exception as exc:  # a CPU-only torch or no GPU: say so, go on with the kernels
-            print(f"error: the torch extension was not built: {exc}", file=sys.stderr)
-            if not args.compile:
-                return 1
-        else:
-            print(f"torch extension ready in {time.perf_counter() - t1:.0f} s")
     if not args.compile:
         return 0
 
@@ -126,6 +126,32 @@ def main(argv=None) -> int:
     todo = todo[: args.limit] if args.limit else todo
     sources = {c.name: (args.out / f"sm{c.sm}" / f"{c.name}.cu").read_text() for c in todo}
     return _compile(todo, sources, args.jobs)
+
+
+class _ExtensionBuild:
+    """extension.build_extension() in a daemon thread from construction (its nvcc / ninja processes run beside the
+    kernels' nvcc jobs, as a device call's two background builds did); finish() waits and reports."""
+
+    def __init__(self):
+        import threading
+        self.t0, self.error = time.perf_counter(), None
+        self.thread = threading.Thread(target=self._build, name="extension-build", daemon=True)
+        self.thread.start()
+
+    def _build(self):
+        from cutlass_gemm.runtime import extension
+        try:
+            extension.build_extension()
+        except Exception as exc:  # a CPU-only torch or no GPU: said by finish(), not fatal to the kernels
+            self.error = exc
+
+    def finish(self) -> bool:
+        self.thread.join()
+        if self.error is not None:
+            print(f"error: the torch extension was not built: {self.error}", file=sys.stderr)
+            return False
+        print(f"torch extension ready in {time.perf_counter() - self.t0:.0f} s")
+        return True
 
 
 def _family(name: str, p) -> str:
