@@ -27,7 +27,8 @@ JIT_ENV = "CUTLASS_GEMM_JIT"
 
 _P = ctypes.c_void_p
 _I = ctypes.c_int64
-#: cg_launch of the scaled GEMMs (and the extension's GEMV): ..., stream, scale_flags (epilogues.SCALE_A_SCALAR | ...)
+#: cg_launch of the scaled GEMMs (and the extension's GEMV): ..., stream, scale_flags (epilogues.SCALE_A_SCALAR | ...),
+#: m_padded (the rows A holds beyond the m rows of d stored; 0: m)
 _LAUNCH_ARGTYPES = [_P, _P, _P, _I, _I, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _P, ctypes.c_size_t, _P, ctypes.c_int,
                     _I]
 
