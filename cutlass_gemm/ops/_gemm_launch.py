@@ -37,19 +37,17 @@ def _launch_args(variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N,
             torch._C._cuda_getCurrentRawStream(dev), scale_flags, m_padded)
 
 
-def _run_padded(launch, lib, needs_ws, flags, variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, out, M, N,
-                K, rows, sa, dev):
+def _run_padded(launch, lib, needs_ws, flags, variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N, K, rows,
+                sa, dev):
     """The call on its operands copied into `rows` rows (zero past M; one launch): A, a per-token scale_a and per-token
     zero points; the kernel computes `rows` rows and writes the output's M only (cg_launch's m_padded), into `out` when
-    given. What the C++ fast path's run_padded does (runtime/csrc/fast_path.cpp)."""
+    given (the caller's or a new one). What the C++ fast path's run_padded does (runtime/csrc/fast_path.cpp)."""
     token = sa == "token"
     srcs = [a] + ([scale_a.reshape(-1)] if token else []) + ([azp.reshape(-1)] if azp is not None else [])
     padded = rowpad.padded(srcs, rows)
     a_p = padded[0]
     sa_p = padded[1].view(rows, 1) if token else scale_a
     azp_p = padded[-1] if azp is not None else None
-    if out is None:
-        out = torch.empty((M, N), dtype=out_dtype, device=a.device)
     ws = workspace_for(lib, rows, N, K, a.device) if needs_ws else (None, None, 0)
     rc = launch(*_launch_args(variant, a_p, b, sa_p, scale_b, bias, azp_adj, azp_p, out, M, N, K, dev, ws, flags,
                               m_padded=rows))

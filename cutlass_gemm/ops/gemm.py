@@ -19,8 +19,8 @@ CUDA tensors run the CUTLASS kernels on the current stream of the tensors' devic
 extension's W8A8 GEMV where `heuristics.GEMV` says: kernels/gemv.py); CPU tensors run a float64 reference (slow,
 for tests and CPU-only code). On SM90 a call whose last M tile would be mostly empty runs on its operands copied into
 whole tiles (`heuristics.op_padded_rows`, runtime/rowpad.py; one extra launch): the kernel computes the padded rows
-and writes the output's M only (into `out` as into a new tensor); CUTLASS_GEMM_PAD_ROWS=0 turns that off. Every argument is validated before any launch
-(InvalidArgumentError naming it).
+and writes the output's M only (into `out` as into a new tensor); CUTLASS_GEMM_PAD_ROWS=0 turns that off. Every
+argument is validated before any launch (InvalidArgumentError naming it).
 """
 from __future__ import annotations
 
@@ -231,8 +231,8 @@ def _run_cuda(variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp, ou
     launch, lib, expand_a, expand_b, needs_ws, flags, rows = _plan(dev, variant, a.dtype, out_dtype, sa, sb, M, N, K,
                                                                    (a, b, scale_a, scale_b, bias, azp_adj, azp, out), act)
     if rows > M:
-        return _run_padded(launch, lib, needs_ws, flags, variant, a, b, scale_a, scale_b, out_dtype, bias, azp_adj, azp,
-                           out, M, N, K, rows, sa, dev)
+        return _run_padded(launch, lib, needs_ws, flags, variant, a, b, scale_a, scale_b, bias, azp_adj, azp, out, M, N,
+                           K, rows, sa, dev)
     ws = workspace_for(lib, M, N, K, a.device) if needs_ws else (None, None, 0)
     rc = launch(*_launch_args(variant, a, b, _as_vector(scale_a, expand_a, M, 1), _as_vector(scale_b, expand_b, 1, N),
                               bias, azp_adj, azp, out, M, N, K, dev, ws, flags))
