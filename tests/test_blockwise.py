@@ -363,7 +363,7 @@ def test_layer_large_m_requests_column_major_scales(monkeypatch):
     from cutlass_gemm.ops import blockwise as bops
     seen = []
     real = bops.scaled_mm_blockwise
-    monkeypatch.setattr("cutlass_gemm.nn.blockwise.scaled_mm_blockwise",
+    monkeypatch.setattr("cutlass_gemm.ops.block_linear.scaled_mm_blockwise",
                         lambda a, b, sa, *r: seen.append(sa.stride()) or real(a, b, sa, *r))
     torch.manual_seed(1)
     layer = cnn.Fp8BlockLinear.from_float(nn.Linear(256, 128).to(torch.bfloat16))

@@ -27,10 +27,8 @@ from torch import nn
 from ._buffers import HALF as _HALF, WEIGHT_STATE as _STATE, QuantizedBuffers, layer_dtype, load_weight_state
 from ..errors import InvalidArgumentError
 from ..kernels import activations
-from ..kernels.blockwise_heuristics import layer_sfa_major
-from ..ops.block_linear import block_linear_fast
-from ..ops.blockwise_int8 import BLOCK_SIZES, scaled_mm_blockwise_int8, sm90_serves
-from ..ops.quantize import quantize_per_group
+from ..ops.block_linear import block_linear
+from ..ops.blockwise_int8 import BLOCK_SIZES
 from ..quant.block import quantize_per_block
 
 
@@ -88,29 +86,10 @@ class Int8BlockLinear(QuantizedBuffers):
         if not isinstance(x, torch.Tensor) or x.dim() < 1 or x.shape[-1] != self.in_features:
             got = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
             raise InvalidArgumentError("x", f"must be (..., {self.in_features}), got {got}")
-        # eager: quantization + GEMV (M <= 16) or the tiled GEMM from one C++ call (ops/block_linear.py); None: below
+        # eager: quantization + GEMV (M <= 16) or the tiled GEMM from one C++ call; traced: one op (ops/block_linear.py)
         w, ws, bias = _STATE(self)
-        y = block_linear_fast(x, w, ws, bias, self.dtype, self.activation, self.block_size, False)
-        if y is not None:
-            return y if y.dtype == x.dtype else y.to(x.dtype)
-        lead = tuple(x.shape[:-1])
-        # the quantizer reads float32/16-bit inputs as they are; other dtypes (float64) go through the layer's
-        x2 = (x if x.dtype in (torch.float32,) + _HALF else x.to(self.dtype)).reshape(-1, self.in_features)
-        if x2.stride(-1) != 1:  # the quantizer reads unit-stride rows; F.linear takes any strides, so does the layer
-            x2 = x2.contiguous()
-        q, s = quantize_per_group(x2, self.block_size, torch.int8, column_major_scale=self._col_major_scales(x2))
-        y = scaled_mm_blockwise_int8(q, self.weight, s, self.weight_scale, self.bias, out_dtype=self.dtype,
-                                     activation=activations.public(self.activation), block_size=self.block_size)
-        y = y.reshape(lead + (self.out_features,))
+        y = block_linear(x, w, ws, bias, self.dtype, self.activation, self.block_size, False)
         return y if y.dtype == x.dtype else y.to(x.dtype)
-
-    def _col_major_scales(self, x2: torch.Tensor) -> bool:
-        """Whether this call's activation scales are asked column-major: where the SM90 CUTLASS kernel serves it and
-        takes that layout (kernels/blockwise_heuristics.py layer_sfa_major), as the eager C++ call asks them (ops/block_linear.py).
-        Row-major scales there would cost the op a relayout copy or the kernel its coalesced scale gathers."""
-        m = x2.shape[0]
-        return (x2.is_cuda and layer_sfa_major(m, "s8") == "mn"
-                and sm90_serves(x2.get_device(), m, self.out_features, self.block_size))
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, "

@@ -27,10 +27,8 @@ from torch import nn
 from ._buffers import HALF as _HALF, WEIGHT_STATE as _STATE, QuantizedBuffers, layer_dtype, load_weight_state
 from ..errors import InvalidArgumentError
 from ..kernels import activations
-from ..ops.block_linear import block_linear_fast
-from ..ops.blockwise import K_ALIGN, N_ALIGN, is_sm90, scaled_mm_blockwise
-from ..kernels.blockwise_heuristics import layer_sfa_major, padded_rows
-from ..ops.quantize import quantize_per_group
+from ..ops.block_linear import block_linear
+from ..ops.blockwise import K_ALIGN, N_ALIGN
 from ..quant.blockwise import BLOCK, quantize_weight_block2d
 
 
@@ -87,26 +85,9 @@ class Fp8BlockLinear(QuantizedBuffers):
         if x.shape[-1] != self.in_features:
             raise InvalidArgumentError("x", f"last dimension must be in_features = {self.in_features}, "
                                             f"got {tuple(x.shape)}")
-        # eager: quantization + GEMV (M <= 16) or the tiled GEMM from one C++ call (ops/block_linear.py); None: below
+        # eager: quantization + GEMV (M <= 16) or the tiled GEMM from one C++ call; traced: one op (ops/block_linear.py)
         w, ws, bias = _STATE(self)
-        y = block_linear_fast(x, w, ws, bias, self.dtype, activations.canonical(self.activation), BLOCK, True)
-        if y is not None:
-            return y if y.dtype == x.dtype else y.to(x.dtype)
-        lead = x.shape[:-1]
-        x2 = x.reshape(-1, self.in_features)
-        if x2.stride(-1) != 1:  # the quantizer reads unit-stride rows; F.linear takes any strides, so does the layer
-            x2 = x2.contiguous()
-        # whole M tiles on SM90 (kernels/blockwise_heuristics.py padded_rows), as the C++ call runs; large M: column-major scales,
-        # which the GEMM loads with TMA (layer_sfa_major)
-        m = x2.shape[0]
-        rows = padded_rows(m, "e4m3", self.out_features) if isinstance(m, int) and x2.is_cuda else m
-        pad = rows if rows > m and is_sm90(x2.get_device()) else 0
-        q, s = quantize_per_group(x2, BLOCK, torch.float8_e4m3fn, pad_rows=pad,
-                                  column_major_scale=layer_sfa_major(pad or m) == "mn")
-        y = scaled_mm_blockwise(q, self.weight.t(), s, self.weight_scale, self.bias, self.dtype, self.activation)
-        if pad:
-            y = y[:m]
-        y = y.reshape(*lead, self.out_features)
+        y = block_linear(x, w, ws, bias, self.dtype, activations.canonical(self.activation), BLOCK, True)
         return y if y.dtype == x.dtype else y.to(x.dtype)
 
     def extra_repr(self) -> str:

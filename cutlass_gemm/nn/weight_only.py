@@ -48,7 +48,8 @@ from torch import nn
 
 from ._buffers import HALF as _HALF, BufferReader, QuantizedBuffers, layer_dtype
 from ..errors import InvalidArgumentError
-from ..ops.weight_only import layer_fast_call, layer_rows, mixed_fast_call, mixed_usable, upcast_usable, weight_only_mm
+from ..ops.weight_only import upcast_usable
+from ..ops.wo_layer import weight_only_layer
 from ..quant.prepack import LAYOUT, LAYOUT_MIXED, LAYOUT_UPCAST, PackedWeight, prepack, unpack, \
     unservable_reason as _layout_reason
 from ..quant.prepack_mixed import MIXED_GROUP_SIZES, prepack_mixed
@@ -240,40 +241,10 @@ class WeightOnlyLinear(QuantizedBuffers):
         mixed-input copy from M = ops.weight_only.mixed_from_m(bits, N, K) on CUDA when the layer has one)."""
         qweight, scales, zeros, bias, perm, qweight_mixed, scales_mixed, zeros_mixed, qweight_upcast, scales_upcast = \
             _STATE(self)
-        n, k = self.out_features, self.in_features
-        if qweight_upcast is not None and x.is_cuda:  # SM80-SM89 W8A16 above the small-M kernels' rows
-            rows = x.numel() // k if k else 0
-            if rows > layer_rows(self.bits, n, k)[1] and upcast_usable(x.device):
-                xd = x if x.dtype == self.dtype else x.to(self.dtype)
-                y = weight_only_mm(xd, qweight_upcast, scales_upcast, None, bias, perm, layout=LAYOUT_UPCAST, bits=8,
-                                   group_size=0, n=n)
-                return y if y.dtype == x.dtype else y.to(x.dtype)
-        # rows from which the mixed-input copy's kernel is the faster one (ops.weight_only.mixed_from_m); up to
-        # small_m_limit rows the small-M kernel still serves where the mixed kernel cannot run (not SM90, opted out)
-        rows = x.numel() // k if k else 0
-        usable = mixed = False
-        if qweight_mixed is not None and x.is_cuda:
-            from_m, limit = layer_rows(self.bits, n, k)
-            if rows >= from_m:
-                usable = mixed_usable(x.device)
-                mixed = usable or rows > limit  # unusable beyond: the op's announced fallback
-        if perm is None and x.dtype == self.dtype and not mixed:  # eager decode: one C++ call (None: below)
-            y = layer_fast_call(x, qweight, scales, zeros, bias, self.bits, self.group_size, n)
-            if y is not None:
-                return y
-        xd = x if x.dtype == self.dtype else x.to(self.dtype)
-        if mixed:
-            if usable and zeros_mixed is None and perm is None and x.dtype == self.dtype:
-                y = mixed_fast_call(x, qweight_mixed, scales_mixed, bias, self.bits, self.group_size,
-                                    n)  # eager: one C++ call (None: the path below)
-                if y is not None:
-                    return y
-            y = weight_only_mm(xd, qweight_mixed, scales_mixed, zeros_mixed, bias, perm, layout=LAYOUT_MIXED,
-                               bits=self.bits, group_size=self.group_size, n=n)
-            return y if y.dtype == x.dtype else y.to(x.dtype)
-        y = weight_only_mm(xd, qweight, scales, zeros, bias, perm, layout=LAYOUT, bits=self.bits,
-                           group_size=self.group_size, n=n)
-        return y if y.dtype == x.dtype else y.to(x.dtype)
+        # the copy this many rows take, chosen when the call runs (traced: one op; ops/wo_layer.py)
+        return weight_only_layer(x, qweight, scales, zeros, bias, perm, qweight_mixed, scales_mixed, zeros_mixed,
+                                 qweight_upcast, scales_upcast, self.bits, self.group_size, self.out_features,
+                                 self.dtype)
 
     def extra_repr(self) -> str:
         g = "per_channel" if self.group_size is None else self.group_size

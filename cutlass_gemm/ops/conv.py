@@ -37,7 +37,8 @@ from ..errors import InvalidArgumentError, UnsupportedConvError
 from ..quant.prepack import PackedWeight
 from . import quantize as qops
 from .conv_igemm import conv2d_int8_igemm, igemm_unsupported_reason
-from .gemm import K_ALIGN, N_ALIGN
+from ._registry import define_op
+from .gemm import K_ALIGN, N_ALIGN, _eager_direct
 from .linear import w8a8_linear
 from .weight_only import weight_only_linear
 
@@ -252,6 +253,32 @@ def _wide_rows(nhwc: Tensor) -> Tensor:
     return nhwc.reshape(-1, width if width > ci and numel % width == 0 else ci)
 
 
+def _static_nhwc(nhwc: Tensor, input_scale: Tensor) -> Tuple[Tensor, Tensor]:
+    # One scale for the whole tensor: quantized as wide rows of the contiguous NHWC memory, not one row per
+    # pixel (Ci elements: a CTA each, 120 us for ResNet's 32x64x56x56 in session7/call5 against 37 us dynamic)
+    q, row_scale = qops.quantize_static(_wide_rows(nhwc), input_scale, torch.int8)
+    # row_scale is the static scale, or NaN for a row holding NaN/Inf: its max (NaN wins) makes such an
+    # input NaN out, as the per-tensor dynamic scale does, instead of a plausible output (device op, no sync)
+    return q.view(nhwc.shape), row_scale.amax().reshape(1)
+
+
+def quantize_static_nhwc(nhwc: Tensor, input_scale: Tensor) -> Tuple[Tensor, Tensor]:
+    """(q int8 like `nhwc`, scale (1,) float32) for a contiguous NHWC activation and its calibrated per-tensor scale:
+    the scale, or NaN where the input held NaN/Inf. Traced calls are one op (`cutlass_gemm::quantize_static_nhwc`):
+    the rows' width follows the divisors of the tensor's size, which a symbolic batch must not be guarded on."""
+    if _eager_direct(nhwc):
+        return _static_nhwc(nhwc, input_scale)
+    return torch.ops.cutlass_gemm.quantize_static_nhwc(nhwc, input_scale)
+
+
+_QS_OP = define_op("quantize_static_nhwc(Tensor nhwc, Tensor input_scale) -> (Tensor, Tensor)", _static_nhwc)
+
+
+@torch.library.register_fake(_QS_OP)
+def _(nhwc, input_scale):
+    return torch.empty_like(nhwc, dtype=torch.int8), nhwc.new_empty((1,), dtype=torch.float32)
+
+
 class Int8ConvActivation(NamedTuple):
     """An int8 activation between two chained convolutions (nn/chain.py): `q` the int8 (N, H, W, C) contiguous
     tensor (NHWC: what the next implicit GEMM reads, passed on with no view op), `scale` its per-tensor
@@ -307,13 +334,7 @@ def igemm_forward(x: Union[Tensor, Int8ConvActivation], w_krsc: Tensor, w_scale:
     if not cl:  # the documented copy: NCHW (or strided) input into pixel-major order
         nhwc = nhwc.contiguous()
     if static:
-        # One scale for the whole tensor: quantized as wide rows of the contiguous NHWC memory, not one row per
-        # pixel (Ci elements: a CTA each, 120 us for ResNet's 32x64x56x56 in session7/call5 against 37 us dynamic)
-        q, row_scale = qops.quantize_static(_wide_rows(nhwc), input_scale, torch.int8)
-        q = q.view(nhwc.shape)
-        # row_scale is the static scale, or NaN for a row holding NaN/Inf: its max (NaN wins) makes such an
-        # input NaN out, as the per-tensor dynamic scale does, instead of a plausible output (device op, no sync)
-        scale_x = row_scale.amax().reshape(1)
+        q, scale_x = quantize_static_nhwc(nhwc, input_scale)
     else:
         q, scale_x = qops.quantize_per_tensor(nhwc, torch.int8)
     w_scale_v = w_scale.reshape(-1) if isinstance(w_scale, Tensor) and w_scale.dim() != 1 else w_scale

@@ -12,15 +12,17 @@ which also needs `azp_adj`). The output dtype is `out_dtype`, else x's dtype whe
 a float32 x is computed with bfloat16 output and returned as float32. `activation` (None, "relu",
 "relu6", "gelu_tanh", "silu") is applied in the GEMM's epilogue (see ops/gemm.py), not to `x`.
 
-Under torch.compile, dispatch modes and on CPU this composes the registered ops (quantize + GEMM),
-so it traces into a graph with no host sync. An eager CUDA call goes through the extension's
-`w8a8_linear` instead (runtime/csrc/w8a8_fast.cpp): quantization and GEMM launched from one C++ call, which for a
-contiguous x with a registered GEMM plan makes no torch op at all (one buffer for the quantized rows and scales,
-the output allocated in its final shape).
+Under torch.compile, fake tensors and dispatch modes the call is one registered op, `cutlass_gemm::w8a8_linear`,
+whose implementation is the eager call below on the concrete tensors. The rows, tile and padding therefore are
+chosen per call from the real M, and tracing meets no branch on M: a graph compiled with a symbolic batch
+(torch.compile's automatic dynamic shapes, `mark_dynamic`) carries no guard on it and is not recompiled per range
+of rows. An eager CUDA call goes through the extension's `w8a8_linear` (runtime/csrc/w8a8_fast.cpp): quantization
+and GEMM launched from one C++ call, which for a contiguous x with a registered GEMM plan makes no torch op at all
+(one buffer for the quantized rows and scales, the output allocated in its final shape); otherwise (no plan yet,
+the fast path off, CPU) the registered quantize and GEMM ops, composed.
 
-Both paths quantize into the rows the GEMM runs on: M rounded up to whole M tiles of its kernel where that is
-faster (kernels/heuristics.py padded_rows, SM90 at 17..1023 rows; zero rows past M), and return the first M rows
-of the output (a contiguous view). Under torch.compile a symbolic M is not padded.
+Both quantize into the rows the GEMM runs on: M rounded up to whole M tiles of its kernel where that is faster
+(kernels/heuristics.py padded_rows, SM90 at 17..1023 rows; zero rows past M), and return the first M rows.
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from ..kernels import activations, heuristics
 from ..runtime import fastpath
 from . import gemm
 from . import quantize as qops
+from ._registry import define_op
 
 ACTS = ("dynamic", "dynamic_asym", "dynamic_per_tensor", "static")
 _CODES = {"dynamic": 0, "dynamic_asym": 1, "static": 2, "dynamic_per_tensor": 4}  # 3: static with zero point
@@ -74,14 +77,11 @@ def _rows_to_run(device_index: int, m: int, n: int, k: int, wdtype: torch.dtype,
 
 
 def padded_rows_for(x: torch.Tensor, weight: torch.Tensor, act_name: str = "none") -> int:
-    """The rows `w8a8_linear` quantizes x into and runs its GEMM on (x's rows on CPU, or when symbolic);
-    `act_name` the epilogue activation as activations.canonical names it."""
+    """The rows `w8a8_linear` quantizes a concrete x into and runs its GEMM on (x's rows on CPU); `act_name` the
+    epilogue activation as activations.canonical names it."""
     m = x.numel() // x.shape[-1] if x.shape[-1] else 0
-    if not x.is_cuda or not isinstance(m, int) or weight.dtype not in _IN:
+    if not x.is_cuda or weight.dtype not in _IN:
         return m
-    if torch.compiler.is_compiling():  # traced once per graph: no memo (a global dict would be guarded on)
-        dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
-        return _rows_to_run(dev, m, weight.shape[0], weight.shape[1], weight.dtype, act_name)
     return _eager_rows(x, weight, act_name)
 
 
@@ -123,14 +123,31 @@ def _composed(x2, b, weight_scale, bias, act, input_scale, input_zero_point, azp
     return _gemm(q, b, s, weight_scale, out_dtype, bias, None, adj, activation)
 
 
+def _out_dtype(x: torch.Tensor, out_dtype: Optional[torch.dtype]) -> torch.dtype:
+    return out_dtype if out_dtype is not None else (x.dtype if x.dtype in _HALF else torch.bfloat16)
+
+
 def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tensor,
                 bias: Optional[torch.Tensor] = None, *, act: str = "dynamic",
                 input_scale: Optional[torch.Tensor] = None, input_zero_point: Optional[torch.Tensor] = None,
                 azp_adj: Optional[torch.Tensor] = None, out_dtype: Optional[torch.dtype] = None,
                 activation: Optional[str] = None) -> torch.Tensor:
     """y = act(dequant(quant(x) @ weight.T) + bias) for an (N, K) int8/fp8 weight; see the module docstring."""
-    global _ext
     act_name = activations.canonical(activation)  # InvalidArgumentError("activation") before any kernel
+    if type(x) is torch.Tensor and x.is_cuda and gemm._eager_direct(x):
+        return _run(x, weight, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, act_name)
+    _check(x, weight, act, input_scale, input_zero_point, azp_adj)
+    if not gemm._eager_direct(x):  # traced (torch.compile, fake tensors, modes): one op, rows chosen when it runs
+        return torch.ops.cutlass_gemm.w8a8_linear(x, weight, weight_scale, bias, act, input_scale, input_zero_point,
+                                                  azp_adj, _out_dtype(x, out_dtype), act_name)
+    return _run(x, weight, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, act_name, True)
+
+
+def _run(x, weight, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, act_name,
+         checked=False) -> torch.Tensor:
+    """The call on concrete tensors (eager, or the op's implementation): the C++ one-call path where it serves,
+    else the registered quantize and GEMM ops on the rows padded_rows_for picks."""
+    global _ext
     pending = None
     if type(x) is torch.Tensor and x.is_cuda and gemm._eager_direct(x):
         # The eager hot path: one C++ call that checks what it relies on and returns None otherwise.
@@ -146,13 +163,14 @@ def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tenso
             if type(res) is tuple:  # (q, scale, azp, azp_adj): no GEMM plan for this M yet
                 pending = res
             # else None (an unusual call) or a failed launch's code: the Python path redoes the call and raises
-    _check(x, weight, act, input_scale, input_zero_point, azp_adj)
+    if not checked:
+        _check(x, weight, act, input_scale, input_zero_point, azp_adj)
     n, k = weight.shape
-    if out_dtype is None:
-        out_dtype = x.dtype if x.dtype in _HALF else torch.bfloat16
+    out_dtype = _out_dtype(x, out_dtype)
     x2 = x.reshape(-1, k)
     b = weight.t()
     m = x2.shape[0]
+    activation = activations.public(act_name)
     if pending is not None:  # the Python path makes the plan (and raises typed errors)
         q, s, z, adj = pending  # padded by the C++ call to the rows its GEMM would run on
         out = _gemm(q, b, s, weight_scale, out_dtype, bias, z, adj, activation)
@@ -164,3 +182,18 @@ def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tenso
         out = out[:m]
     out = out.reshape(*x.shape[:-1], n)
     return out if x.dtype in _HALF or x.dtype == out_dtype else out.to(x.dtype)
+
+
+def _impl(x, weight, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, activation):
+    return _run(x, weight, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, activation)
+
+
+_OP = define_op("w8a8_linear(Tensor x, Tensor weight, Tensor weight_scale, Tensor? bias, str act, Tensor? input_scale, "
+                "Tensor? input_zero_point, Tensor? azp_adj, ScalarType out_dtype, str activation) -> Tensor", _impl)
+
+
+@torch.library.register_fake(_OP)
+def _(x, weight, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, activation):
+    # the dtype _run returns: out_dtype for a half-precision x (or one already in out_dtype), else x's
+    dtype = out_dtype if x.dtype in _HALF or x.dtype == out_dtype else x.dtype
+    return x.new_empty(tuple(x.shape[:-1]) + (weight.shape[0],), dtype=dtype)

@@ -1,0 +1,77 @@
+"""torch.compile before any eager call, with a batch that changes (tests/compile_first.py runs in a fresh process):
+every quantize_model scheme's layers trace under fullgraph=True without loading the extension at trace time, and
+their graphs carry no guard on the batch, the rows or the image sides (the layers' calls are one op each, whose
+implementation picks rows, tiles and copies when it runs). CPU, aot_eager; the GPU twin is test_compile_first_gpu.py."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_child(device: str, backend: str, mode: str, timeout: int = 900) -> dict:
+    """compile_first.py's JSON line from a fresh interpreter (the compile must come before any eager call)."""
+    root = os.path.dirname(HERE)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p))
+    proc = subprocess.run([sys.executable, os.path.join(HERE, "compile_first.py"), device, backend, mode], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("mode,graphs", [("default", 2), ("marked", 1)])
+def test_compiled_first_with_a_changing_batch_matches_eager(mode, graphs):
+    out = run_child("cpu", "aot_eager", mode)
+    rows = out["results"]
+    assert len(rows) == 48  # 12 outputs (9 schemes, 3 with convolutions) x 4 calls
+    bad = [r for r in rows if not (r["shape_ok"] and r["finite"] and r["rel_err"] == 0.0)]
+    assert not bad, bad[:5]  # the same float references run compiled and eager on the CPU: equal bits
+    # default: the first sizes, then one graph with them symbolic; marked: symbolic from the start
+    assert out["graphs"] == graphs, out["graphs"]
+
+
+# ------------------------------------------------------------------------------------ the layers' ops
+def _layer_op_cases():
+    """(op, args, opcheck utils) of each layer's op, its arguments as the layer passes them (CPU)."""
+    import torch
+    from torch import nn
+
+    import cutlass_gemm.nn as cnn
+    torch.manual_seed(0)
+    lin = nn.Linear(256, 96).to(torch.bfloat16)
+    x = torch.randn(3, 5, 256, dtype=torch.bfloat16)
+    ops = torch.ops.cutlass_gemm
+    all_utils = ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
+    cases = []
+    for act in ("dynamic", "dynamic_asym"):
+        layer = cnn.Int8Linear.from_float(lin, act=act, activation="relu")
+        b = layer._buffers
+        cases.append((ops.w8a8_linear.default, (x, b["weight"], b["weight_scale"], b["bias"], act, None, None,
+                                                b.get("azp_adj"), torch.bfloat16, "relu"), all_utils))
+    cal = cnn.Fp8Linear.from_float(lin, act="static", calibration_data=[x])._buffers
+    cases.append((ops.w8a8_linear.default, (x.float(), cal["weight"], cal["weight_scale"], cal["bias"], "static",
+                                            cal["input_scale"], None, None, torch.bfloat16, "none"), all_utils[1:]))
+    blk = cnn.Int8BlockLinear.from_float(lin, block_size=64)._buffers
+    cases.append((ops.block_linear.default, (x, blk["weight"], blk["weight_scale"], blk["bias"], torch.bfloat16,
+                                             "silu", 64, False), all_utils))
+    fp8 = cnn.Fp8BlockLinear.from_float(nn.Linear(256, 136).to(torch.bfloat16))._buffers
+    # test_schema perturbs the inputs with `mul`, which CPU float8 tensors do not implement
+    cases.append((ops.block_linear.default, (x, fp8["weight"], fp8["weight_scale"], fp8["bias"], torch.bfloat16,
+                                             "none", 128, True), all_utils[1:]))
+    wo = cnn.WeightOnlyLinear.from_float(lin, bits=4, group_size=128)._buffers
+    cases.append((ops.weight_only_layer.default, (x, wo["qweight"], wo["scales"], None, wo["bias"], None, None, None,
+                                                  None, None, None, 4, 128, 96, torch.bfloat16), all_utils))
+    nhwc = torch.randn(2, 5, 3, 64, dtype=torch.bfloat16)
+    cases.append((ops.quantize_static_nhwc.default, (nhwc, torch.tensor([0.02])), all_utils))
+    return cases
+
+
+def test_layer_ops_pass_opcheck():
+    import torch
+    cases = _layer_op_cases()
+    assert len(cases) == 7
+    for op, args, utils in cases:
+        torch.library.opcheck(op, args, test_utils=utils)
