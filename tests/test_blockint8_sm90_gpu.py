@@ -16,7 +16,7 @@ from cutlass_gemm import quantize_per_group, scaled_mm_blockwise_int8
 from cutlass_gemm.kernels.blockwise_heuristics import (S8_MIN_M, default_configs, layer_sfa_major, relayout_sfa,
                                                        select_config)
 from cutlass_gemm.nn import Int8BlockLinear
-from cutlass_gemm.nn import block_linear as block_linear_module
+from cutlass_gemm.ops import block_linear as block_linear_module
 from cutlass_gemm.ops import blockwise as bops
 from cutlass_gemm.ops.blockwise_int8 import CUTLASS_ENV, sm90_route
 from gpu_helpers import replays_match_eager, without_sync
@@ -180,7 +180,7 @@ def test_layer_fast_path_compile_and_graph(lead):
     assert torch.equal(y.reshape(-1, 520), op)  # the layer's one C++ call runs the op's kernel on the same values
     ref = lin(x).float()
     assert ((y.float() - ref).norm() / ref.norm()) < 0.02
-    # the Python path (what torch.compile and dispatch modes trace) asks the quantizer for the layout the C++ call does
+    # the Python path (the layer op's own, when the C++ call declines) asks the quantizer for the layout the C++ call does
     asked = []
     real_quantize = block_linear_module.quantize_per_group
 

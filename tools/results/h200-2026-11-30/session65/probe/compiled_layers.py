@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[3]
+ROOT = HERE.parents[4]
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
 import torch  # noqa: E402
