@@ -8,8 +8,9 @@ tools/results/h100-2026-11-27/session23/call3), and 130-145 us at 256-4096 x 716
 waited on the host up to M = 1024); through this path 39-45 us at decode shapes, on that host the cost of an
 `nn.Linear` module call (session23/call4/host.md). `block_linear_fast` hands the whole call to the extension's
 `block_linear_fast`, which checks what it relies on and returns None otherwise; the layers then take their Python
-path, which validates and raises the typed errors (`block_linear` below holds both). For fp8 above decode sizes the CUTLASS kernel is the one the op
-would take (`ops/blockwise.py` `_plan`: looked up, or built, once per shape), its C-ABI launcher called from C++ with
+path, which validates and raises the typed errors (`block_linear` below holds both). For fp8 above decode sizes the
+CUTLASS kernel is the one the op would take (`ops/blockwise.py` `_plan`: looked up, or built, once per shape), its
+C-ABI launcher called from C++ with
 the activation scales in the layout the layer asks for (kernels/blockwise_heuristics.py layer_sfa_major). Only plain eager
 tensors take it (torch.compile, dispatch modes and fake tensors trace the registered ops), and only where the Python
 path would run the same kernels: the extension loaded, the fast path on (CUTLASS_GEMM_FAST_PATH, read at the first
