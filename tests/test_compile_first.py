@@ -75,3 +75,63 @@ def test_layer_ops_pass_opcheck():
     assert len(cases) == 7
     for op, args, utils in cases:
         torch.library.opcheck(op, args, test_utils=utils)
+
+
+# ------------------------------------------------------------------------------------ the ops, batch marked dynamic
+def _op_cases():
+    """(name, fn, make(m) -> args whose dim 0 is the batch) for each public op, CPU tensors."""
+    import torch
+
+    import cutlass_gemm as cg
+    from cutlass_gemm import ops
+    from cutlass_gemm.quant import prepack, quantize_weight_only
+    torch.manual_seed(0)
+    k, n = 256, 136
+    w8 = torch.randint(-127, 127, (n, k), dtype=torch.int8)
+    ws, bias = torch.rand(1, n) * 0.01, torch.randn(n).bfloat16()
+    adj = w8.sum(1, dtype=torch.int32).reshape(1, n)
+    w_fp8 = (torch.randn(n, k) * 0.1).to(torch.float8_e4m3fn)
+    sb_fp8, sb_int8 = torch.rand((n + 127) // 128, k // 128), torch.rand(n, k // 128)
+    packed = prepack(quantize_weight_only(torch.randn(128, k), bits=4, group_size=128))
+    x = lambda m: (torch.randn(m, k).bfloat16(),)  # noqa: E731
+    q8 = lambda m, *more: (torch.randint(-127, 127, (m, k), dtype=torch.int8), torch.rand(m, 1)) + more  # noqa: E731
+    return [
+        ("quantize_per_token", lambda a: cg.quantize_per_token(a, torch.int8), x),
+        ("quantize_per_token_asym", cg.quantize_per_token_asym, x),
+        ("quantize_per_tensor", lambda a: cg.quantize_per_tensor(a, torch.float8_e4m3fn), x),
+        ("quantize_static", lambda a: cg.quantize_static(a, torch.tensor([0.02]), torch.int8), x),
+        ("quantize_per_group", lambda a: cg.quantize_per_group(a, 128, torch.int8), x),
+        ("rms_norm_quantize", lambda a: cg.rms_norm_quantize(a, torch.ones(k).bfloat16(), 1e-6, torch.int8), x),
+        ("scaled_mm", lambda a, s: cg.scaled_mm(a, w8.t(), s, ws, torch.bfloat16, bias, activation="relu"), q8),
+        ("scaled_mm_azp", lambda a, s, z: cg.scaled_mm_azp(a, w8.t(), s, ws, torch.bfloat16, adj, z, bias),
+         lambda m: q8(m, torch.randint(-5, 5, (m, 1), dtype=torch.int32))),
+        ("w8a8_linear", lambda a: cg.w8a8_linear(a, w8, ws, bias, act="dynamic_asym", azp_adj=adj), x),
+        ("scaled_mm_blockwise_int8", lambda a, s: cg.scaled_mm_blockwise_int8(a, w8, s, sb_int8, bias),
+         lambda m: (torch.randint(-127, 127, (m, k), dtype=torch.int8), torch.rand(m, k // 128))),
+        ("scaled_mm_blockwise", lambda a, s: cg.scaled_mm_blockwise(a, w_fp8.t(), s, sb_fp8, bias),
+         lambda m: ((torch.randn(m, k) * 0.1).to(torch.float8_e4m3fn), torch.rand(m, k // 128))),
+        ("weight_only_linear", lambda a: ops.weight_only_linear(a, packed), x),
+    ]
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_ops_compile_once_for_a_marked_dynamic_batch(case):
+    """Each public op compiled with its batch dimension marked dynamic (every input that carries it): one graph for
+    three batch sizes (a guard narrowing the batch would fail the compile), equal to the eager call."""
+    import torch
+    cases = _op_cases()
+    assert len(cases) == 12
+    name, fn, make = cases[case]
+    torch._dynamo.reset()
+    before = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    compiled = torch.compile(fn, fullgraph=True, backend="aot_eager")
+    for m in (5, 37, 130):
+        args = make(m)
+        for a in args:
+            torch._dynamo.mark_dynamic(a, 0)
+        got, want = compiled(*args), fn(*args)
+        got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert (g is None and w is None) or torch.equal(g, w), name
+    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] - before == 1, name
