@@ -135,3 +135,28 @@ def test_ops_compile_once_for_a_marked_dynamic_batch(case):
         for g, w in zip(got, want):
             assert (g is None and w is None) or torch.equal(g, w), name
     assert torch._dynamo.utils.counters["stats"]["unique_graphs"] - before == 1, name
+
+
+# ------------------------------------------------------------------------------------ torch.export
+LAYER_OP = {"w8a8-int8": "w8a8_linear", "w8a8-int8-asym": "w8a8_linear", "w8a8-fp8": "w8a8_linear",
+            "fp8-block128": "block_linear", "w8a8-int8-block128": "block_linear", "w4a16": "weight_only_layer",
+            "w8a16": "weight_only_layer"}
+
+
+@pytest.mark.parametrize("scheme", sorted(LAYER_OP))
+def test_export_with_a_dynamic_batch_keeps_one_op_per_layer(scheme):
+    """torch.export of a quantized MLP with the batch a Dim: the exported program holds one layer op per linear layer
+    (nothing of the row rules), and runs another batch size to the eager model's bits."""
+    import torch
+    from torch import nn
+
+    import cutlass_gemm.nn as cnn
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 256)).to(torch.bfloat16)
+    cnn.quantize_model(model, scheme)
+    batch = torch.export.Dim("batch", min=1, max=4096)
+    ep = torch.export.export(model, (torch.randn(8, 256, dtype=torch.bfloat16),), dynamic_shapes=({0: batch},))
+    targets = [str(n.target) for n in ep.graph.nodes if n.op == "call_function" and "cutlass_gemm" in str(n.target)]
+    assert targets == [f"cutlass_gemm.{LAYER_OP[scheme]}.default"] * 2, targets
+    x = torch.randn(37, 256, dtype=torch.bfloat16)
+    assert torch.equal(ep.module()(x), model(x))
