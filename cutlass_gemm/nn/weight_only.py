@@ -6,7 +6,8 @@
     y = layer(x)                                                                  # x (..., in_features)
 
 The weight is stored prepacked for the small-M kernel (`cutlass_gemm.quant.prepack`, layout
-"wo_mma_sm80_v1"); every forward is one `cutlass_gemm::weight_only_mm` call (see
+"wo_mma_sm80_v1"); every forward is one `cutlass_gemm::weight_only_mm` call on the copy its rows take
+(`cutlass_gemm.ops.wo_layer`; traced, one `cutlass_gemm::weight_only_layer` op that chooses when it runs; see
 `cutlass_gemm.ops.weight_only` for the backends: the mma kernel for M <= 64 on CUDA, the documented
 dequantize + F.linear fallback above, the float reference on the CPU).
 
@@ -238,7 +239,8 @@ class WeightOnlyLinear(QuantizedBuffers):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (..., in_features) -> (..., out_features) in x's dtype: one `weight_only_mm` call (on the
-        mixed-input copy from M = ops.weight_only.mixed_from_m(bits, N, K) on CUDA when the layer has one)."""
+        mixed-input copy from M = ops.weight_only.mixed_from_m(bits, N, K) on CUDA when the layer has one; one
+        `weight_only_layer` op when traced)."""
         qweight, scales, zeros, bias, perm, qweight_mixed, scales_mixed, zeros_mixed, qweight_upcast, scales_upcast = \
             _STATE(self)
         # the copy this many rows take, chosen when the call runs (traced: one op; ops/wo_layer.py)
