@@ -91,13 +91,10 @@ def block_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tens
                  out_dtype: torch.dtype, activation: str, block: int, blockwise_fp8: bool) -> torch.Tensor:
     """The per-block layers' call (arguments as `block_linear_fast`'s; x's last dimension checked by the layer):
     (..., N) in out_dtype. Eager: the C++ call, else the registered quantize and GEMM ops; traced: one op."""
-    y = block_linear_fast(x, weight, weight_scale, bias, out_dtype, activation, block, blockwise_fp8)
-    if y is not None:
-        return y
     if not _eager_direct(x):
         return torch.ops.cutlass_gemm.block_linear(x, weight, weight_scale, bias, out_dtype, activation, block,
                                                    blockwise_fp8)
-    return _composed(x, weight, weight_scale, bias, out_dtype, activation, block, blockwise_fp8)
+    return _impl(x, weight, weight_scale, bias, out_dtype, activation, block, blockwise_fp8)
 
 
 def _composed(x, weight, weight_scale, bias, out_dtype, activation, block, blockwise_fp8) -> torch.Tensor:
@@ -126,6 +123,7 @@ def _composed(x, weight, weight_scale, bias, out_dtype, activation, block, block
 
 
 def _impl(x, weight, weight_scale, bias, out_dtype, activation, block, blockwise_fp8):
+    """The call on concrete tensors (eager, or the op's implementation): the C++ call, else the composed ops."""
     y = block_linear_fast(x, weight, weight_scale, bias, out_dtype, activation, block, blockwise_fp8)
     return y if y is not None else _composed(x, weight, weight_scale, bias, out_dtype, activation, block,
                                              blockwise_fp8)

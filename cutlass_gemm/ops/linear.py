@@ -134,17 +134,16 @@ def w8a8_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tenso
                 activation: Optional[str] = None) -> torch.Tensor:
     """y = act(dequant(quant(x) @ weight.T) + bias) for an (N, K) int8/fp8 weight; see the module docstring."""
     act_name = activations.canonical(activation)  # InvalidArgumentError("activation") before any kernel
-    if type(x) is torch.Tensor and x.is_cuda and gemm._eager_direct(x):
+    if gemm._eager_direct(x):
         return _run(x, weight, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, act_name)
+    # traced (torch.compile, fake tensors, modes): checked now, then one op whose rows are chosen when it runs
     _check(x, weight, act, input_scale, input_zero_point, azp_adj)
-    if not gemm._eager_direct(x):  # traced (torch.compile, fake tensors, modes): one op, rows chosen when it runs
-        return torch.ops.cutlass_gemm.w8a8_linear(x, weight, weight_scale, bias, act, input_scale, input_zero_point,
-                                                  azp_adj, _out_dtype(x, out_dtype), act_name)
-    return _run(x, weight, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, act_name, True)
+    return torch.ops.cutlass_gemm.w8a8_linear(x, weight, weight_scale, bias, act, input_scale, input_zero_point,
+                                              azp_adj, _out_dtype(x, out_dtype), act_name)
 
 
-def _run(x, weight, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype, act_name,
-         checked=False) -> torch.Tensor:
+def _run(x, weight, weight_scale, bias, act, input_scale, input_zero_point, azp_adj, out_dtype,
+         act_name) -> torch.Tensor:
     """The call on concrete tensors (eager, or the op's implementation): the C++ one-call path where it serves,
     else the registered quantize and GEMM ops on the rows padded_rows_for picks."""
     global _ext
@@ -163,8 +162,7 @@ def _run(x, weight, weight_scale, bias, act, input_scale, input_zero_point, azp_
             if type(res) is tuple:  # (q, scale, azp, azp_adj): no GEMM plan for this M yet
                 pending = res
             # else None (an unusual call) or a failed launch's code: the Python path redoes the call and raises
-    if not checked:
-        _check(x, weight, act, input_scale, input_zero_point, azp_adj)
+    _check(x, weight, act, input_scale, input_zero_point, azp_adj)
     n, k = weight.shape
     out_dtype = _out_dtype(x, out_dtype)
     x2 = x.reshape(-1, k)
