@@ -78,8 +78,8 @@ def test_layer_ops_pass_opcheck():
 
 
 # ------------------------------------------------------------------------------------ the ops, batch marked dynamic
-def _op_cases():
-    """(name, fn, make(m) -> args whose dim 0 is the batch) for each public op, CPU tensors."""
+def _op_cases(device: str = "cpu"):
+    """(name, fn, make(m) -> args whose dim 0 is the batch) for each public op, tensors on `device`."""
     import torch
 
     import cutlass_gemm as cg
@@ -87,44 +87,46 @@ def _op_cases():
     from cutlass_gemm.quant import prepack, quantize_weight_only
     torch.manual_seed(0)
     k, n = 256, 136
-    w8 = torch.randint(-127, 127, (n, k), dtype=torch.int8)
-    ws, bias = torch.rand(1, n) * 0.01, torch.randn(n).bfloat16()
+    on = lambda t: t.to(device)  # noqa: E731
+    w8 = on(torch.randint(-127, 127, (n, k), dtype=torch.int8))
+    ws, bias = on(torch.rand(1, n) * 0.01), on(torch.randn(n).bfloat16())
     adj = w8.sum(1, dtype=torch.int32).reshape(1, n)
-    w_fp8 = (torch.randn(n, k) * 0.1).to(torch.float8_e4m3fn)
-    sb_fp8, sb_int8 = torch.rand((n + 127) // 128, k // 128), torch.rand(n, k // 128)
-    packed = prepack(quantize_weight_only(torch.randn(128, k), bits=4, group_size=128))
-    x = lambda m: (torch.randn(m, k).bfloat16(),)  # noqa: E731
-    q8 = lambda m, *more: (torch.randint(-127, 127, (m, k), dtype=torch.int8), torch.rand(m, 1)) + more  # noqa: E731
+    w_fp8 = on((torch.randn(n, k) * 0.1).to(torch.float8_e4m3fn))
+    sb_fp8, sb_int8 = on(torch.rand((n + 127) // 128, k // 128)), on(torch.rand(n, k // 128))
+    packed = prepack(quantize_weight_only(torch.randn(128, k), bits=4, group_size=128), device=device)
+    x = lambda m: (on(torch.randn(m, k).bfloat16()),)  # noqa: E731
+    q8 = lambda m, *more: (on(torch.randint(-127, 127, (m, k), dtype=torch.int8)),  # noqa: E731
+                           on(torch.rand(m, 1))) + more
+    scale, gamma = on(torch.tensor([0.02])), on(torch.ones(k).bfloat16())
     return [
         ("quantize_per_token", lambda a: cg.quantize_per_token(a, torch.int8), x),
         ("quantize_per_token_asym", cg.quantize_per_token_asym, x),
         ("quantize_per_tensor", lambda a: cg.quantize_per_tensor(a, torch.float8_e4m3fn), x),
-        ("quantize_static", lambda a: cg.quantize_static(a, torch.tensor([0.02]), torch.int8), x),
+        ("quantize_static", lambda a: cg.quantize_static(a, scale, torch.int8), x),
         ("quantize_per_group", lambda a: cg.quantize_per_group(a, 128, torch.int8), x),
-        ("rms_norm_quantize", lambda a: cg.rms_norm_quantize(a, torch.ones(k).bfloat16(), 1e-6, torch.int8), x),
+        ("rms_norm_quantize", lambda a: cg.rms_norm_quantize(a, gamma, 1e-6, torch.int8), x),
         ("scaled_mm", lambda a, s: cg.scaled_mm(a, w8.t(), s, ws, torch.bfloat16, bias, activation="relu"), q8),
         ("scaled_mm_azp", lambda a, s, z: cg.scaled_mm_azp(a, w8.t(), s, ws, torch.bfloat16, adj, z, bias),
-         lambda m: q8(m, torch.randint(-5, 5, (m, 1), dtype=torch.int32))),
+         lambda m: q8(m, on(torch.randint(-5, 5, (m, 1), dtype=torch.int32)))),
         ("w8a8_linear", lambda a: cg.w8a8_linear(a, w8, ws, bias, act="dynamic_asym", azp_adj=adj), x),
         ("scaled_mm_blockwise_int8", lambda a, s: cg.scaled_mm_blockwise_int8(a, w8, s, sb_int8, bias),
-         lambda m: (torch.randint(-127, 127, (m, k), dtype=torch.int8), torch.rand(m, k // 128))),
+         lambda m: (on(torch.randint(-127, 127, (m, k), dtype=torch.int8)), on(torch.rand(m, k // 128)))),
         ("scaled_mm_blockwise", lambda a, s: cg.scaled_mm_blockwise(a, w_fp8.t(), s, sb_fp8, bias),
-         lambda m: ((torch.randn(m, k) * 0.1).to(torch.float8_e4m3fn), torch.rand(m, k // 128))),
+         lambda m: (on((torch.randn(m, k) * 0.1).to(torch.float8_e4m3fn)), on(torch.rand(m, k // 128)))),
         ("weight_only_linear", lambda a: ops.weight_only_linear(a, packed), x),
     ]
 
 
-@pytest.mark.parametrize("case", range(12))
-def test_ops_compile_once_for_a_marked_dynamic_batch(case):
-    """Each public op compiled with its batch dimension marked dynamic (every input that carries it): one graph for
-    three batch sizes (a guard narrowing the batch would fail the compile), equal to the eager call."""
+def compile_op_once(case: int, device: str, backend: str, same) -> None:
+    """Compiles public op `case` with its batch dimension marked dynamic (every input that carries it) and calls it
+    at three batch sizes: one graph (a guard narrowing the batch would fail the compile), outputs `same` as eager."""
     import torch
-    cases = _op_cases()
+    cases = _op_cases(device)
     assert len(cases) == 12
     name, fn, make = cases[case]
     torch._dynamo.reset()
     before = torch._dynamo.utils.counters["stats"]["unique_graphs"]
-    compiled = torch.compile(fn, fullgraph=True, backend="aot_eager")
+    compiled = torch.compile(fn, fullgraph=True, backend=backend)
     for m in (5, 37, 130):
         args = make(m)
         for a in args:
@@ -133,8 +135,15 @@ def test_ops_compile_once_for_a_marked_dynamic_batch(case):
         got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
         assert len(got) == len(want)
         for g, w in zip(got, want):
-            assert (g is None and w is None) or torch.equal(g, w), name
+            assert (g is None and w is None) or (g.shape == w.shape and g.dtype == w.dtype and same(g, w)), name
     assert torch._dynamo.utils.counters["stats"]["unique_graphs"] - before == 1, name
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_ops_compile_once_for_a_marked_dynamic_batch(case):
+    """Each public op compiled (aot_eager) with its batch marked dynamic: one graph for three sizes, equal bits."""
+    import torch
+    compile_op_once(case, "cpu", "aot_eager", torch.equal)
 
 
 # ------------------------------------------------------------------------------------ torch.export
@@ -143,10 +152,10 @@ LAYER_OP = {"w8a8-int8": "w8a8_linear", "w8a8-int8-asym": "w8a8_linear", "w8a8-f
             "w8a16": "weight_only_layer"}
 
 
-@pytest.mark.parametrize("scheme", sorted(LAYER_OP))
-def test_export_with_a_dynamic_batch_keeps_one_op_per_layer(scheme):
-    """torch.export of a quantized MLP with the batch a Dim: the exported program holds one layer op per linear layer
-    (nothing of the row rules), and runs another batch size to the eager model's bits."""
+def export_layers(scheme: str, device: str, same) -> None:
+    """torch.export of a quantized MLP (moved to `device` after quantization) with the batch a Dim: the exported
+    program holds one layer op per linear layer (nothing of the row rules), and runs two other batch sizes to outputs
+    `same` as the eager model's."""
     import torch
     from torch import nn
 
@@ -154,9 +163,57 @@ def test_export_with_a_dynamic_batch_keeps_one_op_per_layer(scheme):
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 256)).to(torch.bfloat16)
     cnn.quantize_model(model, scheme)
+    model = model.to(device)
     batch = torch.export.Dim("batch", min=1, max=4096)
-    ep = torch.export.export(model, (torch.randn(8, 256, dtype=torch.bfloat16),), dynamic_shapes=({0: batch},))
+    example = torch.randn(8, 256, dtype=torch.bfloat16, device=device)
+    ep = torch.export.export(model, (example,), dynamic_shapes=({0: batch},))
     targets = [str(n.target) for n in ep.graph.nodes if n.op == "call_function" and "cutlass_gemm" in str(n.target)]
     assert targets == [f"cutlass_gemm.{LAYER_OP[scheme]}.default"] * 2, targets
-    x = torch.randn(37, 256, dtype=torch.bfloat16)
-    assert torch.equal(ep.module()(x), model(x))
+    run = ep.module()
+    for m in (37, 300):
+        x = torch.randn(m, 256, dtype=torch.bfloat16, device=device)
+        with torch.no_grad():
+            got, want = run(x), model(x)
+        assert got.shape == want.shape and got.dtype == want.dtype and same(got, want), (scheme, m)
+
+
+@pytest.mark.parametrize("scheme", sorted(LAYER_OP))
+def test_export_with_a_dynamic_batch_keeps_one_op_per_layer(scheme):
+    import torch
+    export_layers(scheme, "cpu", torch.equal)
+
+
+# ------------------------------------------------------------------------------------ AOTInductor
+def aoti_layers(device: str, same, tmp_path) -> None:
+    """An MLP of the three layer ops (Int8Linear, WeightOnlyLinear int4, Fp8BlockLinear) exported with a dynamic
+    batch and compiled ahead of time by AOTInductor into a package: loaded back in this process (where the
+    cutlass_gemm ops are registered: the package calls them through the dispatcher), it runs two batch sizes to
+    outputs `same` as the eager model's."""
+    import torch
+    from torch import nn
+
+    import cutlass_gemm.nn as cnn
+    torch.manual_seed(0)
+    lin = [nn.Linear(256, 512).to(torch.bfloat16), nn.Linear(512, 256).to(torch.bfloat16),
+           nn.Linear(256, 136).to(torch.bfloat16)]
+    model = nn.Sequential(cnn.Int8Linear.from_float(lin[0]), nn.ReLU(),
+                          cnn.WeightOnlyLinear.from_float(lin[1], bits=4, group_size=128),
+                          cnn.Fp8BlockLinear.from_float(lin[2])).to(device)
+    batch = torch.export.Dim("batch", min=1, max=4096)
+    ep = torch.export.export(model, (torch.randn(8, 256, dtype=torch.bfloat16, device=device),),
+                             dynamic_shapes=({0: batch},))
+    ops = sorted(str(n.target) for n in ep.graph.nodes if n.op == "call_function" and "cutlass_gemm" in str(n.target))
+    assert ops == ["cutlass_gemm.block_linear.default", "cutlass_gemm.w8a8_linear.default",
+                   "cutlass_gemm.weight_only_layer.default"], ops
+    path = torch._inductor.aoti_compile_and_package(ep, package_path=str(tmp_path / "mlp.pt2"))
+    run = torch._inductor.aoti_load_package(path)
+    for m in (37, 300):
+        x = torch.randn(m, 256, dtype=torch.bfloat16, device=device)
+        with torch.no_grad():
+            got, want = run(x), model(x)
+        assert got.shape == want.shape and got.dtype == want.dtype and same(got, want), m
+
+
+def test_aoti_package_of_the_layers_runs_a_dynamic_batch(tmp_path):
+    import torch
+    aoti_layers("cpu", torch.equal, tmp_path)
