@@ -8,7 +8,7 @@ on the GPU (one op per layer, other batch sizes run), and an AOTInductor package
 `pytest -m gpu`."""
 import pytest
 
-from test_compile_first import LAYER_OP, aoti_layers, compile_op_once, export_layers, run_child
+from test_compile_first import LAYER_OP, compile_op_once, export_layers, run_child
 
 pytestmark = pytest.mark.gpu
 
@@ -48,4 +48,20 @@ def test_export_on_the_gpu_keeps_one_op_per_layer(scheme):
 
 
 def test_aoti_package_of_the_layers_runs_a_dynamic_batch_gpu(tmp_path):
-    aoti_layers("cuda", _close, tmp_path)
+    """In a child process (tests/aoti_package.py): a package of plain torch layers first, then the three layer ops'
+    package (aoti_layers). Skipped, with the reason, only where the plain package fails too: on the H200 machines'
+    torch 2.11.0+cu130 AOTInductor's loader crashes on any CUDA package (session 66, call 2)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p))
+    proc = subprocess.run([sys.executable, os.path.join(here, "aoti_package.py"), "cuda", str(tmp_path)], env=env,
+                          capture_output=True, text=True, timeout=900)
+    steps = [json.loads(line)["step"] for line in proc.stdout.splitlines() if line.startswith("{")]
+    if "plain" not in steps:
+        pytest.skip(f"AOTInductor cannot load a CUDA package of plain torch layers here (rc {proc.returncode}): "
+                    f"{proc.stderr.strip().splitlines()[-1:] if proc.stderr.strip() else ''}")
+    assert proc.returncode == 0 and steps == ["plain", "layers"], proc.stderr[-4000:]
