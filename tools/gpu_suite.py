@@ -181,13 +181,15 @@ def run_tests(args, note, ready, waiting) -> None:
     itself done when pytest returns 0 (or 5: nothing collected). `waiting()`: whether a task not ready yet may become
     ready (the pool is still building)."""
     free = gpu_slots(args.per_gpu)
+    all_gpus = ",".join(str(g) for g in sorted(set(free)))
     todo = [(task, spec) for task, spec in selected(args) if not marker(args.state, task).exists()]
 
     def one(task, spec, gpu):
         name, index, count = spec
         limit = left(args.deadline) - 5
         # every test process adds the kernels it loads to its task's list: what the suite really uses, per file
-        env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu),
+        # pinned to one GPU; CUTLASS_GEMM_ALL_GPUS names them all for a test that needs two (test_multi_gpu_gpu.py)
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu), CUTLASS_GEMM_ALL_GPUS=all_gpus,
                    CUTLASS_GEMM_RECORD_KERNELS=str(task_loaded_list(args, task)))
         if count > 1:
             env["CUTLASS_GEMM_TEST_SHARD"] = f"{index}/{count}"
