@@ -261,3 +261,33 @@ def test_traces_fullgraph():
     assert torch.equal(compiled(x), model(x))
 
 
+
+
+ALL_LINEAR_SCHEMES = sorted(set(cnn.SCHEMES) | set(cnn.BLOCK_SCHEMES) | set(cnn.WEIGHT_ONLY_SCHEMES))
+
+
+def strided_inputs(make):
+    """(name, x, the same values contiguous) for inputs nn.Linear takes and the kernels do not read as they are:
+    a last dimension with a stride (transposed, sliced) and leading dimensions that do not merge into rows.
+    `make(shape)` draws a tensor on the wanted device and dtype."""
+    t = make((4, 256, 9)).transpose(1, 2)          # (4, 9, 256), last stride 9
+    sl = make((4, 9, 512))[..., ::2]                # last stride 2
+    lead = make((9, 4, 256)).transpose(0, 1)        # last stride 1, rows not one stride apart
+    return [(name, x, x.contiguous()) for name, x in (("transposed", t), ("sliced", sl), ("leading", lead))]
+
+
+@pytest.mark.parametrize("scheme", ALL_LINEAR_SCHEMES)
+def test_every_linear_layer_takes_any_input_strides(scheme):
+    """A quantized layer replaces nn.Linear, which takes any strides: each layer gives a strided input the outputs of
+    its contiguous copy, bit for bit (the layer makes the copy where its kernels need unit-stride rows)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(256, 128)).to(torch.bfloat16)
+    x0 = torch.randn(4, 9, 256, dtype=torch.bfloat16)
+    cals = cnn.calibrate(model, [x0], dtype=torch.float8_e4m3fn if "fp8" in scheme else torch.int8) \
+        if scheme.endswith("static") else None
+    report = cnn.quantize_model(model, scheme, calibration=cals)
+    assert not report.skipped, report.skipped
+    for name, x, xc in strided_inputs(lambda shape: torch.randn(shape, dtype=torch.bfloat16)):
+        assert x.stride() != xc.stride()
+        y = model(x)
+        assert y.shape == (4, 9, 128) and torch.equal(y, model(xc)), (scheme, name)

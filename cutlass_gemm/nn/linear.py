@@ -132,6 +132,8 @@ class _W8A8Linear(QuantizedBuffers):
         """x (..., in_features) bf16/fp16/fp32 -> (..., out_features) in x's dtype: one `w8a8_linear` call."""
         act = "static" if self.act.startswith("static") else self.act
         w, ws, bias, s, z, adj = _STATE(self)
+        if x.shape[-1] > 1 and x.stride(-1) != 1:  # the op reads unit-stride rows; F.linear takes any strides
+            x = x.contiguous()
         y = w8a8_linear(x, w, ws, bias, act=act, input_scale=s, input_zero_point=z, azp_adj=adj, out_dtype=self.dtype,
                         activation=self.activation)
         return y if y.dtype == x.dtype else y.to(x.dtype)

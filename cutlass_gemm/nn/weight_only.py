@@ -243,6 +243,8 @@ class WeightOnlyLinear(QuantizedBuffers):
         `weight_only_layer` op when traced)."""
         qweight, scales, zeros, bias, perm, qweight_mixed, scales_mixed, zeros_mixed, qweight_upcast, scales_upcast = \
             _STATE(self)
+        if x.shape[-1] > 1 and x.stride(-1) != 1:  # the kernels read unit-stride rows; F.linear takes any strides
+            x = x.contiguous()
         # the copy this many rows take, chosen when the call runs (traced: one op; ops/wo_layer.py)
         return weight_only_layer(x, qweight, scales, zeros, bias, perm, qweight_mixed, scales_mixed, zeros_mixed,
                                  qweight_upcast, scales_upcast, self.bits, self.group_size, self.out_features,
