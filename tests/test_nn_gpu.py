@@ -83,3 +83,34 @@ def test_every_linear_layer_takes_any_input_strides_gpu(scheme):
         assert y.shape == want.shape == (4, 9, 256)
         err = float((y.double() - want.double()).norm() / want.double().norm())
         assert torch.isfinite(y).all() and err <= 1e-3, (scheme, name, err)
+
+
+@pytest.mark.parametrize("scheme", ALL_LINEAR_SCHEMES)
+def test_every_linear_layer_takes_empty_single_row_and_other_dtype_inputs_gpu(scheme):
+    """The inputs nn.Linear takes beyond (rows, K) in the layer's dtype: no rows (2-D and 3-D), a 1-D vector, and
+    float16 / float32 x for a bfloat16 layer (returned in x's dtype). Shapes and dtypes as F.linear's; the 1-D call
+    equals its one-row twin; the float16 / float32 outputs match the same model's CPU float reference on the same x
+    (within 1e-2 of the norm; the quantizers follow one rule on both)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 256)).to(torch.bfloat16)
+    if scheme.endswith("static"):
+        cals = cnn.calibrate(model, [torch.randn(16, 256, dtype=torch.bfloat16)],
+                             dtype=torch.float8_e4m3fn if "fp8" in scheme else torch.int8)
+        cnn.quantize_model(model, scheme, calibration=cals)
+    else:
+        cnn.quantize_model(model, scheme)
+    cpu = copy.deepcopy(model)
+    model = model.cuda()
+    with torch.no_grad():
+        for shape in ((0, 256), (2, 0, 256)):
+            y = model(torch.randn(shape, device="cuda", dtype=torch.bfloat16))
+            assert y.shape == shape[:-1] + (256,) and y.dtype == torch.bfloat16
+        v = torch.randn(256, device="cuda", dtype=torch.bfloat16)
+        y, want = model(v), model(v[None])[0]
+        assert y.shape == (256,) and torch.equal(y, want)
+        for dtype in (torch.float16, torch.float32):
+            x = torch.randn(3, 256).to(dtype)
+            y, want = model(x.cuda()), cpu(x)
+            assert y.shape == (3, 256) and y.dtype == want.dtype == dtype and torch.isfinite(y).all()
+            err = float((y.cpu().double() - want.double()).norm() / want.double().norm())
+            assert err <= 1e-2, (scheme, dtype, err)
