@@ -41,8 +41,7 @@ SLOW_FILES = {
     "test_conv_chain_gpu.py": (67, 1), "test_every_default_kernel_gpu.py": (50, 2),
     # session 65 call 1b: 88-91 s a shard (Inductor in a child process); session 66 added the ops, export, AOTI tests
     "test_compile_first_gpu.py": (300, 3),  # session 66 call 3: 65 + 68 + 161 s
-    "test_multi_gpu_gpu.py": (100, 1),  # session 66 call 3: 88 s
-    "test_concurrent_gpu.py": (60, 1),  # session 66: estimate
+    "test_multi_gpu_gpu.py": (100, 1),  # session 66 calls 3-4: 88 s, 61 s
 }
 QUICK_FILE = (30, 1)  # every other file took 11-30 s there
 
