@@ -63,20 +63,25 @@ def test_cpu_quantized_model_moved_to_gpu_matches_gpu_quantized():
     assert torch.equal(on_cpu(x), on_gpu(x))
 
 
+def _compile_first_mlp(scheme):
+    """compile_first's MLP (256 -> 512 -> 256: its kernels) quantized under `scheme` on the CPU (calibrated on random
+    rows for the static schemes)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 256)).to(torch.bfloat16)
+    cals = None
+    if scheme.endswith("static"):
+        cals = cnn.calibrate(model, [torch.randn(16, 256, dtype=torch.bfloat16)],
+                             dtype=torch.float8_e4m3fn if "fp8" in scheme else torch.int8)
+    cnn.quantize_model(model, scheme, calibration=cals)
+    return model
+
+
 @pytest.mark.parametrize("scheme", ALL_LINEAR_SCHEMES)
 def test_every_linear_layer_takes_any_input_strides_gpu(scheme):
     """test_nn's strided inputs (transposed, sliced, unmergeable leading dimensions; 36 rows) through compile_first's
     MLP (256 -> 512 -> 256: its kernels) quantized on the CPU and moved: the outputs of the contiguous copy (within
     1e-3 of the norm: the same kernels on the same values)."""
-    torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 256)).to(torch.bfloat16)
-    if scheme.endswith("static"):
-        cals = cnn.calibrate(model, [torch.randn(16, 256, dtype=torch.bfloat16)],
-                             dtype=torch.float8_e4m3fn if "fp8" in scheme else torch.int8)
-        cnn.quantize_model(model, scheme, calibration=cals)
-    else:
-        cnn.quantize_model(model, scheme)
-    model = model.cuda()
+    model = _compile_first_mlp(scheme).cuda()
     for name, x, xc in strided_inputs(lambda shape: torch.randn(shape, device="cuda", dtype=torch.bfloat16)):
         with torch.no_grad():
             y, want = model(x), model(xc)
@@ -91,16 +96,8 @@ def test_every_linear_layer_takes_empty_single_row_and_other_dtype_inputs_gpu(sc
     float16 / float32 x for a bfloat16 layer (returned in x's dtype). Shapes and dtypes as F.linear's; the 1-D call
     equals its one-row twin; the float16 / float32 outputs match the same model's CPU float reference on the same x
     (within 1e-2 of the norm; the quantizers follow one rule on both)."""
-    torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 256)).to(torch.bfloat16)
-    if scheme.endswith("static"):
-        cals = cnn.calibrate(model, [torch.randn(16, 256, dtype=torch.bfloat16)],
-                             dtype=torch.float8_e4m3fn if "fp8" in scheme else torch.int8)
-        cnn.quantize_model(model, scheme, calibration=cals)
-    else:
-        cnn.quantize_model(model, scheme)
-    cpu = copy.deepcopy(model)
-    model = model.cuda()
+    cpu = _compile_first_mlp(scheme)
+    model = copy.deepcopy(cpu).cuda()
     with torch.no_grad():
         for shape in ((0, 256), (2, 0, 256)):
             y = model(torch.randn(shape, device="cuda", dtype=torch.bfloat16))
