@@ -173,7 +173,9 @@ def quantize_model(model: nn.Module, scheme: str, *, skip: Skip = (),
     """Replace every servable `nn.Linear` (and `nn.Conv2d`, see the module docstring) of `model` in place
     by the scheme's quantized layer (quantized on the device its weight is on) and report what was replaced
     and, for the rest, why not. Static schemes take `calibration`, the dict `calibrate` returns; a layer
-    missing from it stays float.
+    missing from it stays float. A model on the meta device (built under `torch.device("meta")`) becomes the
+    empty quantized skeleton a quantized checkpoint loads into (`model.load_state_dict(state, assign=True)`):
+    nothing is quantized and the static schemes need no calibration.
 
     Raises InvalidArgumentError: unknown `scheme`; static scheme without `calibration`."""
     known = sorted(SCHEMES) + sorted(WEIGHT_ONLY_SCHEMES) + sorted(BLOCK_SCHEMES)
@@ -187,8 +189,11 @@ def quantize_model(model: nn.Module, scheme: str, *, skip: Skip = (),
     else:
         cls, act = SCHEMES[scheme] if wo is None else (WeightOnlyLinear, "weight_only")
     static = act.startswith("static")
-    if static and not calibration:
+    # a model on the meta device becomes the skeleton of a quantized checkpoint: its input scales come from there
+    meta = all(p.is_meta for p in model.parameters()) and any(True for _ in model.parameters())
+    if static and not calibration and not meta:
         raise InvalidArgumentError("calibration", f"{scheme!r} needs calibrators: calibration=calibrate(model, batches)")
+    calibration = calibration or {}
     skipped = _skipper(skip)
     report = QuantizationReport(scheme)
     first: Dict[int, tuple] = {}  # id(module) -> (first name, its quantized layer or None)
@@ -204,11 +209,11 @@ def quantize_model(model: nn.Module, scheme: str, *, skip: Skip = (),
                 report.quantized.append(name)
             continue
         why = "skipped by the user" if skipped(name, lin) else _reason(lin, scheme, wo)
-        if why is None and static and name not in calibration:
+        if why is None and static and name not in calibration and not lin.weight.is_meta:
             why = "no calibration data reached this layer"
         q = None
         if why is None:
-            q = _quantized(lin, cls, act, wo, calibration[name] if static else "max")
+            q = _quantized(lin, cls, act, wo, calibration.get(name, "max"))
             setattr(parent, child, q)
             report.quantized.append(name)
         else:

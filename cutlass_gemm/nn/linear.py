@@ -100,7 +100,9 @@ class _W8A8Linear(QuantizedBuffers):
                    calibration_data: Optional[Iterable[torch.Tensor]] = None,
                    calibrator: Union[str, Calibrator] = "max", activation: Optional[str] = None) -> "_W8A8Linear":
         """Quantize `linear` (on whatever device it is). Static schemes need `calibration_data` (batches
-        (..., in_features)) or an already-observed `calibrator` (see `cutlass_gemm.nn.calibrate`).
+        (..., in_features)) or an already-observed `calibrator` (see `cutlass_gemm.nn.calibrate`). A `linear` on
+        the meta device gives the empty layer on meta, nothing quantized or calibrated: the skeleton a quantized
+        checkpoint is loaded into with `load_state_dict(state, assign=True)`.
         `activation` fuses the activation that follows the layer into its GEMM."""
         if not isinstance(linear, nn.Linear):
             raise InvalidArgumentError("linear", f"must be a torch.nn.Linear, got {type(linear).__name__}")
@@ -115,6 +117,8 @@ class _W8A8Linear(QuantizedBuffers):
         # built first: it rejects shapes the GEMM cannot serve before any quantization work
         layer = cls(linear.in_features, linear.out_features, linear.bias is not None, act=act, dtype=dtype,
                     device=w.device, activation=activation)
+        if w.is_meta:  # a skeleton for a quantized checkpoint: load_state_dict(..., assign=True) fills it
+            return layer
         ql = quantize_linear(w, None if linear.bias is None else linear.bias.detach(), calibration_data,
                              dtype=cls.QTYPE, act_symmetric=not act.endswith("asym"),
                              act_scales="static" if static else "dynamic", calibrator=calibrator)

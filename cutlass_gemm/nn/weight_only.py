@@ -31,8 +31,9 @@ epilogue instead of the dequantize fallback (the int8 weight stored twice: 2 x 6
 `from_float` and `quantize_model` default to "auto": "cutlass_mixed" when the current CUDA device is an
 SM90 GPU and the group size is one it takes, "cutlass_upcast" on an SM80-SM89 GPU for symmetric per-channel int8,
 else "dequant" (one copy; `__init__`, `from_packed` and the
-checkpoint importers default to "dequant"). The resolved choice is in `large_m_backend` and `extra_repr`;
-a state_dict loads into a layer built with the same choice.
+checkpoint importers default to "dequant"). The resolved choice is in `large_m_backend` and `extra_repr`.
+A state_dict loads into a layer built with any choice (since session 66): a large-M copy the checkpoint lacks is made
+from its packed weight at load time, one the layer does not keep is dropped (`_load_from_state_dict`).
 
 Casts: `.to(device)` moves every buffer; a cast to float16/bfloat16 moves the bias and the output
 dtype along but never the scales (their dtype is part of the quantized format: the op converts them
@@ -185,7 +186,8 @@ class WeightOnlyLinear(QuantizedBuffers):
     def from_float(cls, linear: nn.Linear, bits: int = 4, group_size: Optional[int] = 128,
                    zero_point: bool = False, *, large_m_backend: str = "auto") -> "WeightOnlyLinear":
         """Quantize `linear` (on whatever device it is) with `quant.quantize_weight_only`; scales in the
-        layer's dtype (the float layer's if 16-bit, else bfloat16). `large_m_backend`: module docstring."""
+        layer's dtype (the float layer's if 16-bit, else bfloat16). `large_m_backend`: module docstring. A `linear`
+        on the meta device gives the empty layer on meta (a skeleton for `load_state_dict(state, assign=True)`)."""
         if not isinstance(linear, nn.Linear):
             raise InvalidArgumentError("linear", f"must be a torch.nn.Linear, got {type(linear).__name__}")
         w = linear.weight.detach()
@@ -194,6 +196,8 @@ class WeightOnlyLinear(QuantizedBuffers):
         layer = cls(linear.in_features, linear.out_features, linear.bias is not None, bits=bits,
                     group_size=group_size, zero_point=zero_point, dtype=dtype, device=w.device,
                     large_m_backend=resolve_large_m_backend(large_m_backend, group_size, bits, zero_point))
+        if w.is_meta:  # a skeleton for a quantized checkpoint: load_state_dict(..., assign=True) fills it
+            return layer
         wq = quantize_weight_only(w, bits, group_size, zero_point=zero_point, scale_dtype=dtype)
         return layer._fill(prepack(wq), linear.bias)
 
@@ -212,6 +216,42 @@ class WeightOnlyLinear(QuantizedBuffers):
         """An AWQ (GEMM format) checkpoint's layer (see `quant.from_awq`), built on qweight's device."""
         wq = from_awq(qweight, qzeros, scales)
         return cls.from_packed(prepack(wq, device=qweight.device), bias)
+
+    # ---------------------------------------------------------------------------- checkpoints
+    #: The large-M copies, each made from the packed weight by `_fill`'s rule.
+    _COPIES = {"qweight_mixed": ("qweight_mixed", "scales_mixed", "zeros_mixed"),
+               "qweight_upcast": ("qweight_upcast", "scales_upcast")}
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        """A checkpoint of this format loads whatever large-M copy the layer that wrote it kept ("auto" resolves by
+        the GPU at hand, so a model quantized on another machine differs): a copy this layer keeps and the
+        checkpoint lacks is made from the packed weight it carries, as `_fill` makes it; a copy this layer does not
+        keep is dropped. (`load_state_dict` hands each module its own copy of the dict.)"""
+        for head, names in self._COPIES.items():
+            if getattr(self, head) is None:
+                for name in names:
+                    state_dict.pop(prefix + name, None)
+            elif prefix + head not in state_dict and prefix + "qweight" in state_dict:
+                state_dict.update({prefix + k: v for k, v in self._copy_from(state_dict, prefix, head).items()})
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+    def _copy_from(self, state_dict, prefix: str, head: str) -> dict:
+        """{buffer name: tensor} of copy `head` made from the checkpoint's packed weight."""
+        get = lambda name: state_dict.get(prefix + name)  # noqa: E731
+        packed = PackedWeight(get("qweight"), get("scales"), get("zeros") if self.zero_point else None,
+                              get("perm") if self.act_order else None, LAYOUT, self.bits, self.group_size,
+                              self.out_features, self.in_features)
+        with torch.no_grad():
+            if head == "qweight_mixed":
+                mixed = prepack_mixed(unpack(packed))
+                made = {"qweight_mixed": mixed.qweight, "scales_mixed": mixed.scales}
+                if self.zero_point:
+                    made["zeros_mixed"] = mixed.zeros
+                return made
+            upcast = prepack_upcast(unpack(packed))
+            return {"qweight_upcast": upcast.qweight, "scales_upcast": upcast.scales}
 
     # ---------------------------------------------------------------------------- use
     @property
