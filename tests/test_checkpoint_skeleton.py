@@ -86,3 +86,19 @@ def test_weight_only_checkpoint_loads_into_another_large_m_backend(bits, group, 
                 got, want = reader.state_dict(), direct[dst].state_dict()
                 assert list(got) == list(want), (src, dst)
                 assert all(torch.equal(got[k], want[k]) for k in want), (src, dst, device)
+
+
+@pytest.mark.parametrize("scheme", ALL_SCHEMES)
+def test_skeleton_loads_a_safetensors_checkpoint(scheme, tmp_path):
+    """The same through a safetensors file (Hugging Face's checkpoint format: it refuses tensors that share memory,
+    and stores fp8 / int8 / int32 buffers as they are): bit-equal outputs."""
+    st = pytest.importorskip("safetensors.torch")
+    model, _, _, _ = quantized_and_skeleton(scheme)
+    st.save_file(model.state_dict(), str(tmp_path / "model.safetensors"))
+    with torch.device("meta"):
+        skeleton = Net().to(torch.bfloat16)
+    cnn.quantize_model(skeleton, scheme)
+    skeleton.load_state_dict(st.load_file(str(tmp_path / "model.safetensors")), assign=True)
+    img, x = torch.randn(3, 64, 7, 7, dtype=torch.bfloat16), torch.randn(5, 256, dtype=torch.bfloat16)
+    for got, want in zip(skeleton(img, x), model(img, x)):
+        assert torch.equal(got, want), scheme
